@@ -1,0 +1,10 @@
+//! concord: what did a patch to multithreaded C code really change?
+//!
+//! Data flows one way: `frontend` (C/IR → llvm-ir Module) → `facts`
+//! (relations) → analyses → reports. See `docs/` for the facts schema, the
+//! command line and the limitations.
+
+pub mod cli;
+pub mod error;
+pub mod facts;
+pub mod frontend;

@@ -1,0 +1,156 @@
+//! The command line: clap definitions and dispatch, nothing else.
+
+use crate::error::{exit, ConcordError, Result};
+use crate::facts::{self, extract::ExtractOptions, io::FactFormat};
+use crate::frontend::{self, CompileOptions};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Instant;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   success
+  1   findings (e.g. differences for `diff`)
+  2   bad command line
+  3   input file missing or unreadable
+  4   clang-14 / opt-14 not found
+  5   C source does not compile
+  6   IR or bitcode unreadable (e.g. from a newer LLVM), or a malformed fact directory
+  7   program outside what concord models (no main, unmodelled threading, ...)
+  8   cannot write output
+  70  internal error";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "concord",
+    version,
+    about = "What did a patch to multithreaded C code really change?",
+    long_about = "concord extracts facts from pthread programs (C, LLVM IR or bitcode), \
+evaluates Datalog analyses over them, and reports what a patch changed.",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    /// Print nothing on stderr except errors.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Extract facts from a program and write them as Soufflé-style files.
+    #[command(after_help = EXIT_CODES)]
+    Facts(FactsArgs),
+    /// Print the facts schema (the text of docs/facts.md).
+    Schema,
+}
+
+/// How to compile and model a program.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Add a directory to the C include path.
+    #[arg(short = 'I', value_name = "DIR", help_heading = "Compiling C")]
+    pub include: Vec<PathBuf>,
+    /// Define a C macro (`NAME` or `NAME=VALUE`).
+    #[arg(short = 'D', value_name = "MACRO", help_heading = "Compiling C")]
+    pub define: Vec<String>,
+    /// Extra flags for clang, as one string (split on white space).
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true, help_heading = "Compiling C")]
+    pub cflags: Option<String>,
+    /// Thread instances per pthread_create inside a loop.
+    #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Modelling")]
+    pub thread_loop_bound: u32,
+    /// Maximum depth of calls cloned into a thread's context.
+    #[arg(long, default_value_t = 8, value_name = "N", help_heading = "Modelling")]
+    pub call_depth: usize,
+}
+
+impl InputArgs {
+    pub fn compile_options(&self) -> CompileOptions {
+        CompileOptions {
+            include_dirs: self.include.clone(),
+            defines: self.define.clone(),
+            extra_flags: self
+                .cflags
+                .as_deref()
+                .map(|f| f.split_whitespace().map(String::from).collect())
+                .unwrap_or_default(),
+        }
+    }
+    pub fn extract_options(&self) -> ExtractOptions {
+        ExtractOptions {
+            thread_loop_bound: self.thread_loop_bound.max(1),
+            call_depth_bound: self.call_depth.max(1),
+            ..ExtractOptions::default()
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct FactsArgs {
+    /// The program: a .c, .ll or .bc file with a main function.
+    pub program: PathBuf,
+    /// Output directory (created if missing).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// File format of the relations.
+    #[arg(long, value_enum, default_value_t = FactFormat::Tsv)]
+    pub format: FactFormat,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Load and extract a program's facts (shared by every subcommand).
+pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
+    let program = frontend::load_program(path, &input.compile_options())?;
+    let mut facts = facts::extract::extract(&program, &input.extract_options())?;
+    facts.manifest.cflags.extend(input.compile_options().extra_flags);
+    Ok(facts)
+}
+
+fn run_facts(args: &FactsArgs, quiet: bool) -> Result<i32> {
+    let start = Instant::now();
+    let facts = extract_program(&args.program, &args.input)?;
+    facts::io::write_dir(&facts, &args.output, args.format)?;
+    if !quiet {
+        let total: usize = facts.relations.values().map(|r| r.len()).sum();
+        eprintln!(
+            "concord: {} statements, {} threads, {} locations, {} facts in {} relations -> {} ({:.1?})",
+            facts.statements.len(),
+            facts.threads.len(),
+            facts.locations.len(),
+            total,
+            facts.relations.len(),
+            args.output.display(),
+            start.elapsed()
+        );
+    }
+    Ok(exit::OK)
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::USAGE } else { exit::OK };
+        }
+    };
+    let result = match &cli.command {
+        Command::Facts(args) => run_facts(args, cli.quiet),
+        Command::Schema => {
+            print!("{}", facts::schema::schema_markdown());
+            Ok(exit::OK)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => report_error(&e),
+    }
+}
+
+pub fn report_error(e: &ConcordError) -> i32 {
+    eprintln!("concord: error: {e}");
+    e.exit_code()
+}

@@ -1,0 +1,703 @@
+//! One pass over the IR that produces every relation in `schema::RELATIONS`.
+//!
+//! Layers, in order: thread instances and their inlined CFGs (`program`),
+//! points-to and sharing (`pointsto`), memory accesses and synchronisation
+//! calls, order and control dependence (`order`), critical sections and the
+//! synchronisation idioms of EC-Diff §4.3–4.4, then SSA dependence.
+
+pub mod ir;
+pub mod order;
+pub mod pointsto;
+pub mod program;
+
+use self::ir::LibCall;
+use self::order::ThreadGraph;
+use self::pointsto::{LocId, Obj, PointsTo};
+pub use self::program::ExtractOptions;
+use self::program::{ProgramModel, Site, StmtId};
+use super::{FactSet, LocationInfo, Manifest, Row, StatementInfo, ThreadInfo};
+use crate::error::Result;
+use crate::frontend::Program;
+use llvm_ir::instruction::Instruction as I;
+use llvm_ir::terminator::Terminator as T;
+use llvm_ir::{HasDebugLoc, Operand};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// How deep the backward SSA slice of a branch condition goes when looking
+/// for the flag read of a guarded wait or a spin loop.
+const CONDITION_SLICE_DEPTH: usize = 8;
+
+#[derive(Default)]
+struct Accesses {
+    reads: BTreeMap<StmtId, BTreeSet<LocId>>,
+    writes: BTreeMap<StmtId, BTreeSet<LocId>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SyncOp {
+    Lock(LocId),
+    Unlock(LocId),
+    Trylock(LocId),
+    Wait { cond: LocId, mutex: LocId },
+    Signal(LocId),
+    Broadcast(LocId),
+}
+
+pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
+    let model = ProgramModel::build(&program.module, &program.input, opts)?;
+    let mut pt = PointsTo::compute(&model);
+    let mut rel: BTreeMap<&'static str, BTreeSet<Row>> = FactSet::empty_relations();
+    macro_rules! add {
+        ($name:expr, $row:expr) => {
+            { rel.get_mut($name).expect("declared relation").insert($row); }
+        };
+    }
+
+    // --- memory accesses and synchronisation calls -------------------------
+    let mut acc = Accesses::default();
+    let mut sync: BTreeMap<StmtId, SyncOp> = BTreeMap::new();
+    let mut sync_cells: BTreeSet<LocId> = BTreeSet::new();
+    let mut handle_of_create: HashMap<StmtId, BTreeSet<LocId>> = HashMap::new();
+    let mut joins: Vec<(StmtId, BTreeSet<LocId>)> = Vec::new();
+    let mut thread_args: BTreeSet<Obj> = BTreeSet::new();
+    let mut asserts: BTreeSet<StmtId> = BTreeSet::new();
+    for s in 0..model.stmts.len() as StmtId {
+        let Some(finst) = model.finst_of(s) else { continue };
+        let Some(instr) = model.instr(s) else { continue };
+        match instr {
+            I::Load(l) => {
+                let cells = pt.address_cells(&model, finst, &l.address);
+                acc.reads.entry(s).or_default().extend(cells);
+            }
+            I::Store(st) => {
+                let cells = pt.address_cells(&model, finst, &st.address);
+                acc.writes.entry(s).or_default().extend(cells);
+            }
+            I::AtomicRMW(r) => {
+                let cells = pt.address_cells(&model, finst, &r.address);
+                acc.reads.entry(s).or_default().extend(cells.iter().copied());
+                acc.writes.entry(s).or_default().extend(cells);
+            }
+            I::CmpXchg(x) => {
+                let cells = pt.address_cells(&model, finst, &x.address);
+                acc.reads.entry(s).or_default().extend(cells.iter().copied());
+                acc.writes.entry(s).or_default().extend(cells);
+            }
+            I::Call(call) => {
+                if model.callee_of.contains_key(&s) {
+                    continue;
+                }
+                let arg = |i: usize| call.arguments.get(i).map(|(a, _)| a);
+                let cells_of = |i: usize, pt: &mut PointsTo| -> BTreeSet<LocId> {
+                    arg(i).map(|a| pt.address_cells(&model, finst, a)).unwrap_or_default()
+                };
+                let unique = |c: &BTreeSet<LocId>| (c.len() == 1).then(|| *c.iter().next().unwrap());
+                let callee = ir::direct_callee(call).unwrap_or("");
+                match ir::classify(callee) {
+                    LibCall::MutexLock | LibCall::MutexUnlock | LibCall::MutexTrylock => {
+                        let m = cells_of(0, &mut pt);
+                        sync_cells.extend(m.iter().copied());
+                        if let Some(m) = unique(&m) {
+                            let op = match ir::classify(callee) {
+                                LibCall::MutexLock => SyncOp::Lock(m),
+                                LibCall::MutexUnlock => SyncOp::Unlock(m),
+                                _ => SyncOp::Trylock(m),
+                            };
+                            sync.insert(s, op);
+                        }
+                    }
+                    LibCall::CondWait => {
+                        let c = cells_of(0, &mut pt);
+                        let m = cells_of(1, &mut pt);
+                        sync_cells.extend(c.iter().chain(m.iter()).copied());
+                        if let (Some(cond), Some(mutex)) = (unique(&c), unique(&m)) {
+                            sync.insert(s, SyncOp::Wait { cond, mutex });
+                        }
+                    }
+                    LibCall::CondSignal | LibCall::CondBroadcast => {
+                        let c = cells_of(0, &mut pt);
+                        sync_cells.extend(c.iter().copied());
+                        if let Some(c) = unique(&c) {
+                            let op = if ir::classify(callee) == LibCall::CondSignal {
+                                SyncOp::Signal(c)
+                            } else {
+                                SyncOp::Broadcast(c)
+                            };
+                            sync.insert(s, op);
+                        }
+                    }
+                    LibCall::ThreadCreate => {
+                        let h = cells_of(0, &mut pt);
+                        sync_cells.extend(h.iter().copied());
+                        handle_of_create.insert(s, h);
+                        if let Some(a) = arg(3) {
+                            for l in pt.pointees(&model, finst, a) {
+                                thread_args.insert(pt.locs[l as usize].obj.clone());
+                            }
+                        }
+                    }
+                    LibCall::ThreadJoin => {
+                        // The handle is a value loaded from where create stored it.
+                        let handle_cells = arg(0)
+                            .and_then(|op| defining_stmt(&model, finst, op))
+                            .and_then(|d| match model.instr(d) {
+                                Some(I::Load(l)) => model
+                                    .finst_of(d)
+                                    .map(|df| pt.address_cells(&model, df, &l.address)),
+                                _ => None,
+                            })
+                            .unwrap_or_default();
+                        joins.push((s, handle_cells));
+                    }
+                    LibCall::AssertFail => {
+                        asserts.insert(s);
+                    }
+                    LibCall::MemCopy => {
+                        let d = cells_of(0, &mut pt);
+                        let r = cells_of(1, &mut pt);
+                        acc.writes.entry(s).or_default().extend(d);
+                        acc.reads.entry(s).or_default().extend(r);
+                    }
+                    _ if callee.starts_with("llvm.memset.") => {
+                        let d = cells_of(0, &mut pt);
+                        acc.writes.entry(s).or_default().extend(d);
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    // Handle storage written by pthread_create is the library's business.
+    for cells in handle_of_create.values() {
+        sync_cells.extend(cells.iter().copied());
+    }
+
+    // --- sharing: objects reachable from globals or thread arguments --------
+    let mut shared_objs: BTreeSet<Obj> = pt
+        .objects()
+        .filter(|o| matches!(o, Obj::Global(_)))
+        .cloned()
+        .collect();
+    shared_objs.extend(thread_args);
+    let mut frontier: Vec<Obj> = shared_objs.iter().cloned().collect();
+    while let Some(o) = frontier.pop() {
+        for next in pt.pointed_from(&o) {
+            if shared_objs.insert(next.clone()) {
+                frontier.push(next);
+            }
+        }
+    }
+    let is_shared = |c: LocId| shared_objs.contains(&pt.locs[c as usize].obj) && !sync_cells.contains(&c);
+
+    // Initial values of globals: one pseudo-write per global, of all its cells.
+    for &s in &model.init_stmts {
+        if let Site::Init { global } = model.stmts[s as usize].site {
+            let cells: Vec<LocId> = pt.cells_of(&Obj::Global(global)).to_vec();
+            acc.writes.entry(s).or_default().extend(cells);
+        }
+    }
+
+    // --- thread graphs, control dependence, SSA dependence ------------------
+    let graphs: Vec<ThreadGraph> = (0..model.threads.len()).map(|t| ThreadGraph::build(&model, t)).collect();
+    let mut control: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
+    for tg in &graphs {
+        control.extend(order::control_dependence(tg));
+    }
+    add_call_site_dependence(&model, &mut control);
+    let def_use = ssa_dependence(&model);
+    let mut uses_of_def: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
+    let mut defs_of_use: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
+    for &(d, u) in &def_use {
+        uses_of_def.entry(d).or_default().push(u);
+        defs_of_use.entry(u).or_default().push(d);
+    }
+    let condition_slice = |b: StmtId| -> BTreeSet<StmtId> {
+        let mut seen = BTreeSet::new();
+        let mut layer = vec![b];
+        for _ in 0..CONDITION_SLICE_DEPTH {
+            let mut next = Vec::new();
+            for x in layer {
+                for &d in defs_of_use.get(&x).into_iter().flatten() {
+                    if seen.insert(d) {
+                        next.push(d);
+                    }
+                }
+            }
+            layer = next;
+        }
+        seen
+    };
+
+    // --- hb events -----------------------------------------------------------
+    let shared_reads: BTreeMap<StmtId, Vec<LocId>> = acc
+        .reads
+        .iter()
+        .map(|(&s, cells)| (s, cells.iter().copied().filter(|&c| is_shared(c)).collect::<Vec<_>>()))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    let shared_writes: BTreeMap<StmtId, Vec<LocId>> = acc
+        .writes
+        .iter()
+        .map(|(&s, cells)| (s, cells.iter().copied().filter(|&c| is_shared(c)).collect::<Vec<_>>()))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    let mut events: HashSet<StmtId> = HashSet::new();
+    events.extend(shared_reads.keys());
+    events.extend(shared_writes.keys());
+    events.extend(sync.keys());
+    events.extend(handle_of_create.keys());
+    events.extend(joins.iter().map(|(s, _)| *s));
+
+    // --- critical sections (must-hold locks) ---------------------------------
+    let held: Vec<Vec<Option<BTreeSet<(LocId, StmtId)>>>> =
+        graphs.iter().map(|tg| held_locks(tg, &sync)).collect();
+    let held_at = |s: StmtId| -> BTreeSet<(LocId, StmtId)> {
+        let t = model.stmts[s as usize].thread as usize;
+        graphs[t]
+            .local
+            .get(&s)
+            .and_then(|&i| held[t][i].clone())
+            .unwrap_or_default()
+    };
+
+    // --- synchronisation idioms (EC-Diff §4.3, §4.4) -------------------------
+    let mut guarded: BTreeSet<(StmtId, LocId)> = BTreeSet::new();
+    let mut flagged: BTreeSet<(StmtId, LocId)> = BTreeSet::new();
+    let mut busy: BTreeSet<(StmtId, LocId, StmtId)> = BTreeSet::new();
+    for (&w, op) in &sync {
+        if let SyncOp::Wait { mutex, .. } = op {
+            for &(b, x) in &control {
+                if x != w {
+                    continue;
+                }
+                for r in condition_slice(b) {
+                    let holds = held_at(r).iter().any(|(m, _)| m == mutex);
+                    if holds {
+                        for &v in shared_reads.get(&r).into_iter().flatten() {
+                            guarded.insert((w, v));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (t, tg) in graphs.iter().enumerate() {
+        for &b in &tg.nodes {
+            let Some(T::CondBr(_)) = model.term(b) else { continue };
+            if !tg.in_cycle(b) {
+                continue;
+            }
+            let i = tg.local[&b];
+            let exits: Vec<usize> = tg.succ[i].iter().copied().filter(|&x| tg.scc[x] != tg.scc[i]).collect();
+            if exits.len() != 1 || tg.succ[i].len() != 2 {
+                continue;
+            }
+            let body: Vec<StmtId> = tg.nodes.iter().copied().filter(|&s| tg.same_cycle(s, b)).collect();
+            let quiet = body
+                .iter()
+                .all(|s| !shared_writes.contains_key(s) && !sync.contains_key(s) && !handle_of_create.contains_key(s));
+            if !quiet {
+                continue;
+            }
+            let exit = tg.nodes[exits[0]];
+            for r in condition_slice(b) {
+                if tg.same_cycle(r, b) {
+                    for &v in shared_reads.get(&r).into_iter().flatten() {
+                        busy.insert((r, v, exit));
+                    }
+                }
+            }
+            let _ = t;
+        }
+    }
+    events.extend(busy.iter().map(|&(_, _, x)| x));
+
+    // --- order between events --------------------------------------------------
+    let mut dom_pairs: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for tg in &graphs {
+        let ord = order::event_order(tg, &events);
+        dom_pairs.extend(ord.dom.iter().copied());
+        for (a, b) in ord.po {
+            add!("po", vec![a, b]);
+        }
+        for (a, b) in ord.dom {
+            add!("dom", vec![a, b]);
+        }
+        for (a, b) in ord.postdom {
+            add!("postdom", vec![a, b]);
+        }
+    }
+    for (&s, op) in &sync {
+        if let SyncOp::Signal(_) | SyncOp::Broadcast(_) = op {
+            for (&x, cells) in &shared_writes {
+                if dom_pairs.contains(&(x, s)) {
+                    for &v in cells {
+                        flagged.insert((s, v));
+                    }
+                }
+            }
+        }
+    }
+
+    // --- location ids: cells, densely numbered --------------------------------
+    let mut all_cells: BTreeSet<LocId> = BTreeSet::new();
+    for obj in pt.objects() {
+        all_cells.extend(pt.cells_of(obj).iter().copied());
+    }
+    all_cells.extend(sync_cells.iter().copied());
+    let loc_out: HashMap<LocId, u32> = all_cells.iter().enumerate().map(|(i, &c)| (c, i as u32)).collect();
+    let lo = |c: LocId| loc_out[&c];
+
+    // --- relations --------------------------------------------------------------
+    for (t, th) in model.threads.iter().enumerate() {
+        for &s in &th.stmts {
+            add!("stmt_thread", vec![s, t as u32]);
+            for &n in &model.succ[s as usize] {
+                add!("po_next", vec![s, n]);
+            }
+        }
+    }
+    for (&create, children) in &model.children_of {
+        let parent = model.stmts[create as usize].thread;
+        for &c in children {
+            add!("thread_create", vec![create, parent, c]);
+        }
+    }
+    for (j, handle) in &joins {
+        let parent = model.stmts[*j as usize].thread;
+        for (create, cells) in &handle_of_create {
+            if !handle.is_empty() && !cells.is_disjoint(handle) {
+                for &c in model.children_of.get(create).into_iter().flatten() {
+                    add!("thread_join", vec![*j, parent, c]);
+                }
+            }
+        }
+    }
+    for (&s, op) in &sync {
+        match *op {
+            SyncOp::Lock(m) => add!("mutex_lock", vec![s, lo(m)]),
+            SyncOp::Unlock(m) => add!("mutex_unlock", vec![s, lo(m)]),
+            SyncOp::Trylock(m) => add!("mutex_trylock", vec![s, lo(m)]),
+            SyncOp::Wait { cond, mutex } => add!("cond_wait", vec![s, lo(cond), lo(mutex)]),
+            SyncOp::Signal(c) => add!("cond_signal", vec![s, lo(c)]),
+            SyncOp::Broadcast(c) => add!("cond_broadcast", vec![s, lo(c)]),
+        }
+    }
+    for &(w, v) in &guarded {
+        add!("cond_wait_guarded", vec![w, lo(v)]);
+    }
+    for &(s, v) in &flagged {
+        add!("cond_signal_flagged", vec![s, lo(v)]);
+    }
+    for &(r, v, x) in &busy {
+        add!("busy_wait", vec![r, lo(v), x]);
+    }
+    // Critical sections, restricted to events.
+    let mut by_section: BTreeMap<(LocId, StmtId), Vec<StmtId>> = BTreeMap::new();
+    let mut sorted_events: Vec<StmtId> = events.iter().copied().collect();
+    sorted_events.sort_unstable();
+    for &s in &sorted_events {
+        for (m, l) in held_at(s) {
+            add!("in_critical_section", vec![s, lo(m), l]);
+            by_section.entry((m, l)).or_default().push(s);
+        }
+    }
+    for (&(m, l1), members1) in &by_section {
+        for (&(m2, l2), members2) in &by_section {
+            if m != m2 {
+                continue;
+            }
+            for &a in members1 {
+                for &b in members2 {
+                    if a == b {
+                        continue;
+                    }
+                    let name = if l1 == l2 { "same_critical_section" } else { "diff_critical_section" };
+                    add!(name, vec![a, b, lo(m)]);
+                }
+            }
+        }
+    }
+    for (&s, cells) in &acc.reads {
+        for &c in cells {
+            add!("mem_read", vec![s, lo(c)]);
+        }
+    }
+    for (&s, cells) in &acc.writes {
+        for &c in cells {
+            add!("mem_write", vec![s, lo(c)]);
+        }
+    }
+    for (&s, cells) in &shared_reads {
+        for &c in cells {
+            add!("shared_read", vec![s, lo(c)]);
+        }
+    }
+    for (&s, cells) in &shared_writes {
+        for &c in cells {
+            add!("shared_write", vec![s, lo(c)]);
+        }
+    }
+    for &(d, u) in &def_use {
+        add!("def_use", vec![d, u]);
+    }
+    for &(b, s) in &control {
+        add!("control_dep", vec![b, s]);
+    }
+    for &s in &asserts {
+        add!("assert_site", vec![s]);
+    }
+    for (call, index, d) in call_arguments(&model) {
+        add!("call_arg", vec![call, index, d]);
+    }
+
+    let mut facts = FactSet {
+        statements: statement_table(&model),
+        locations: all_cells
+            .iter()
+            .map(|&c| {
+                let (name, object) = pt.describe(&model, c);
+                LocationInfo {
+                    id: lo(c),
+                    name,
+                    object,
+                    shared: is_shared(c),
+                }
+            })
+            .collect(),
+        threads: model
+            .threads
+            .iter()
+            .map(|t| ThreadInfo {
+                id: t.id,
+                parent: t.parent,
+                create_stmt: t.create_stmt,
+                function: model.module.functions[t.func].name.clone(),
+                instance: t.instance,
+            })
+            .collect(),
+        relations: rel,
+        manifest: Manifest {
+            tool: "concord".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            input: program.input.display().to_string(),
+            input_sha256: program.input_sha256.clone(),
+            cflags: crate::frontend::BASE_CFLAGS.iter().map(|s| s.to_string()).collect(),
+            counts: BTreeMap::new(),
+        },
+    };
+    dedupe_location_names(&mut facts.locations);
+    facts.recount();
+    Ok(facts)
+}
+
+/// The statement that defines an operand's value, following parameters
+/// back through call sites and thread creation.
+fn defining_stmt(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option<StmtId> {
+    let Operand::LocalOperand { name, .. } = op else { return None };
+    if let Some(&d) = model.finsts[finst].defs.get(name) {
+        return Some(d);
+    }
+    let func = model.func(finst);
+    let index = func.parameters.iter().position(|p| &p.name == name)?;
+    let caller = model.finsts[finst].caller?;
+    let caller_finst = model.finst_of(caller)?;
+    let call = model.call(caller)?;
+    let arg_index = if model.callee_of.get(&caller) == Some(&finst) { index } else { 3 };
+    let (arg, _) = call.arguments.get(arg_index)?;
+    defining_stmt(model, caller_finst, arg)
+}
+
+fn ssa_dependence(model: &ProgramModel<'_>) -> BTreeSet<(StmtId, StmtId)> {
+    let mut out = BTreeSet::new();
+    for s in 0..model.stmts.len() as StmtId {
+        let Some(finst) = model.finst_of(s) else { continue };
+        let ops: Vec<&Operand> = match (model.instr(s), model.term(s)) {
+            (Some(i), _) => ir::instr_operands(i),
+            (_, Some(t)) => ir::term_operands(t),
+            _ => vec![],
+        };
+        for op in ops {
+            if let Some(d) = defining_stmt(model, finst, op) {
+                out.insert((d, s));
+            }
+        }
+        if let Some(&callee) = model.callee_of.get(&s) {
+            for r in model.returns_of(callee) {
+                if let Some(T::Ret(ret)) = model.term(r) {
+                    if ret.return_operand.is_some() {
+                        out.insert((r, s));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn call_arguments(model: &ProgramModel<'_>) -> Vec<(StmtId, u32, StmtId)> {
+    let mut out = Vec::new();
+    for s in 0..model.stmts.len() as StmtId {
+        let (Some(call), Some(finst)) = (model.call(s), model.finst_of(s)) else { continue };
+        for (i, (a, _)) in call.arguments.iter().enumerate() {
+            if let Some(d) = defining_stmt(model, finst, a) {
+                out.push((s, i as u32, d));
+            }
+        }
+    }
+    out
+}
+
+/// A call (or create) controls the statements of its callee's entry region:
+/// those that depend on no branch inside the callee.
+fn add_call_site_dependence(model: &ProgramModel<'_>, control: &mut BTreeSet<(StmtId, StmtId)>) {
+    let finst_stmts = |f: usize| -> Vec<StmtId> { model.finsts[f].blocks.iter().flatten().copied().collect() };
+    let mut extra = Vec::new();
+    let mut callers: Vec<(StmtId, usize)> = model.callee_of.iter().map(|(&c, &f)| (c, f)).collect();
+    for t in model.threads.iter().skip(1) {
+        if let Some(c) = t.create_stmt {
+            callers.push((c, t.entry));
+        }
+    }
+    for (call, f) in callers {
+        let own: HashSet<StmtId> = finst_stmts(f).into_iter().collect();
+        for &s in &own {
+            let controlled_inside = control.iter().any(|&(b, x)| x == s && own.contains(&b));
+            if !controlled_inside {
+                extra.push((call, s));
+            }
+        }
+    }
+    control.extend(extra);
+}
+
+/// Must-hold lock sets before each statement of one thread: a forward
+/// dataflow with intersection at merges (None = not reached yet).
+fn held_locks(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<BTreeSet<(LocId, StmtId)>>> {
+    let n = tg.nodes.len();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (a, ss) in tg.succ.iter().enumerate() {
+        for &b in ss {
+            preds[b].push(a);
+        }
+    }
+    let root = 0usize;
+    let mut before: Vec<Option<BTreeSet<(LocId, StmtId)>>> = vec![None; n];
+    let mut after: Vec<Option<BTreeSet<(LocId, StmtId)>>> = vec![None; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            let input = if i == root {
+                Some(BTreeSet::new())
+            } else {
+                preds[i]
+                    .iter()
+                    .filter_map(|&p| after[p].as_ref())
+                    .fold(None::<BTreeSet<(LocId, StmtId)>>, |acc, s| match acc {
+                        None => Some(s.clone()),
+                        Some(a) => Some(a.intersection(s).copied().collect()),
+                    })
+            };
+            let Some(input) = input else { continue };
+            let s = tg.nodes[i];
+            let mut out = input.clone();
+            match sync.get(&s) {
+                Some(SyncOp::Lock(m)) => {
+                    out.retain(|(x, _)| x != m);
+                    out.insert((*m, s));
+                }
+                Some(SyncOp::Unlock(m)) => out.retain(|(x, _)| x != m),
+                Some(SyncOp::Wait { mutex, .. }) => {
+                    out.retain(|(x, _)| x != mutex);
+                    out.insert((*mutex, s));
+                }
+                _ => {}
+            }
+            if before[i].as_ref() != Some(&input) {
+                before[i] = Some(input);
+                changed = true;
+            }
+            if after[i].as_ref() != Some(&out) {
+                after[i] = Some(out);
+                changed = true;
+            }
+        }
+    }
+    before
+}
+
+fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
+    let module = model.module;
+    (0..model.stmts.len() as StmtId)
+        .map(|s| {
+            let stmt = &model.stmts[s as usize];
+            let (loc, function, kind, text) = match stmt.site {
+                Site::Init { global } => {
+                    let g = &module.global_vars[global];
+                    let init = g.initializer.as_ref().map(|c| c.to_string()).unwrap_or_else(|| "zeroinitializer".into());
+                    (
+                        g.debugloc.clone(),
+                        String::new(),
+                        "init".to_string(),
+                        format!("@{} = {}", ir::plain_name(&g.name), init),
+                    )
+                }
+                Site::Instr { finst, .. } => {
+                    let i = model.instr(s).expect("instruction");
+                    (
+                        i.get_debug_loc().clone(),
+                        model.func(finst).name.clone(),
+                        ir::opcode(i).to_string(),
+                        i.to_string(),
+                    )
+                }
+                Site::Term { finst, .. } => {
+                    let t = model.term(s).expect("terminator");
+                    (
+                        t.get_debug_loc().clone(),
+                        model.func(finst).name.clone(),
+                        ir::term_opcode(t).to_string(),
+                        t.to_string(),
+                    )
+                }
+            };
+            let (file, line, col) = loc
+                .map(|d| (d.filename, d.line, d.col.unwrap_or(0)))
+                .unwrap_or_default();
+            StatementInfo {
+                id: s,
+                file,
+                line,
+                col,
+                function,
+                thread: stmt.thread,
+                kind,
+                text: shorten(&text, 160),
+            }
+        })
+        .collect()
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    // llvm-ir's Display appends this marker; the location columns say it already.
+    let text = text.trim_end_matches(" (with debugloc)");
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+/// Two instances of one function have stack slots with one name: number them.
+fn dedupe_location_names(locs: &mut [LocationInfo]) {
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for l in locs.iter_mut() {
+        let n = seen.entry(l.name.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            l.name = format!("{}#{}", l.name, n);
+        }
+    }
+}

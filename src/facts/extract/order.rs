@@ -1,0 +1,204 @@
+//! Order within a thread: program order, loop-aware dominance and
+//! post-dominance between hb events, and control dependence between all
+//! statements. Dominator trees come from petgraph (Cooper-Harvey-Kennedy).
+
+use super::program::{ProgramModel, StmtId};
+use petgraph::algo::dominators::simple_fast;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// One thread's control-flow graph over statements, with its dominator trees.
+pub struct ThreadGraph {
+    pub nodes: Vec<StmtId>,
+    pub local: HashMap<StmtId, usize>,
+    pub succ: Vec<Vec<usize>>,
+    /// Immediate dominator of each node (None for the root and dead code).
+    pub idom: Vec<Option<usize>>,
+    /// Immediate post-dominator (None at exits and where no exit is reachable).
+    pub ipdom: Vec<Option<usize>>,
+    /// Strongly connected component of each node, and whether it is a cycle.
+    pub scc: Vec<usize>,
+    pub scc_cyclic: Vec<bool>,
+}
+
+impl ThreadGraph {
+    pub fn build(model: &ProgramModel<'_>, thread: usize) -> ThreadGraph {
+        let nodes = model.threads[thread].stmts.clone();
+        let local: HashMap<StmtId, usize> = nodes.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        let n = nodes.len();
+        let succ: Vec<Vec<usize>> = nodes
+            .iter()
+            .map(|&s| {
+                model.succ[s as usize]
+                    .iter()
+                    .filter_map(|t| local.get(t).copied())
+                    .collect()
+            })
+            .collect();
+
+        let mut g = DiGraph::<(), ()>::with_capacity(n, n);
+        for _ in 0..n {
+            g.add_node(());
+        }
+        for (a, ss) in succ.iter().enumerate() {
+            for &b in ss {
+                g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
+            }
+        }
+        let root = model.threads[thread]
+            .stmts
+            .first()
+            .and_then(|s| local.get(s))
+            .copied()
+            .unwrap_or(0);
+        let doms = simple_fast(&g, NodeIndex::new(root));
+        let idom: Vec<Option<usize>> = (0..n)
+            .map(|i| doms.immediate_dominator(NodeIndex::new(i)).map(|d| d.index()))
+            .collect();
+
+        // Post-dominators: dominators of the reversed graph from a virtual exit
+        // that every statement without successors flows to.
+        let mut r = DiGraph::<(), ()>::with_capacity(n + 1, n + 1);
+        for _ in 0..=n {
+            r.add_node(());
+        }
+        let exit = NodeIndex::new(n);
+        for (a, ss) in succ.iter().enumerate() {
+            for &b in ss {
+                r.add_edge(NodeIndex::new(b), NodeIndex::new(a), ());
+            }
+            if ss.is_empty() {
+                r.add_edge(exit, NodeIndex::new(a), ());
+            }
+        }
+        let pdoms = simple_fast(&r, exit);
+        let ipdom: Vec<Option<usize>> = (0..n)
+            .map(|i| {
+                pdoms
+                    .immediate_dominator(NodeIndex::new(i))
+                    .map(|d| d.index())
+                    .filter(|&d| d != n)
+            })
+            .collect();
+
+        let mut scc = vec![0; n];
+        let mut scc_cyclic = Vec::new();
+        for (k, comp) in petgraph::algo::tarjan_scc(&g).into_iter().enumerate() {
+            let cyclic = comp.len() > 1 || comp.iter().any(|c| succ[c.index()].contains(&c.index()));
+            for c in &comp {
+                scc[c.index()] = k;
+            }
+            scc_cyclic.push(cyclic);
+        }
+        ThreadGraph {
+            nodes,
+            local,
+            succ,
+            idom,
+            ipdom,
+            scc,
+            scc_cyclic,
+        }
+    }
+
+    pub fn in_cycle(&self, s: StmtId) -> bool {
+        self.local.get(&s).is_some_and(|&i| self.scc_cyclic[self.scc[i]])
+    }
+
+    pub fn same_cycle(&self, a: StmtId, b: StmtId) -> bool {
+        match (self.local.get(&a), self.local.get(&b)) {
+            (Some(&i), Some(&j)) => self.scc[i] == self.scc[j] && self.scc_cyclic[self.scc[i]],
+            _ => false,
+        }
+    }
+
+    /// Statements reachable from `s` by a non-empty path.
+    pub fn reachable_from(&self, s: StmtId) -> Vec<bool> {
+        let mut seen = vec![false; self.nodes.len()];
+        let Some(&start) = self.local.get(&s) else { return seen };
+        let mut stack: Vec<usize> = self.succ[start].clone();
+        while let Some(x) = stack.pop() {
+            if !seen[x] {
+                seen[x] = true;
+                stack.extend(self.succ[x].iter().copied());
+            }
+        }
+        seen
+    }
+}
+
+/// Order facts between hb events of one thread.
+#[derive(Default)]
+pub struct EventOrder {
+    pub po: BTreeSet<(StmtId, StmtId)>,
+    pub dom: BTreeSet<(StmtId, StmtId)>,
+    pub postdom: BTreeSet<(StmtId, StmtId)>,
+}
+
+pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
+    let mut out = EventOrder::default();
+    let thread_events: Vec<usize> = tg
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| events.contains(s))
+        .map(|(i, _)| i)
+        .collect();
+    let is_event: HashSet<usize> = thread_events.iter().copied().collect();
+    let mut reach: HashMap<usize, Vec<bool>> = HashMap::new();
+    for &e in &thread_events {
+        let r = tg.reachable_from(tg.nodes[e]);
+        for &f in &thread_events {
+            if r[f] {
+                out.po.insert((tg.nodes[e], tg.nodes[f]));
+            }
+        }
+        reach.insert(e, r);
+    }
+    for &b in &thread_events {
+        let mut d = tg.idom[b];
+        while let Some(a) = d {
+            if is_event.contains(&a) && a != b && !reach[&b][a] {
+                out.dom.insert((tg.nodes[a], tg.nodes[b]));
+            }
+            d = tg.idom[a];
+        }
+    }
+    for &a in &thread_events {
+        let mut p = tg.ipdom[a];
+        while let Some(b) = p {
+            if is_event.contains(&b) && a != b && !reach[&b][a] {
+                out.postdom.insert((tg.nodes[a], tg.nodes[b]));
+            }
+            p = tg.ipdom[b];
+        }
+    }
+    out
+}
+
+/// Control dependence (Ferrante, Ottenstein, Warren) from post-dominance:
+/// for a branch A and successor B, every node from B up the post-dominator
+/// tree to A's immediate post-dominator (exclusive) depends on A.
+pub fn control_dependence(tg: &ThreadGraph) -> BTreeSet<(StmtId, StmtId)> {
+    let mut out = BTreeSet::new();
+    for (a, ss) in tg.succ.iter().enumerate() {
+        let distinct: BTreeSet<usize> = ss.iter().copied().collect();
+        if distinct.len() < 2 {
+            continue;
+        }
+        let stop = tg.ipdom[a];
+        for &b in &distinct {
+            let mut runner = Some(b);
+            let mut steps = 0;
+            while let Some(r) = runner {
+                if Some(r) == stop || steps > tg.nodes.len() {
+                    break;
+                }
+                out.insert((tg.nodes[a], tg.nodes[r]));
+                runner = tg.ipdom[r];
+                steps += 1;
+            }
+        }
+    }
+    out
+}

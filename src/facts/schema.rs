@@ -1,0 +1,396 @@
+//! The one declaration of every extracted relation. The TSV writer and
+//! reader, the schema page `docs/facts.md` and the rule compiler's input
+//! declarations all come from this table; add a relation here and nowhere
+//! else.
+
+/// What an id column refers to. All ids are unsigned 32-bit integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// A statement id (row of `statements.tsv`).
+    Stmt,
+    /// A thread instance id (row of `threads.tsv`); main is 0.
+    Thread,
+    /// A memory location id (row of `locations.tsv`).
+    Loc,
+    /// A plain number (argument index, ...).
+    Number,
+}
+
+impl ColumnKind {
+    pub fn souffle_type(self) -> &'static str {
+        "unsigned"
+    }
+    pub fn describe(self) -> &'static str {
+        match self {
+            ColumnKind::Stmt => "statement id",
+            ColumnKind::Thread => "thread id",
+            ColumnKind::Loc => "location id",
+            ColumnKind::Number => "number",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub name: &'static str,
+    pub kind: ColumnKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Threads,
+    Order,
+    Synchronization,
+    Memory,
+    Dependence,
+}
+
+impl Group {
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Threads => "Threads",
+            Group::Order => "Program order and dominance",
+            Group::Synchronization => "Synchronization",
+            Group::Memory => "Memory accesses",
+            Group::Dependence => "Dependence",
+        }
+    }
+    pub const ALL: [Group; 5] = [
+        Group::Threads,
+        Group::Order,
+        Group::Synchronization,
+        Group::Memory,
+        Group::Dependence,
+    ];
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Relation {
+    pub name: &'static str,
+    pub columns: &'static [Column],
+    pub group: Group,
+    /// One sentence: what a row means.
+    pub meaning: &'static str,
+    /// Which IR construct produces rows.
+    pub source: &'static str,
+    /// A tiny example row with its reading.
+    pub example: &'static str,
+}
+
+impl Relation {
+    pub fn arity(&self) -> usize {
+        self.columns.len()
+    }
+    pub fn signature(&self) -> String {
+        let cols: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
+        format!("{}({})", self.name, cols.join(", "))
+    }
+}
+
+const fn col(name: &'static str, kind: ColumnKind) -> Column {
+    Column { name, kind }
+}
+
+use ColumnKind::{Loc, Number, Stmt, Thread};
+
+pub static RELATIONS: &[Relation] = &[
+    Relation {
+        name: "stmt_thread",
+        columns: &[col("s", Stmt), col("t", Thread)],
+        group: Group::Threads,
+        meaning: "statement `s` belongs to thread instance `t`.",
+        source: "every instruction of every function instance reached from the thread's start function (calls are cloned per thread and call site); global initialisers belong to thread 0",
+        example: "`7\t1`: statement 7 runs in thread 1",
+    },
+    Relation {
+        name: "thread_create",
+        columns: &[col("s", Stmt), col("parent", Thread), col("child", Thread)],
+        group: Group::Threads,
+        meaning: "thread `parent` starts thread instance `child` at statement `s`.",
+        source: "a call to `pthread_create`; inside a loop, one child instance per unrolled iteration (bound: `--thread-loop-bound`, default 2)",
+        example: "`12\t0\t1`: main creates thread 1 at statement 12",
+    },
+    Relation {
+        name: "thread_join",
+        columns: &[col("s", Stmt), col("parent", Thread), col("child", Thread)],
+        group: Group::Threads,
+        meaning: "thread `parent` waits at statement `s` for thread instance `child` to finish.",
+        source: "a call to `pthread_join` whose handle was loaded from the location a `pthread_create` stored it to",
+        example: "`20\t0\t1`: main joins thread 1 at statement 20",
+    },
+    Relation {
+        name: "po_next",
+        columns: &[col("s1", Stmt), col("s2", Stmt)],
+        group: Group::Order,
+        meaning: "`s2` can immediately follow `s1` in its thread.",
+        source: "consecutive instructions of a block, terminator to successor block, call to callee entry, return to the instruction after the call",
+        example: "`3\t4`",
+    },
+    Relation {
+        name: "po",
+        columns: &[col("s1", Stmt), col("s2", Stmt)],
+        group: Group::Order,
+        meaning: "`s2` is reachable from `s1` by a non-empty path in their thread (inside a loop both directions hold, and `po(s, s)`).",
+        source: "transitive closure of `po_next`, kept only between hb events (statements that access shared memory, synchronise, create or join)",
+        example: "`3\t9`",
+    },
+    Relation {
+        name: "dom",
+        columns: &[col("s1", Stmt), col("s2", Stmt)],
+        group: Group::Order,
+        meaning: "`s1` strictly dominates `s2` in their thread and `s1` is not reachable from `s2`: whenever `s2` runs, `s1` ran before it (loop-aware: two statements of one loop are not related).",
+        source: "dominator tree of the thread's inlined control-flow graph (petgraph), filtered by reachability; only between hb events",
+        example: "`3\t9`",
+    },
+    Relation {
+        name: "postdom",
+        columns: &[col("s1", Stmt), col("s2", Stmt)],
+        group: Group::Order,
+        meaning: "every path from `s1` to the end of its thread passes `s2`, and `s1` is not reachable from `s2`: once `s1` runs, `s2` runs later.",
+        source: "post-dominator tree of the thread's inlined control-flow graph (petgraph on the reversed graph), filtered by reachability; only between hb events",
+        example: "`3\t9`",
+    },
+    Relation {
+        name: "mutex_lock",
+        columns: &[col("s", Stmt), col("m", Loc)],
+        group: Group::Synchronization,
+        meaning: "statement `s` acquires mutex `m`.",
+        source: "a call to `pthread_mutex_lock` whose argument points to exactly one location",
+        example: "`5\t2`",
+    },
+    Relation {
+        name: "mutex_unlock",
+        columns: &[col("s", Stmt), col("m", Loc)],
+        group: Group::Synchronization,
+        meaning: "statement `s` releases mutex `m`.",
+        source: "a call to `pthread_mutex_unlock`",
+        example: "`8\t2`",
+    },
+    Relation {
+        name: "mutex_trylock",
+        columns: &[col("s", Stmt), col("m", Loc)],
+        group: Group::Synchronization,
+        meaning: "statement `s` tries to acquire mutex `m` (it does not open a critical section in these facts).",
+        source: "a call to `pthread_mutex_trylock`",
+        example: "`5\t2`",
+    },
+    Relation {
+        name: "cond_wait",
+        columns: &[col("s", Stmt), col("c", Loc), col("m", Loc)],
+        group: Group::Synchronization,
+        meaning: "statement `s` waits on condition variable `c`, releasing and re-acquiring mutex `m`.",
+        source: "a call to `pthread_cond_wait` or `pthread_cond_timedwait`",
+        example: "`9\t3\t2`",
+    },
+    Relation {
+        name: "cond_signal",
+        columns: &[col("s", Stmt), col("c", Loc)],
+        group: Group::Synchronization,
+        meaning: "statement `s` wakes one waiter of condition variable `c`.",
+        source: "a call to `pthread_cond_signal`",
+        example: "`15\t3`",
+    },
+    Relation {
+        name: "cond_broadcast",
+        columns: &[col("s", Stmt), col("c", Loc)],
+        group: Group::Synchronization,
+        meaning: "statement `s` wakes all waiters of condition variable `c`.",
+        source: "a call to `pthread_cond_broadcast`",
+        example: "`15\t3`",
+    },
+    Relation {
+        name: "cond_wait_guarded",
+        columns: &[col("w", Stmt), col("v", Loc)],
+        group: Group::Synchronization,
+        meaning: "the wait `w` only runs when a read of shared flag `v` in the same critical section says the event has not happened yet (the guarded-wait pattern, EC-Diff §4.3).",
+        source: "a `pthread_cond_wait` control-dependent on a branch whose condition is computed from a load of `v` made while holding the wait's mutex",
+        example: "`9\t4`: wait 9 is guarded by flag location 4",
+    },
+    Relation {
+        name: "cond_signal_flagged",
+        columns: &[col("s", Stmt), col("v", Loc)],
+        group: Group::Synchronization,
+        meaning: "the signal or broadcast `s` is preceded, in the same critical section, by a write to shared flag `v`.",
+        source: "a store to `v` and a later `pthread_cond_signal`/`broadcast` under the same lock acquisition",
+        example: "`15\t4`",
+    },
+    Relation {
+        name: "busy_wait",
+        columns: &[col("r", Stmt), col("v", Loc), col("x", Stmt)],
+        group: Group::Synchronization,
+        meaning: "the read `r` of shared flag `v` controls a spin loop that writes no shared memory and does not synchronise; `x` is the first statement after the loop (EC-Diff §4.4).",
+        source: "a loop whose exit branch depends on a load of a shared location and whose body has no shared store, lock or wait",
+        example: "`21\t4\t24`",
+    },
+    Relation {
+        name: "in_critical_section",
+        columns: &[col("s", Stmt), col("m", Loc), col("l", Stmt)],
+        group: Group::Synchronization,
+        meaning: "hb event `s` runs while its thread holds mutex `m`, acquired by statement `l` (a lock, or a condition wait that re-acquired it) on every path.",
+        source: "a must-hold dataflow over the thread's control-flow graph: lock and wait generate, unlock and wait kill",
+        example: "`6\t2\t5`",
+    },
+    Relation {
+        name: "same_critical_section",
+        columns: &[col("s1", Stmt), col("s2", Stmt), col("m", Loc)],
+        group: Group::Synchronization,
+        meaning: "distinct hb events `s1` and `s2` run inside one acquisition of mutex `m`.",
+        source: "`in_critical_section` rows with the same `m` and `l`",
+        example: "`6\t7\t2`",
+    },
+    Relation {
+        name: "diff_critical_section",
+        columns: &[col("s1", Stmt), col("s2", Stmt), col("m", Loc)],
+        group: Group::Synchronization,
+        meaning: "hb events `s1` and `s2` run inside different acquisitions of mutex `m`.",
+        source: "`in_critical_section` rows with the same `m` and different `l`",
+        example: "`6\t14\t2`",
+    },
+    Relation {
+        name: "shared_read",
+        columns: &[col("s", Stmt), col("v", Loc)],
+        group: Group::Memory,
+        meaning: "statement `s` may read shared location `v`.",
+        source: "a load, atomic read-modify-write or compare-exchange (and memcpy source) whose address may point to `v`; `v` is shared when it belongs to a global or to an object reachable from a global or a thread argument, and is not a mutex, condition variable or thread handle",
+        example: "`6\t1`",
+    },
+    Relation {
+        name: "shared_write",
+        columns: &[col("s", Stmt), col("v", Loc)],
+        group: Group::Memory,
+        meaning: "statement `s` may write shared location `v`. Each global location's initial value is written by a pseudo-statement of thread 0 (kind `init`) that precedes every other statement.",
+        source: "a store, atomic read-modify-write or compare-exchange (and memcpy/memset destination); global initialisers",
+        example: "`0\t1`: the initial value of location 1",
+    },
+    Relation {
+        name: "mem_read",
+        columns: &[col("s", Stmt), col("v", Loc)],
+        group: Group::Memory,
+        meaning: "statement `s` may read location `v` (shared or not).",
+        source: "as `shared_read`, for every location, including stack objects that mem2reg could not promote",
+        example: "`6\t1`",
+    },
+    Relation {
+        name: "mem_write",
+        columns: &[col("s", Stmt), col("v", Loc)],
+        group: Group::Memory,
+        meaning: "statement `s` may write location `v` (shared or not).",
+        source: "as `shared_write`, for every location",
+        example: "`4\t1`",
+    },
+    Relation {
+        name: "def_use",
+        columns: &[col("d", Stmt), col("u", Stmt)],
+        group: Group::Dependence,
+        meaning: "statement `u` uses the SSA value that statement `d` defines.",
+        source: "SSA operands (phi included), followed through parameter bindings into callees and thread start functions; a call's value comes from the callee's `ret` statements",
+        example: "`4\t5`",
+    },
+    Relation {
+        name: "control_dep",
+        columns: &[col("b", Stmt), col("s", Stmt)],
+        group: Group::Dependence,
+        meaning: "whether `s` runs depends on the outcome of branch `b`; or `b` is a call (or thread create) and `s` is in the callee's entry region.",
+        source: "post-dominance frontiers on the thread's inlined control-flow graph (Ferrante-Ottenstein-Warren), plus call-site dependence",
+        example: "`10\t11`",
+    },
+    Relation {
+        name: "assert_site",
+        columns: &[col("s", Stmt)],
+        group: Group::Dependence,
+        meaning: "statement `s` reports a failed assertion or reaches an error (`__assert_fail`, `reach_error`, `__VERIFIER_error`).",
+        source: "a call to one of those functions",
+        example: "`17`",
+    },
+    Relation {
+        name: "call_arg",
+        columns: &[col("call", Stmt), col("index", Number), col("d", Stmt)],
+        group: Group::Dependence,
+        meaning: "argument number `index` (from 0) of call `call` is the value defined by `d`.",
+        source: "call operands that are instruction results (for calls to functions with and without a body)",
+        example: "`12\t3\t9`",
+    },
+];
+
+pub fn relation(name: &str) -> Option<&'static Relation> {
+    RELATIONS.iter().find(|r| r.name == name)
+}
+
+/// The schema page `docs/facts.md`, generated so it cannot drift from code.
+pub fn schema_markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# Facts schema\n\n");
+    out.push_str("<!-- Generated from src/facts/schema.rs by `concord schema`; a test fails when this file is out of date. -->\n\n");
+    out.push_str(
+        "`concord facts <prog> -o DIR` writes one file per relation, `DIR/<relation>.facts` \
+(tab-separated, no header, rows sorted: Soufflé's input format; `--format csv` writes \
+`<relation>.csv` with commas), plus three tables that give the ids meaning and a manifest:\n\n\
+- `statements.tsv` — `id, file, line, col, function, thread, kind, text` (header row). \
+A statement is one instruction in one thread instance: a function called by two threads has \
+two ids for each instruction. `kind` is `init` for the pseudo-statements that write globals' \
+initial values, else the instruction's opcode (`load`, `store`, `call`, `br`, ...). \
+`text` is the LLVM instruction.\n\
+- `locations.tsv` — `id, name, object, shared` (header row). A location is an abstract \
+object (global, stack slot per function instance, heap allocation site per instance) plus a \
+field path: `acct.1` is field 1 of struct `acct`, `buf[3]` element 3, `buf[*]` an element \
+at an unknown index (it may alias every element). `shared` is 1 for locations more than one \
+thread can reach.\n\
+- `threads.tsv` — `id, parent, create_stmt, function, instance` (header row); main is \
+thread 0 with parent and create_stmt empty.\n\
+- `manifest.json` — tool version, input path and SHA-256, the compile flags, and the row \
+count of every relation.\n\n\
+All ids are unsigned integers, stable for one build of one input. \
+Relations restricted to *hb events* (statements that access shared memory, synchronise, \
+create or join threads) say so: this is the EC-Diff paper's §5.1 optimisation, so \
+happens-before is never computed over all instructions.\n\n",
+    );
+    for group in Group::ALL {
+        out.push_str(&format!("## {}\n\n", group.title()));
+        for rel in RELATIONS.iter().filter(|r| r.group == group) {
+            out.push_str(&format!("### `{}`\n\n", rel.signature()));
+            out.push_str(&format!("{}\n\n", rel.meaning));
+            out.push_str("| column | kind |\n| --- | --- |\n");
+            for c in rel.columns {
+                out.push_str(&format!("| `{}` | {} |\n", c.name, c.kind.describe()));
+            }
+            out.push_str(&format!(
+                "\nProduced by: {}.\n\nExample: {}.\n\n",
+                rel.source, rel.example
+            ));
+        }
+    }
+    out
+}
+
+/// Soufflé `.decl`/`.input` lines for every extracted relation, so exported
+/// facts load in other engines with the same names.
+pub fn souffle_input_decls() -> String {
+    let mut out = String::new();
+    for rel in RELATIONS {
+        let cols: Vec<String> = rel
+            .columns
+            .iter()
+            .map(|c| format!("{}: {}", c.name, c.kind.souffle_type()))
+            .collect();
+        out.push_str(&format!(".decl {}({})\n.input {}\n", rel.name, cols.join(", "), rel.name));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relation_names_are_unique_snake_case() {
+        let mut seen = std::collections::HashSet::new();
+        for r in RELATIONS {
+            assert!(seen.insert(r.name), "duplicate relation {}", r.name);
+            assert!(r
+                .name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'));
+            assert!(!r.columns.is_empty());
+        }
+    }
+}

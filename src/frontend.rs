@@ -1,0 +1,277 @@
+//! Turning a user's input (`.c`, `.ll`, `.bc`) into an `llvm_ir::Module`.
+//!
+//! Every input goes through LLVM 14's own tools in a child process before
+//! llvm-ir sees it: clang-14 compiles C with fixed flags, and opt-14 runs
+//! `mem2reg` (which also validates `.ll`/`.bc`). llvm-ir aborts the whole
+//! process on IR it cannot read, so this early check is what lets us turn a
+//! newer LLVM's bitcode into a clear error. No shell is ever involved.
+
+use crate::error::{ConcordError, Result};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The flags concord always compiles C with. `-disable-O0-optnone` lets
+/// mem2reg run afterwards; value names keep local variable names readable.
+pub const BASE_CFLAGS: &[&str] = &[
+    "-g",
+    "-O0",
+    "-Xclang",
+    "-disable-O0-optnone",
+    "-fno-discard-value-names",
+    "-c",
+    "-emit-llvm",
+];
+
+/// Extra compiler input from the command line (`--cflags`, `-I`, `-D`).
+#[derive(Debug, Clone, Default)]
+pub struct CompileOptions {
+    pub include_dirs: Vec<PathBuf>,
+    pub defines: Vec<String>,
+    /// Free-form extra flags, already split into words.
+    pub extra_flags: Vec<String>,
+}
+
+impl CompileOptions {
+    fn clang_args(&self) -> Vec<String> {
+        let mut args: Vec<String> = Vec::new();
+        for dir in &self.include_dirs {
+            args.push(format!("-I{}", dir.display()));
+        }
+        for def in &self.defines {
+            args.push(format!("-D{def}"));
+        }
+        args.extend(self.extra_flags.iter().cloned());
+        args
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    C,
+    LlvmText,
+    Bitcode,
+}
+
+impl InputKind {
+    pub fn of(path: &Path) -> Option<InputKind> {
+        match path.extension()?.to_str()? {
+            "c" | "i" => Some(InputKind::C),
+            "ll" => Some(InputKind::LlvmText),
+            "bc" => Some(InputKind::Bitcode),
+            _ => None,
+        }
+    }
+}
+
+/// A loaded program: the module plus what we need to report about it.
+pub struct Program {
+    pub module: llvm_ir::Module,
+    pub input: PathBuf,
+    pub kind: InputKind,
+    /// SHA-256 of the input bytes and the compile flags: identifies the version.
+    pub input_sha256: String,
+}
+
+/// Load a program and require a `main` (concord analyses whole programs).
+pub fn load_program(path: &Path, opts: &CompileOptions) -> Result<Program> {
+    let program = load_module(path, opts)?;
+    if program.module.get_func_by_name("main").is_none() {
+        return Err(ConcordError::NoMain {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(program)
+}
+
+/// Load any module (no `main` required).
+pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
+    if !path.exists() {
+        return Err(ConcordError::InputMissing {
+            path: path.to_path_buf(),
+        });
+    }
+    let kind = InputKind::of(path).ok_or_else(|| ConcordError::InputKind {
+        path: path.to_path_buf(),
+    })?;
+    let bytes = std::fs::read(path).map_err(|e| ConcordError::InputUnreadable {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes);
+    for arg in opts.clang_args() {
+        hasher.update(arg.as_bytes());
+        hasher.update([0u8]);
+    }
+    let input_sha256 = format!("{:x}", hasher.finalize());
+
+    let work = tempfile::tempdir().map_err(|e| ConcordError::Internal(e.to_string()))?;
+    let ir_input = match kind {
+        InputKind::C => {
+            let out = work.path().join("compiled.bc");
+            compile_c(path, opts, &out)?;
+            out
+        }
+        InputKind::LlvmText | InputKind::Bitcode => path.to_path_buf(),
+    };
+    let normalized = work.path().join("normalized.bc");
+    run_mem2reg(path, &ir_input, &normalized)?;
+    let module = llvm_ir::Module::from_bc_path(&normalized).map_err(|detail| {
+        ConcordError::IrUnreadable {
+            path: path.to_path_buf(),
+            detail,
+        }
+    })?;
+    Ok(Program {
+        module,
+        input: path.to_path_buf(),
+        kind,
+        input_sha256,
+    })
+}
+
+/// Find a tool: an explicit environment override, then the versioned name,
+/// then LLVM 14's own bin directory.
+fn find_tool(
+    env_var: &'static str,
+    names: &[&str],
+    tool: &'static str,
+    package: &'static str,
+) -> Result<PathBuf> {
+    if let Some(explicit) = std::env::var_os(env_var) {
+        let p = PathBuf::from(explicit);
+        if p.is_file() {
+            return Ok(p);
+        }
+        return Err(ConcordError::ToolMissing {
+            tool,
+            looked_for: format!("{}={}", env_var, p.display()),
+            package,
+            env_var,
+        });
+    }
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(path_var) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path_var) {
+            for name in names {
+                candidates.push(dir.join(name));
+            }
+        }
+    }
+    for name in names {
+        candidates.push(Path::new("/usr/lib/llvm-14/bin").join(name.trim_end_matches("-14")));
+    }
+    candidates
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| ConcordError::ToolMissing {
+            tool,
+            looked_for: format!("{} on PATH and /usr/lib/llvm-14/bin", names.join(", ")),
+            package,
+            env_var,
+        })
+}
+
+pub fn clang_path() -> Result<PathBuf> {
+    find_tool("CONCORD_CLANG", &["clang-14"], "clang-14", "clang-14", )
+}
+
+pub fn opt_path() -> Result<PathBuf> {
+    find_tool("CONCORD_OPT", &["opt-14"], "opt-14", "llvm-14")
+}
+
+fn compile_c(src: &Path, opts: &CompileOptions, out: &Path) -> Result<()> {
+    let clang = clang_path()?;
+    let output = Command::new(&clang)
+        .args(BASE_CFLAGS)
+        .args(opts.clang_args())
+        .arg(src)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| ConcordError::Internal(format!("running {}: {e}", clang.display())))?;
+    if !output.status.success() {
+        return Err(ConcordError::CompileFailed {
+            path: src.to_path_buf(),
+            compiler: clang.display().to_string(),
+            diagnostics: indent(&String::from_utf8_lossy(&output.stderr)),
+        });
+    }
+    Ok(())
+}
+
+/// Run `opt-14 -passes=mem2reg`; on failure, tell a newer LLVM's output
+/// apart from plain garbage.
+fn run_mem2reg(user_path: &Path, input: &Path, out: &Path) -> Result<()> {
+    let opt = opt_path()?;
+    let output = Command::new(&opt)
+        .arg("-passes=mem2reg")
+        .arg(input)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| ConcordError::Internal(format!("running {}: {e}", opt.display())))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    if let Some(producer) = newer_llvm_producer(&stderr) {
+        return Err(ConcordError::NewerLlvm {
+            path: user_path.to_path_buf(),
+            producer,
+        });
+    }
+    Err(ConcordError::IrUnreadable {
+        path: user_path.to_path_buf(),
+        detail: indent(&stderr),
+    })
+}
+
+/// LLVM's bitcode reader names the producer in its errors, e.g.
+/// `(Producer: 'LLVM17.0.6' Reader: 'LLVM 14.0.6')`. Returns the producer
+/// when it is a newer LLVM than 14.
+pub fn newer_llvm_producer(stderr: &str) -> Option<String> {
+    let start = stderr.find("Producer: '")? + "Producer: '".len();
+    let rest = &stderr[start..];
+    let producer = &rest[..rest.find('\'')?];
+    let digits: String = producer
+        .trim_start_matches("LLVM")
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    match digits.parse::<u32>() {
+        Ok(major) if major > 14 => Some(producer.to_string()),
+        _ => None,
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.trim_end()
+        .lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn producer_detection_reads_llvm_error_text() {
+        let msg = "opt-14: x.bc: error: Unknown attribute kind (86) (Producer: 'LLVM17.0.6' Reader: 'LLVM 14.0.6')";
+        assert_eq!(newer_llvm_producer(msg).as_deref(), Some("LLVM17.0.6"));
+        let same = "error: Invalid record (Producer: 'LLVM14.0.6' Reader: 'LLVM 14.0.6')";
+        assert_eq!(newer_llvm_producer(same), None);
+        assert_eq!(newer_llvm_producer("error: expected type"), None);
+    }
+
+    #[test]
+    fn input_kind_by_extension() {
+        assert_eq!(InputKind::of(Path::new("a.c")), Some(InputKind::C));
+        assert_eq!(InputKind::of(Path::new("a.ll")), Some(InputKind::LlvmText));
+        assert_eq!(InputKind::of(Path::new("a.bc")), Some(InputKind::Bitcode));
+        assert_eq!(InputKind::of(Path::new("a.txt")), None);
+    }
+}
