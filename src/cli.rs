@@ -56,13 +56,28 @@ pub struct InputArgs {
     #[arg(short = 'D', value_name = "MACRO", help_heading = "Compiling C")]
     pub define: Vec<String>,
     /// Extra flags for clang, as one string (split on white space).
-    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true, help_heading = "Compiling C")]
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        allow_hyphen_values = true,
+        help_heading = "Compiling C"
+    )]
     pub cflags: Option<String>,
     /// Thread instances per pthread_create inside a loop.
-    #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Modelling")]
+    #[arg(
+        long,
+        default_value_t = 2,
+        value_name = "N",
+        help_heading = "Modelling"
+    )]
     pub thread_loop_bound: u32,
     /// Maximum depth of calls cloned into a thread's context.
-    #[arg(long, default_value_t = 8, value_name = "N", help_heading = "Modelling")]
+    #[arg(
+        long,
+        default_value_t = 8,
+        value_name = "N",
+        help_heading = "Modelling"
+    )]
     pub call_depth: usize,
 }
 
@@ -105,7 +120,10 @@ pub struct FactsArgs {
 pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
     let program = frontend::load_program(path, &input.compile_options())?;
     let mut facts = facts::extract::extract(&program, &input.extract_options())?;
-    facts.manifest.cflags.extend(input.compile_options().extra_flags);
+    facts
+        .manifest
+        .cflags
+        .extend(input.compile_options().extra_flags);
     Ok(facts)
 }
 
@@ -134,7 +152,11 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { exit::USAGE } else { exit::OK };
+            return if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
         }
     };
     let result = match &cli.command {

@@ -21,7 +21,9 @@ pub mod exit {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConcordError {
-    #[error("input file not found: {path}\n  hint: check the path; concord reads .c, .ll and .bc files")]
+    #[error(
+        "input file not found: {path}\n  hint: check the path; concord reads .c, .ll and .bc files"
+    )]
     InputMissing { path: PathBuf },
 
     #[error("cannot read {path}: {reason}")]

@@ -174,7 +174,7 @@ fn find_tool(
 }
 
 pub fn clang_path() -> Result<PathBuf> {
-    find_tool("CONCORD_CLANG", &["clang-14"], "clang-14", "clang-14", )
+    find_tool("CONCORD_CLANG", &["clang-14"], "clang-14", "clang-14")
 }
 
 pub fn opt_path() -> Result<PathBuf> {
@@ -216,7 +216,10 @@ fn run_mem2reg(user_path: &Path, input: &Path, out: &Path) -> Result<()> {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    if let Some(producer) = newer_llvm_producer(&stderr) {
+    let ident = std::fs::read(input)
+        .ok()
+        .and_then(|b| newer_clang_ident(&b));
+    if let Some(producer) = newer_llvm_producer(&stderr).or(ident) {
         return Err(ConcordError::NewerLlvm {
             path: user_path.to_path_buf(),
             producer,
@@ -246,6 +249,37 @@ pub fn newer_llvm_producer(stderr: &str) -> Option<String> {
     }
 }
 
+/// clang records itself in `!llvm.ident` ("clang version 17.0.6"); the
+/// string sits as plain bytes in both `.ll` and `.bc` files. Returns it
+/// when it names a clang newer than 14.
+pub fn newer_clang_ident(bytes: &[u8]) -> Option<String> {
+    let needle = b"clang version ";
+    let mut at = 0;
+    while let Some(pos) = bytes[at..].windows(needle.len()).position(|w| w == needle) {
+        let start = at + pos;
+        let rest = &bytes[start + needle.len()..];
+        let digits: String = rest
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .map(|&b| b as char)
+            .collect();
+        if let Ok(major) = digits.parse::<u32>() {
+            if major > 14 {
+                let end = rest
+                    .iter()
+                    .position(|b| !(b.is_ascii_alphanumeric() || *b == b'.'))
+                    .unwrap_or(rest.len());
+                return Some(format!(
+                    "clang version {}",
+                    String::from_utf8_lossy(&rest[..end])
+                ));
+            }
+        }
+        at = start + needle.len();
+    }
+    None
+}
+
 fn indent(text: &str) -> String {
     text.trim_end()
         .lines()
@@ -265,6 +299,20 @@ mod tests {
         let same = "error: Invalid record (Producer: 'LLVM14.0.6' Reader: 'LLVM 14.0.6')";
         assert_eq!(newer_llvm_producer(same), None);
         assert_eq!(newer_llvm_producer("error: expected type"), None);
+    }
+
+    #[test]
+    fn ident_detection_finds_newer_clang_only() {
+        let text = b"!0 = !{!\"clang version 17.0.6 (https://x)\"}";
+        assert_eq!(
+            newer_clang_ident(text).as_deref(),
+            Some("clang version 17.0.6")
+        );
+        assert_eq!(
+            newer_clang_ident(b"!0 = !{!\"Debian clang version 14.0.6\"}"),
+            None
+        );
+        assert_eq!(newer_clang_ident(b"no ident here"), None);
     }
 
     #[test]

@@ -65,7 +65,8 @@ pub fn write_dir(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> 
     write_table(&dir.join("locations.tsv"), &facts.locations)?;
     write_table(&dir.join("threads.tsv"), &facts.threads)?;
     let manifest_path = dir.join("manifest.json");
-    let json = serde_json::to_string_pretty(&facts.manifest).map_err(|e| out_err(&manifest_path, e))?;
+    let json =
+        serde_json::to_string_pretty(&facts.manifest).map_err(|e| out_err(&manifest_path, e))?;
     std::fs::write(&manifest_path, json + "\n").map_err(|e| out_err(&manifest_path, e))?;
     Ok(())
 }
@@ -87,7 +88,9 @@ fn read_table<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
         .delimiter(b'\t')
         .from_path(path)
         .map_err(|e| in_err(path, e))?;
-    r.deserialize().map(|row| row.map_err(|e| in_err(path, e))).collect()
+    r.deserialize()
+        .map(|row| row.map_err(|e| in_err(path, e)))
+        .collect()
 }
 
 /// Does `dir` look like a fact directory written by `write_dir`?
@@ -111,7 +114,12 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
     for rel in RELATIONS {
         let (path, delim) = [FactFormat::Tsv, FactFormat::Csv]
             .iter()
-            .map(|f| (dir.join(format!("{}.{}", rel.name, f.extension())), f.delimiter()))
+            .map(|f| {
+                (
+                    dir.join(format!("{}.{}", rel.name, f.extension())),
+                    f.delimiter(),
+                )
+            })
             .find(|(p, _)| p.is_file())
             .ok_or_else(|| in_err(dir, format!("missing {}.facts", rel.name)))?;
         let text = std::fs::read_to_string(&path).map_err(|e| in_err(&path, e))?;
@@ -137,7 +145,11 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
 fn parse_row(line: &str, delim: char, arity: usize) -> std::result::Result<Vec<u32>, String> {
     let row: Vec<u32> = line
         .split(delim)
-        .map(|cell| cell.trim().parse::<u32>().map_err(|_| format!("`{cell}` is not an unsigned id")))
+        .map(|cell| {
+            cell.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{cell}` is not an unsigned id"))
+        })
         .collect::<std::result::Result<_, _>>()?;
     if row.len() != arity {
         return Err(format!("expected {arity} columns, found {}", row.len()));
@@ -151,7 +163,12 @@ pub fn file_names(format: FactFormat) -> BTreeSet<PathBuf> {
         .iter()
         .map(|r| PathBuf::from(format!("{}.{}", r.name, format.extension())))
         .collect();
-    for t in ["statements.tsv", "locations.tsv", "threads.tsv", "manifest.json"] {
+    for t in [
+        "statements.tsv",
+        "locations.tsv",
+        "threads.tsv",
+        "manifest.json",
+    ] {
         names.insert(PathBuf::from(t));
     }
     names

@@ -210,8 +210,8 @@ pub static RELATIONS: &[Relation] = &[
         name: "cond_signal_flagged",
         columns: &[col("s", Stmt), col("v", Loc)],
         group: Group::Synchronization,
-        meaning: "the signal or broadcast `s` is preceded, in the same critical section, by a write to shared flag `v`.",
-        source: "a store to `v` and a later `pthread_cond_signal`/`broadcast` under the same lock acquisition",
+        meaning: "the signal or broadcast `s` is always preceded, in its thread, by a write to shared location `v` (a candidate flag; the rules pair it with a `cond_wait_guarded` on the same `v`).",
+        source: "a store to `v` that dominates (loop-aware) a `pthread_cond_signal`/`broadcast`",
         example: "`15\t4`",
     },
     Relation {
@@ -226,24 +226,24 @@ pub static RELATIONS: &[Relation] = &[
         name: "in_critical_section",
         columns: &[col("s", Stmt), col("m", Loc), col("l", Stmt)],
         group: Group::Synchronization,
-        meaning: "hb event `s` runs while its thread holds mutex `m`, acquired by statement `l` (a lock, or a condition wait that re-acquired it) on every path.",
-        source: "a must-hold dataflow over the thread's control-flow graph: lock and wait generate, unlock and wait kill",
+        meaning: "hb event `s` runs while its thread holds mutex `m` (on every path), and statement `l` (a lock, or a condition wait that re-acquired `m`) may be the acquisition it holds; one row per possible acquisition.",
+        source: "a forward dataflow over the thread's control-flow graph: a mutex is held after a merge only if held on every incoming path, the possible acquisitions are united; lock and wait acquire, unlock releases",
         example: "`6\t2\t5`",
     },
     Relation {
         name: "same_critical_section",
         columns: &[col("s1", Stmt), col("s2", Stmt), col("m", Loc)],
         group: Group::Synchronization,
-        meaning: "distinct hb events `s1` and `s2` run inside one acquisition of mutex `m`.",
-        source: "`in_critical_section` rows with the same `m` and `l`",
+        meaning: "distinct hb events `s1` and `s2` run while holding mutex `m`, and some acquisition of `m` may have opened both.",
+        source: "`in_critical_section` rows with the same `m` and a common `l`",
         example: "`6\t7\t2`",
     },
     Relation {
         name: "diff_critical_section",
         columns: &[col("s1", Stmt), col("s2", Stmt), col("m", Loc)],
         group: Group::Synchronization,
-        meaning: "hb events `s1` and `s2` run inside different acquisitions of mutex `m`.",
-        source: "`in_critical_section` rows with the same `m` and different `l`",
+        meaning: "hb events `s1` and `s2` both run while holding mutex `m`, under acquisitions that cannot be the same.",
+        source: "`in_critical_section` rows with the same `m` and disjoint sets of `l`",
         example: "`6\t14\t2`",
     },
     Relation {
@@ -372,7 +372,12 @@ pub fn souffle_input_decls() -> String {
             .iter()
             .map(|c| format!("{}: {}", c.name, c.kind.souffle_type()))
             .collect();
-        out.push_str(&format!(".decl {}({})\n.input {}\n", rel.name, cols.join(", "), rel.name));
+        out.push_str(&format!(
+            ".decl {}({})\n.input {}\n",
+            rel.name,
+            cols.join(", "),
+            rel.name
+        ));
     }
     out
 }

@@ -48,9 +48,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let mut pt = PointsTo::compute(&model);
     let mut rel: BTreeMap<&'static str, BTreeSet<Row>> = FactSet::empty_relations();
     macro_rules! add {
-        ($name:expr, $row:expr) => {
-            { rel.get_mut($name).expect("declared relation").insert($row); }
-        };
+        ($name:expr, $row:expr) => {{
+            rel.get_mut($name).expect("declared relation").insert($row);
+        }};
     }
 
     // --- memory accesses and synchronisation calls -------------------------
@@ -62,8 +62,12 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let mut thread_args: BTreeSet<Obj> = BTreeSet::new();
     let mut asserts: BTreeSet<StmtId> = BTreeSet::new();
     for s in 0..model.stmts.len() as StmtId {
-        let Some(finst) = model.finst_of(s) else { continue };
-        let Some(instr) = model.instr(s) else { continue };
+        let Some(finst) = model.finst_of(s) else {
+            continue;
+        };
+        let Some(instr) = model.instr(s) else {
+            continue;
+        };
         match instr {
             I::Load(l) => {
                 let cells = pt.address_cells(&model, finst, &l.address);
@@ -75,12 +79,18 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             }
             I::AtomicRMW(r) => {
                 let cells = pt.address_cells(&model, finst, &r.address);
-                acc.reads.entry(s).or_default().extend(cells.iter().copied());
+                acc.reads
+                    .entry(s)
+                    .or_default()
+                    .extend(cells.iter().copied());
                 acc.writes.entry(s).or_default().extend(cells);
             }
             I::CmpXchg(x) => {
                 let cells = pt.address_cells(&model, finst, &x.address);
-                acc.reads.entry(s).or_default().extend(cells.iter().copied());
+                acc.reads
+                    .entry(s)
+                    .or_default()
+                    .extend(cells.iter().copied());
                 acc.writes.entry(s).or_default().extend(cells);
             }
             I::Call(call) => {
@@ -89,9 +99,12 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                 }
                 let arg = |i: usize| call.arguments.get(i).map(|(a, _)| a);
                 let cells_of = |i: usize, pt: &mut PointsTo| -> BTreeSet<LocId> {
-                    arg(i).map(|a| pt.address_cells(&model, finst, a)).unwrap_or_default()
+                    arg(i)
+                        .map(|a| pt.address_cells(&model, finst, a))
+                        .unwrap_or_default()
                 };
-                let unique = |c: &BTreeSet<LocId>| (c.len() == 1).then(|| *c.iter().next().unwrap());
+                let unique =
+                    |c: &BTreeSet<LocId>| (c.len() == 1).then(|| *c.iter().next().unwrap());
                 let callee = ir::direct_callee(call).unwrap_or("");
                 match ir::classify(callee) {
                     LibCall::MutexLock | LibCall::MutexUnlock | LibCall::MutexTrylock => {
@@ -188,7 +201,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             }
         }
     }
-    let is_shared = |c: LocId| shared_objs.contains(&pt.locs[c as usize].obj) && !sync_cells.contains(&c);
+    let is_shared =
+        |c: LocId| shared_objs.contains(&pt.locs[c as usize].obj) && !sync_cells.contains(&c);
 
     // Initial values of globals: one pseudo-write per global, of all its cells.
     for &s in &model.init_stmts {
@@ -199,7 +213,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     }
 
     // --- thread graphs, control dependence, SSA dependence ------------------
-    let graphs: Vec<ThreadGraph> = (0..model.threads.len()).map(|t| ThreadGraph::build(&model, t)).collect();
+    let graphs: Vec<ThreadGraph> = (0..model.threads.len())
+        .map(|t| ThreadGraph::build(&model, t))
+        .collect();
     let mut control: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
     for tg in &graphs {
         control.extend(order::control_dependence(tg));
@@ -233,13 +249,31 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let shared_reads: BTreeMap<StmtId, Vec<LocId>> = acc
         .reads
         .iter()
-        .map(|(&s, cells)| (s, cells.iter().copied().filter(|&c| is_shared(c)).collect::<Vec<_>>()))
+        .map(|(&s, cells)| {
+            (
+                s,
+                cells
+                    .iter()
+                    .copied()
+                    .filter(|&c| is_shared(c))
+                    .collect::<Vec<_>>(),
+            )
+        })
         .filter(|(_, v)| !v.is_empty())
         .collect();
     let shared_writes: BTreeMap<StmtId, Vec<LocId>> = acc
         .writes
         .iter()
-        .map(|(&s, cells)| (s, cells.iter().copied().filter(|&c| is_shared(c)).collect::<Vec<_>>()))
+        .map(|(&s, cells)| {
+            (
+                s,
+                cells
+                    .iter()
+                    .copied()
+                    .filter(|&c| is_shared(c))
+                    .collect::<Vec<_>>(),
+            )
+        })
         .filter(|(_, v)| !v.is_empty())
         .collect();
     let mut events: HashSet<StmtId> = HashSet::new();
@@ -250,9 +284,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     events.extend(joins.iter().map(|(s, _)| *s));
 
     // --- critical sections (must-hold locks) ---------------------------------
-    let held: Vec<Vec<Option<BTreeSet<(LocId, StmtId)>>>> =
-        graphs.iter().map(|tg| held_locks(tg, &sync)).collect();
-    let held_at = |s: StmtId| -> BTreeSet<(LocId, StmtId)> {
+    let held: Vec<Vec<Option<Held>>> = graphs.iter().map(|tg| held_locks(tg, &sync)).collect();
+    let held_at = |s: StmtId| -> Held {
         let t = model.stmts[s as usize].thread as usize;
         graphs[t]
             .local
@@ -272,7 +305,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                     continue;
                 }
                 for r in condition_slice(b) {
-                    let holds = held_at(r).iter().any(|(m, _)| m == mutex);
+                    let holds = held_at(r).contains_key(mutex);
                     if holds {
                         for &v in shared_reads.get(&r).into_iter().flatten() {
                             guarded.insert((w, v));
@@ -284,19 +317,32 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     }
     for (t, tg) in graphs.iter().enumerate() {
         for &b in &tg.nodes {
-            let Some(T::CondBr(_)) = model.term(b) else { continue };
+            let Some(T::CondBr(_)) = model.term(b) else {
+                continue;
+            };
             if !tg.in_cycle(b) {
                 continue;
             }
             let i = tg.local[&b];
-            let exits: Vec<usize> = tg.succ[i].iter().copied().filter(|&x| tg.scc[x] != tg.scc[i]).collect();
+            let exits: Vec<usize> = tg.succ[i]
+                .iter()
+                .copied()
+                .filter(|&x| tg.scc[x] != tg.scc[i])
+                .collect();
             if exits.len() != 1 || tg.succ[i].len() != 2 {
                 continue;
             }
-            let body: Vec<StmtId> = tg.nodes.iter().copied().filter(|&s| tg.same_cycle(s, b)).collect();
-            let quiet = body
+            let body: Vec<StmtId> = tg
+                .nodes
                 .iter()
-                .all(|s| !shared_writes.contains_key(s) && !sync.contains_key(s) && !handle_of_create.contains_key(s));
+                .copied()
+                .filter(|&s| tg.same_cycle(s, b))
+                .collect();
+            let quiet = body.iter().all(|s| {
+                !shared_writes.contains_key(s)
+                    && !sync.contains_key(s)
+                    && !handle_of_create.contains_key(s)
+            });
             if !quiet {
                 continue;
             }
@@ -341,12 +387,16 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     }
 
     // --- location ids: cells, densely numbered --------------------------------
+    // Only cells something touches get an id (string literals and the like do not).
     let mut all_cells: BTreeSet<LocId> = BTreeSet::new();
-    for obj in pt.objects() {
-        all_cells.extend(pt.cells_of(obj).iter().copied());
-    }
+    all_cells.extend(acc.reads.values().flatten().copied());
+    all_cells.extend(acc.writes.values().flatten().copied());
     all_cells.extend(sync_cells.iter().copied());
-    let loc_out: HashMap<LocId, u32> = all_cells.iter().enumerate().map(|(i, &c)| (c, i as u32)).collect();
+    let loc_out: HashMap<LocId, u32> = all_cells
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (c, i as u32))
+        .collect();
     let lo = |c: LocId| loc_out[&c];
 
     // --- relations --------------------------------------------------------------
@@ -393,29 +443,31 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for &(r, v, x) in &busy {
         add!("busy_wait", vec![r, lo(v), x]);
     }
-    // Critical sections, restricted to events.
-    let mut by_section: BTreeMap<(LocId, StmtId), Vec<StmtId>> = BTreeMap::new();
+    // Critical sections, restricted to events. Two events share a critical
+    // section of m when some acquisition of m may have opened both.
+    let mut holders: BTreeMap<LocId, Vec<(StmtId, BTreeSet<StmtId>)>> = BTreeMap::new();
     let mut sorted_events: Vec<StmtId> = events.iter().copied().collect();
     sorted_events.sort_unstable();
     for &s in &sorted_events {
-        for (m, l) in held_at(s) {
-            add!("in_critical_section", vec![s, lo(m), l]);
-            by_section.entry((m, l)).or_default().push(s);
+        for (m, acquirers) in held_at(s) {
+            for &l in &acquirers {
+                add!("in_critical_section", vec![s, lo(m), l]);
+            }
+            holders.entry(m).or_default().push((s, acquirers));
         }
     }
-    for (&(m, l1), members1) in &by_section {
-        for (&(m2, l2), members2) in &by_section {
-            if m != m2 {
-                continue;
-            }
-            for &a in members1 {
-                for &b in members2 {
-                    if a == b {
-                        continue;
-                    }
-                    let name = if l1 == l2 { "same_critical_section" } else { "diff_critical_section" };
-                    add!(name, vec![a, b, lo(m)]);
+    for (&m, members) in &holders {
+        for (a, la) in members {
+            for (b, lb) in members {
+                if a == b {
+                    continue;
                 }
+                let name = if la.is_disjoint(lb) {
+                    "diff_critical_section"
+                } else {
+                    "same_critical_section"
+                };
+                add!(name, vec![*a, *b, lo(m)]);
             }
         }
     }
@@ -483,7 +535,10 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             tool_version: env!("CARGO_PKG_VERSION").into(),
             input: program.input.display().to_string(),
             input_sha256: program.input_sha256.clone(),
-            cflags: crate::frontend::BASE_CFLAGS.iter().map(|s| s.to_string()).collect(),
+            cflags: crate::frontend::BASE_CFLAGS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             counts: BTreeMap::new(),
         },
     };
@@ -495,7 +550,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
 /// The statement that defines an operand's value, following parameters
 /// back through call sites and thread creation.
 fn defining_stmt(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option<StmtId> {
-    let Operand::LocalOperand { name, .. } = op else { return None };
+    let Operand::LocalOperand { name, .. } = op else {
+        return None;
+    };
     if let Some(&d) = model.finsts[finst].defs.get(name) {
         return Some(d);
     }
@@ -504,7 +561,11 @@ fn defining_stmt(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option
     let caller = model.finsts[finst].caller?;
     let caller_finst = model.finst_of(caller)?;
     let call = model.call(caller)?;
-    let arg_index = if model.callee_of.get(&caller) == Some(&finst) { index } else { 3 };
+    let arg_index = if model.callee_of.get(&caller) == Some(&finst) {
+        index
+    } else {
+        3
+    };
     let (arg, _) = call.arguments.get(arg_index)?;
     defining_stmt(model, caller_finst, arg)
 }
@@ -512,7 +573,9 @@ fn defining_stmt(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option
 fn ssa_dependence(model: &ProgramModel<'_>) -> BTreeSet<(StmtId, StmtId)> {
     let mut out = BTreeSet::new();
     for s in 0..model.stmts.len() as StmtId {
-        let Some(finst) = model.finst_of(s) else { continue };
+        let Some(finst) = model.finst_of(s) else {
+            continue;
+        };
         let ops: Vec<&Operand> = match (model.instr(s), model.term(s)) {
             (Some(i), _) => ir::instr_operands(i),
             (_, Some(t)) => ir::term_operands(t),
@@ -539,7 +602,9 @@ fn ssa_dependence(model: &ProgramModel<'_>) -> BTreeSet<(StmtId, StmtId)> {
 fn call_arguments(model: &ProgramModel<'_>) -> Vec<(StmtId, u32, StmtId)> {
     let mut out = Vec::new();
     for s in 0..model.stmts.len() as StmtId {
-        let (Some(call), Some(finst)) = (model.call(s), model.finst_of(s)) else { continue };
+        let (Some(call), Some(finst)) = (model.call(s), model.finst_of(s)) else {
+            continue;
+        };
         for (i, (a, _)) in call.arguments.iter().enumerate() {
             if let Some(d) = defining_stmt(model, finst, a) {
                 out.push((s, i as u32, d));
@@ -552,7 +617,8 @@ fn call_arguments(model: &ProgramModel<'_>) -> Vec<(StmtId, u32, StmtId)> {
 /// A call (or create) controls the statements of its callee's entry region:
 /// those that depend on no branch inside the callee.
 fn add_call_site_dependence(model: &ProgramModel<'_>, control: &mut BTreeSet<(StmtId, StmtId)>) {
-    let finst_stmts = |f: usize| -> Vec<StmtId> { model.finsts[f].blocks.iter().flatten().copied().collect() };
+    let finst_stmts =
+        |f: usize| -> Vec<StmtId> { model.finsts[f].blocks.iter().flatten().copied().collect() };
     let mut extra = Vec::new();
     let mut callers: Vec<(StmtId, usize)> = model.callee_of.iter().map(|(&c, &f)| (c, f)).collect();
     for t in model.threads.iter().skip(1) {
@@ -572,9 +638,15 @@ fn add_call_site_dependence(model: &ProgramModel<'_>, control: &mut BTreeSet<(St
     control.extend(extra);
 }
 
-/// Must-hold lock sets before each statement of one thread: a forward
-/// dataflow with intersection at merges (None = not reached yet).
-fn held_locks(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<BTreeSet<(LocId, StmtId)>>> {
+/// Locks held before a statement: mutex -> the statements that may have
+/// acquired it (a lock, or a wait that re-acquired it).
+type Held = BTreeMap<LocId, BTreeSet<StmtId>>;
+
+/// Must-hold locks before each statement of one thread: a forward dataflow
+/// where a mutex survives a merge only if every path holds it, while the
+/// possible acquirers are united (so `while (!ready) wait(c, m);` leaves m
+/// held after the loop, acquired by the lock or the wait). None = not reached.
+fn held_locks(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<Held>> {
     let n = tg.nodes.len();
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (a, ss) in tg.succ.iter().enumerate() {
@@ -583,21 +655,29 @@ fn held_locks(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<B
         }
     }
     let root = 0usize;
-    let mut before: Vec<Option<BTreeSet<(LocId, StmtId)>>> = vec![None; n];
-    let mut after: Vec<Option<BTreeSet<(LocId, StmtId)>>> = vec![None; n];
+    let mut before: Vec<Option<Held>> = vec![None; n];
+    let mut after: Vec<Option<Held>> = vec![None; n];
     let mut changed = true;
     while changed {
         changed = false;
         for i in 0..n {
             let input = if i == root {
-                Some(BTreeSet::new())
+                Some(Held::new())
             } else {
                 preds[i]
                     .iter()
                     .filter_map(|&p| after[p].as_ref())
-                    .fold(None::<BTreeSet<(LocId, StmtId)>>, |acc, s| match acc {
-                        None => Some(s.clone()),
-                        Some(a) => Some(a.intersection(s).copied().collect()),
+                    .fold(None::<Held>, |acc, h| match acc {
+                        None => Some(h.clone()),
+                        Some(a) => Some(
+                            a.into_iter()
+                                .filter_map(|(m, mut ls)| {
+                                    let other = h.get(&m)?;
+                                    ls.extend(other.iter().copied());
+                                    Some((m, ls))
+                                })
+                                .collect(),
+                        ),
                     })
             };
             let Some(input) = input else { continue };
@@ -605,13 +685,13 @@ fn held_locks(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<B
             let mut out = input.clone();
             match sync.get(&s) {
                 Some(SyncOp::Lock(m)) => {
-                    out.retain(|(x, _)| x != m);
-                    out.insert((*m, s));
+                    out.insert(*m, BTreeSet::from([s]));
                 }
-                Some(SyncOp::Unlock(m)) => out.retain(|(x, _)| x != m),
+                Some(SyncOp::Unlock(m)) => {
+                    out.remove(m);
+                }
                 Some(SyncOp::Wait { mutex, .. }) => {
-                    out.retain(|(x, _)| x != mutex);
-                    out.insert((*mutex, s));
+                    out.insert(*mutex, BTreeSet::from([s]));
                 }
                 _ => {}
             }
@@ -636,7 +716,11 @@ fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
             let (loc, function, kind, text) = match stmt.site {
                 Site::Init { global } => {
                     let g = &module.global_vars[global];
-                    let init = g.initializer.as_ref().map(|c| c.to_string()).unwrap_or_else(|| "zeroinitializer".into());
+                    let init = g
+                        .initializer
+                        .as_ref()
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "zeroinitializer".into());
                     (
                         g.debugloc.clone(),
                         String::new(),

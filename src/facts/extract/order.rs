@@ -24,7 +24,8 @@ pub struct ThreadGraph {
 impl ThreadGraph {
     pub fn build(model: &ProgramModel<'_>, thread: usize) -> ThreadGraph {
         let nodes = model.threads[thread].stmts.clone();
-        let local: HashMap<StmtId, usize> = nodes.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        let local: HashMap<StmtId, usize> =
+            nodes.iter().enumerate().map(|(i, &s)| (s, i)).collect();
         let n = nodes.len();
         let succ: Vec<Vec<usize>> = nodes
             .iter()
@@ -53,7 +54,10 @@ impl ThreadGraph {
             .unwrap_or(0);
         let doms = simple_fast(&g, NodeIndex::new(root));
         let idom: Vec<Option<usize>> = (0..n)
-            .map(|i| doms.immediate_dominator(NodeIndex::new(i)).map(|d| d.index()))
+            .map(|i| {
+                doms.immediate_dominator(NodeIndex::new(i))
+                    .map(|d| d.index())
+            })
             .collect();
 
         // Post-dominators: dominators of the reversed graph from a virtual exit
@@ -84,7 +88,8 @@ impl ThreadGraph {
         let mut scc = vec![0; n];
         let mut scc_cyclic = Vec::new();
         for (k, comp) in petgraph::algo::tarjan_scc(&g).into_iter().enumerate() {
-            let cyclic = comp.len() > 1 || comp.iter().any(|c| succ[c.index()].contains(&c.index()));
+            let cyclic =
+                comp.len() > 1 || comp.iter().any(|c| succ[c.index()].contains(&c.index()));
             for c in &comp {
                 scc[c.index()] = k;
             }
@@ -102,7 +107,9 @@ impl ThreadGraph {
     }
 
     pub fn in_cycle(&self, s: StmtId) -> bool {
-        self.local.get(&s).is_some_and(|&i| self.scc_cyclic[self.scc[i]])
+        self.local
+            .get(&s)
+            .is_some_and(|&i| self.scc_cyclic[self.scc[i]])
     }
 
     pub fn same_cycle(&self, a: StmtId, b: StmtId) -> bool {
@@ -115,7 +122,9 @@ impl ThreadGraph {
     /// Statements reachable from `s` by a non-empty path.
     pub fn reachable_from(&self, s: StmtId) -> Vec<bool> {
         let mut seen = vec![false; self.nodes.len()];
-        let Some(&start) = self.local.get(&s) else { return seen };
+        let Some(&start) = self.local.get(&s) else {
+            return seen;
+        };
         let mut stack: Vec<usize> = self.succ[start].clone();
         while let Some(x) = stack.pop() {
             if !seen[x] {

@@ -185,7 +185,13 @@ impl PointsTo {
         }
     }
 
-    fn apply_gep(&mut self, module: &Module, base: &PtsSet, source_ty: &TypeRef, idx: &[Option<u64>]) -> PtsSet {
+    fn apply_gep(
+        &mut self,
+        module: &Module,
+        base: &PtsSet,
+        source_ty: &TypeRef,
+        idx: &[Option<u64>],
+    ) -> PtsSet {
         let mut out = PtsSet::new();
         for &b in base {
             let mut loc = self.locs[b as usize].clone();
@@ -216,7 +222,8 @@ impl PointsTo {
                             None => break,
                         }
                     }
-                    Type::ArrayType { element_type, .. } | Type::VectorType { element_type, .. } => {
+                    Type::ArrayType { element_type, .. }
+                    | Type::VectorType { element_type, .. } => {
                         (i.map_or(Step::AnyIndex, Step::Index), element_type.clone())
                     }
                     _ => break,
@@ -271,9 +278,20 @@ impl PointsTo {
     }
 
     /// Bind callee parameters to actual arguments.
-    fn bind_params(&mut self, model: &ProgramModel<'_>, caller: usize, callee: usize, args: &[&Operand]) -> bool {
+    fn bind_params(
+        &mut self,
+        model: &ProgramModel<'_>,
+        caller: usize,
+        callee: usize,
+        args: &[&Operand],
+    ) -> bool {
         let mut changed = false;
-        let params: Vec<Name> = model.func(callee).parameters.iter().map(|p| p.name.clone()).collect();
+        let params: Vec<Name> = model
+            .func(callee)
+            .parameters
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
         for (p, a) in params.iter().zip(args) {
             let v = self.eval(model, caller, a);
             changed |= self.add_value(callee, p, v);
@@ -456,7 +474,12 @@ impl PointsTo {
     }
 
     /// Cells reachable through an operand used as an address.
-    pub fn address_cells(&mut self, model: &ProgramModel<'_>, finst: usize, op: &Operand) -> BTreeSet<LocId> {
+    pub fn address_cells(
+        &mut self,
+        model: &ProgramModel<'_>,
+        finst: usize,
+        op: &Operand,
+    ) -> BTreeSet<LocId> {
         let pts = self.eval(model, finst, op);
         pts.iter().flat_map(|&l| self.cells(l)).collect()
     }
@@ -494,7 +517,10 @@ impl PointsTo {
         let object = match &l.obj {
             Obj::Global(g) => ir::plain_name(&model.module.global_vars[*g].name),
             Obj::Stack(s) => {
-                let func = model.finst_of(*s).map(|f| model.func(f).name.clone()).unwrap_or_default();
+                let func = model
+                    .finst_of(*s)
+                    .map(|f| model.func(f).name.clone())
+                    .unwrap_or_default();
                 let var = model
                     .instr(*s)
                     .and_then(|i| i.try_get_result())

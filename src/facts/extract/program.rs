@@ -39,9 +39,18 @@ impl Default for ExtractOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Site {
     /// The initial value of a global (index into `module.global_vars`).
-    Init { global: usize },
-    Instr { finst: FInstId, block: usize, index: usize },
-    Term { finst: FInstId, block: usize },
+    Init {
+        global: usize,
+    },
+    Instr {
+        finst: FInstId,
+        block: usize,
+        index: usize,
+    },
+    Term {
+        finst: FInstId,
+        block: usize,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -152,13 +161,18 @@ impl<'m> ProgramModel<'m> {
             let caller = (tid != 0).then_some(p.create_stmt);
             let mut stack = vec![p.func];
             let entry = builder.instantiate(&mut model, p.func, tid, caller, &mut stack)?;
-            let mut stmts: Vec<StmtId> = (first_stmt as StmtId..model.stmts.len() as StmtId).collect();
+            let mut stmts: Vec<StmtId> =
+                (first_stmt as StmtId..model.stmts.len() as StmtId).collect();
             if tid == 0 {
                 let mut with_init = model.init_stmts.clone();
                 with_init.extend(stmts);
                 stmts = with_init;
             } else {
-                model.children_of.entry(p.create_stmt).or_default().push(tid);
+                model
+                    .children_of
+                    .entry(p.create_stmt)
+                    .or_default()
+                    .push(tid);
             }
             model.threads.push(ThreadInst {
                 id: tid,
@@ -190,9 +204,11 @@ impl<'m> ProgramModel<'m> {
 
     pub fn instr(&self, s: StmtId) -> Option<&'m Instruction> {
         match self.stmts[s as usize].site {
-            Site::Instr { finst, block, index } => {
-                Some(&self.func(finst).basic_blocks[block].instrs[index])
-            }
+            Site::Instr {
+                finst,
+                block,
+                index,
+            } => Some(&self.func(finst).basic_blocks[block].instrs[index]),
             _ => None,
         }
     }
@@ -352,16 +368,16 @@ impl Builder<'_> {
                 }
                 let Some(call) = call else { continue };
                 match kind {
-                    LibCall::ThreadCreate => self.schedule_threads(model, id, call, thread, fid, b)?,
-                    LibCall::UnmodelledThreads => {
-                        return Err(self.unsupported(
-                            instr,
-                            &format!(
-                                "`{}` starts a thread concord does not model (only pthread_create is)",
-                                callee.unwrap_or("?")
-                            ),
-                        ))
+                    LibCall::ThreadCreate => {
+                        self.schedule_threads(model, id, call, thread, fid, b)?
                     }
+                    LibCall::UnmodelledThreads => return Err(self.unsupported(
+                        instr,
+                        &format!(
+                            "`{}` starts a thread concord does not model (only pthread_create is)",
+                            callee.unwrap_or("?")
+                        ),
+                    )),
                     _ => {}
                 }
                 if let Some(&callee_idx) = callee.and_then(|n| model.func_index.get(n)) {
@@ -377,7 +393,13 @@ impl Builder<'_> {
                     }
                 }
             }
-            let term_id = model.new_stmt(thread, Site::Term { finst: fid, block: b });
+            let term_id = model.new_stmt(
+                thread,
+                Site::Term {
+                    finst: fid,
+                    block: b,
+                },
+            );
             list.push(term_id);
             if let Some(dest) = block.term.try_get_result() {
                 model.finsts[fid].defs.insert(dest.clone(), term_id);
@@ -414,7 +436,11 @@ impl Builder<'_> {
             ));
         }
         let in_loop = self.in_loop(model, finst, block);
-        let copies = if in_loop { self.opts.thread_loop_bound } else { 1 };
+        let copies = if in_loop {
+            self.opts.thread_loop_bound
+        } else {
+            1
+        };
         for instance in 0..copies {
             self.pending.push_back(PendingThread {
                 parent,
@@ -436,9 +462,15 @@ impl Builder<'_> {
             if self.cyclic(model, func).contains(&b) {
                 return true;
             }
-            let Some(caller) = model.finsts[f].caller else { return false };
+            let Some(caller) = model.finsts[f].caller else {
+                return false;
+            };
             match model.stmts[caller as usize].site {
-                Site::Instr { finst: cf, block: cb, .. } if model.finsts[cf].thread == model.finsts[f].thread => {
+                Site::Instr {
+                    finst: cf,
+                    block: cb,
+                    ..
+                } if model.finsts[cf].thread == model.finsts[f].thread => {
                     f = cf;
                     b = cb;
                 }
@@ -450,8 +482,12 @@ impl Builder<'_> {
     fn cyclic(&mut self, model: &ProgramModel<'_>, func: usize) -> &HashSet<usize> {
         self.cyclic_blocks.entry(func).or_insert_with(|| {
             let f = &model.module.functions[func];
-            let index: HashMap<&Name, usize> =
-                f.basic_blocks.iter().enumerate().map(|(i, b)| (&b.name, i)).collect();
+            let index: HashMap<&Name, usize> = f
+                .basic_blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (&b.name, i))
+                .collect();
             let mut g = DiGraph::<(), ()>::new();
             let nodes: Vec<_> = f.basic_blocks.iter().map(|_| g.add_node(())).collect();
             let mut self_loops = HashSet::new();
