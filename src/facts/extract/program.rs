@@ -371,13 +371,15 @@ impl Builder<'_> {
                     LibCall::ThreadCreate => {
                         self.schedule_threads(model, id, call, thread, fid, b)?
                     }
-                    LibCall::UnmodelledThreads => return Err(self.unsupported(
-                        instr,
-                        &format!(
+                    LibCall::UnmodelledThreads => {
+                        return Err(self.unsupported(
+                            instr,
+                            &format!(
                             "`{}` starts a thread concord does not model (only pthread_create is)",
                             callee.unwrap_or("?")
                         ),
-                    )),
+                        ))
+                    }
                     _ => {}
                 }
                 if let Some(&callee_idx) = callee.and_then(|n| model.func_index.get(n)) {
