@@ -25,21 +25,35 @@ fn main() {
     println!("concord facts benchmark: best of {repeats} runs per program (compile = clang-14 + opt-14 + llvm-ir load)");
     println!(
         "{:<36} {:>3} {:>10} {:>10} {:>6} {:>7} {:>6} {:>7} {:>7} {:>7}",
-        "program", "ver", "compile", "extract", "stmts", "threads", "events", "po", "mayacc", "facts"
+        "program",
+        "ver",
+        "compile",
+        "extract",
+        "stmts",
+        "threads",
+        "events",
+        "po",
+        "mayacc",
+        "facts"
     );
     let (mut total_compile, mut total_extract) = (Duration::ZERO, Duration::ZERO);
     let (mut total_facts, mut total_stmts, mut programs) = (0usize, 0usize, 0usize);
     for case in &cases {
         for version in ["v1", "v2"] {
-            let src = root.join("bench-programs").join(case).join(format!("{version}.c"));
+            let src = root
+                .join("bench-programs")
+                .join(case)
+                .join(format!("{version}.c"));
             let mut best_compile = Duration::MAX;
             let mut best_extract = Duration::MAX;
             let mut last = None;
             for _ in 0..repeats.max(1) {
                 let t0 = Instant::now();
-                let program = load_program(&src, &CompileOptions::default()).expect("bench program compiles");
+                let program =
+                    load_program(&src, &CompileOptions::default()).expect("bench program compiles");
                 let t1 = Instant::now();
-                let facts = extract(&program, &ExtractOptions::default()).expect("bench program extracts");
+                let facts =
+                    extract(&program, &ExtractOptions::default()).expect("bench program extracts");
                 let t2 = Instant::now();
                 best_compile = best_compile.min(t1 - t0);
                 best_extract = best_extract.min(t2 - t1);

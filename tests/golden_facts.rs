@@ -14,7 +14,11 @@ use std::path::Path;
 fn golden_facts_match_fresh_extraction() {
     let root = repo_root();
     let cases = bench_cases();
-    assert!(cases.len() >= 24, "bench-programs/ must hold at least 24 pairs, found {}", cases.len());
+    assert!(
+        cases.len() >= 24,
+        "bench-programs/ must hold at least 24 pairs, found {}",
+        cases.len()
+    );
     let bless = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut mismatches = Vec::new();
     for case in &cases {
@@ -23,7 +27,8 @@ fn golden_facts_match_fresh_extraction() {
             let src = format!("bench-programs/{case}/{version}.c");
             let program = load_program(Path::new(&src), &CompileOptions::default())
                 .unwrap_or_else(|e| panic!("{src}: {e}"));
-            let facts = extract(&program, &ExtractOptions::default()).unwrap_or_else(|e| panic!("{src}: {e}"));
+            let facts = extract(&program, &ExtractOptions::default())
+                .unwrap_or_else(|e| panic!("{src}: {e}"));
             let golden = root.join("facts").join(case).join(version);
             if bless {
                 let _ = std::fs::remove_dir_all(&golden);
