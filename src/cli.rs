@@ -44,6 +44,9 @@ pub enum Command {
     Facts(FactsArgs),
     /// Print the facts schema (the text of docs/facts.md).
     Schema,
+    /// Show which statements a patch added, deleted, modified or moved (Δdiff).
+    #[command(after_help = EXIT_CODES)]
+    Changes(ChangesArgs),
 }
 
 /// How to compile and model a program.
@@ -116,6 +119,54 @@ pub struct FactsArgs {
     pub input: InputArgs,
 }
 
+#[derive(Args, Debug)]
+pub struct ChangesArgs {
+    /// The old version: a program (.c, .ll, .bc) or a fact directory.
+    pub old: PathBuf,
+    /// The new version: a program or a fact directory.
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextOrJson {
+    Text,
+    Json,
+}
+
+/// One version as the analyses see it: facts plus its source text, if found.
+pub struct LoadedVersion {
+    pub facts: facts::FactSet,
+    pub source: Option<String>,
+    pub label: String,
+}
+
+/// Load a version from a program or a fact directory written by `concord facts`.
+pub fn load_version(path: &std::path::Path, input: &InputArgs) -> Result<LoadedVersion> {
+    let facts = if facts::io::is_fact_dir(path) {
+        facts::io::read_dir(path)?
+    } else {
+        extract_program(path, input)?
+    };
+    // The source named in the manifest (a fact directory may have moved away from it).
+    let source_path = if path.extension().is_some_and(|e| e == "c") {
+        Some(path.to_path_buf())
+    } else {
+        let named = PathBuf::from(&facts.manifest.input);
+        named.extension().is_some_and(|e| e == "c").then_some(named)
+    };
+    let source = source_path.and_then(|p| std::fs::read_to_string(p).ok());
+    Ok(LoadedVersion {
+        facts,
+        source,
+        label: path.display().to_string(),
+    })
+}
+
 /// Load and extract a program's facts (shared by every subcommand).
 pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
     let program = frontend::load_program(path, &input.compile_options())?;
@@ -147,6 +198,30 @@ fn run_facts(args: &FactsArgs, quiet: bool) -> Result<i32> {
     Ok(exit::OK)
 }
 
+fn run_changes(args: &ChangesArgs) -> Result<i32> {
+    let old = load_version(&args.old, &args.input)?;
+    let new = load_version(&args.new, &args.input)?;
+    let m = crate::versions::match_versions(
+        &crate::versions::Version {
+            facts: &old.facts,
+            source: old.source.as_deref(),
+        },
+        &crate::versions::Version {
+            facts: &new.facts,
+            source: new.source.as_deref(),
+        },
+    );
+    match args.format {
+        TextOrJson::Json => emit(&(crate::report::changes_json(&m, &old, &new) + "\n")),
+        TextOrJson::Text => emit(&crate::report::changes_text(&m, &old, &new)),
+    }
+    Ok(if m.changes.is_empty() {
+        exit::OK
+    } else {
+        exit::FINDINGS
+    })
+}
+
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -161,14 +236,29 @@ pub fn main() -> i32 {
     };
     let result = match &cli.command {
         Command::Facts(args) => run_facts(args, cli.quiet),
+        Command::Changes(args) => run_changes(args),
         Command::Schema => {
-            print!("{}", facts::schema::schema_markdown());
+            emit(&facts::schema::schema_markdown());
             Ok(exit::OK)
         }
     };
     match result {
         Ok(code) => code,
         Err(e) => report_error(&e),
+    }
+}
+
+/// Write results to stdout. A reader that closed the pipe early (`| head`)
+/// is not an error: stop quietly.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        std::process::exit(exit::OK);
     }
 }
 

@@ -8,3 +8,5 @@ pub mod cli;
 pub mod error;
 pub mod facts;
 pub mod frontend;
+pub mod report;
+pub mod versions;

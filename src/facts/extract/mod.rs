@@ -758,7 +758,7 @@ fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
                 function,
                 thread: stmt.thread,
                 kind,
-                text: shorten(&text, 160),
+                text: shorten(&text, 1000),
             }
         })
         .collect()

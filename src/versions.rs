@@ -1,0 +1,536 @@
+//! Matching two versions of a program: Δdiff (statements added, deleted,
+//! modified, moved) and Δmap (old statement → new statement).
+//!
+//! 1. A source-line diff (Myers, `similar`) maps unchanged lines; a deleted
+//!    line whose text reappears once among the inserted lines is *moved*.
+//! 2. Statements are matched within the same thread (by start function and
+//!    instance) and function, k-th occurrence to k-th occurrence, so a
+//!    function cloned into several contexts still lines up.
+//! 3. On unchanged and moved lines, statements pair by kind and normalised
+//!    text (local value names removed, so renamed locals and renumbered
+//!    temporaries do not count as changes).
+//! 4. What remains (statements on changed lines, statements without a line)
+//!    is aligned instruction by instruction with a diff of normalised texts;
+//!    leftovers of the same kind pair as *modified*, the rest are added or
+//!    deleted. Without debug information this step alone matches the IR.
+
+use crate::facts::{FactSet, StatementInfo};
+use serde::Serialize;
+use similar::{capture_diff_slices, Algorithm, DiffTag};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Added,
+    Deleted,
+    Modified,
+    Moved,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Moved => "moved",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub old: Option<u32>,
+    pub new: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchMethod {
+    /// Source lines through debug locations, refined per instruction.
+    SourceLines,
+    /// No source text: the IR alone.
+    IrOnly,
+}
+
+#[derive(Debug, Clone)]
+pub struct VersionMatch {
+    /// Δdiff.
+    pub changes: Vec<Change>,
+    /// Δmap: every old statement that has a counterpart (unchanged, moved or
+    /// modified) → that counterpart.
+    pub map: BTreeMap<u32, u32>,
+    /// Old source line → new source line for unchanged and moved lines.
+    pub line_map: BTreeMap<u32, u32>,
+    pub method: MatchMethod,
+}
+
+impl VersionMatch {
+    pub fn changed_old(&self) -> BTreeSet<u32> {
+        self.changes.iter().filter_map(|c| c.old).collect()
+    }
+    pub fn changed_new(&self) -> BTreeSet<u32> {
+        self.changes.iter().filter_map(|c| c.new).collect()
+    }
+    /// Old statements with an unchanged counterpart.
+    pub fn unchanged(&self) -> BTreeMap<u32, u32> {
+        let changed = self.changed_old();
+        self.map
+            .iter()
+            .filter(|(o, _)| !changed.contains(o))
+            .map(|(&o, &n)| (o, n))
+            .collect()
+    }
+}
+
+/// One version: its facts and, when available, the text of its main source file.
+pub struct Version<'a> {
+    pub facts: &'a FactSet,
+    pub source: Option<&'a str>,
+}
+
+/// Replace local value names (`%x`, `%12`, `%"a b"`) so that renamed
+/// locals and renumbered temporaries compare equal.
+pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            if chars.peek() == Some(&'"') {
+                chars.next();
+                for d in chars.by_ref() {
+                    if d == '"' {
+                        break;
+                    }
+                }
+            } else {
+                while chars.peek().is_some_and(|d| {
+                    d.is_ascii_alphanumeric() || matches!(d, '_' | '.' | '-' | '$')
+                }) {
+                    chars.next();
+                }
+            }
+            // Struct type names (%struct.S) are types, not locals: keep them.
+            out.push_str("%_");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Replace the 32-bit constant equal to the statement's own line (what
+/// `__LINE__` expands to) with a placeholder.
+fn without_line_number(text: &str, line: u32) -> String {
+    let token = format!("i32 {line}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find(&token) {
+        let after = &rest[pos + token.len()..];
+        out.push_str(&rest[..pos]);
+        if after.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push_str(&token);
+        } else {
+            out.push_str("i32 __LINE__");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_substantive(line: &str) -> bool {
+    line.chars().any(|c| c.is_ascii_alphanumeric())
+}
+
+/// Unchanged lines and moved lines between two source texts (1-based).
+fn line_correspondence(old: &str, new: &str) -> (BTreeMap<u32, u32>, BTreeMap<u32, u32>) {
+    let old_lines: Vec<&str> = old.lines().map(str::trim).collect();
+    let new_lines: Vec<&str> = new.lines().map(str::trim).collect();
+    let mut equal = BTreeMap::new();
+    let mut deleted: Vec<usize> = Vec::new();
+    let mut inserted: Vec<usize> = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, o, n) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => {
+                for (a, b) in o.zip(n) {
+                    equal.insert(a as u32 + 1, b as u32 + 1);
+                }
+            }
+            DiffTag::Delete => deleted.extend(o),
+            DiffTag::Insert => inserted.extend(n),
+            DiffTag::Replace => {
+                deleted.extend(o);
+                inserted.extend(n);
+            }
+        }
+    }
+    let count = |lines: &[&str], idx: &[usize]| -> HashMap<String, Vec<usize>> {
+        let mut m: HashMap<String, Vec<usize>> = HashMap::new();
+        for &i in idx {
+            if is_substantive(lines[i]) {
+                m.entry(lines[i].to_string()).or_default().push(i);
+            }
+        }
+        m
+    };
+    let del = count(&old_lines, &deleted);
+    let ins = count(&new_lines, &inserted);
+    let mut moved = BTreeMap::new();
+    for (text, olds) in &del {
+        if let (1, Some(news)) = (olds.len(), ins.get(text)) {
+            if news.len() == 1 {
+                moved.insert(olds[0] as u32 + 1, news[0] as u32 + 1);
+            }
+        }
+    }
+    (equal, moved)
+}
+
+/// Threads correspond by start function, instance, and order of appearance.
+fn thread_keys(facts: &FactSet) -> HashMap<u32, (String, u32, u32)> {
+    let mut seen: HashMap<(String, u32), u32> = HashMap::new();
+    facts
+        .threads
+        .iter()
+        .map(|t| {
+            let n = seen.entry((t.function.clone(), t.instance)).or_insert(0);
+            let key = (t.function.clone(), t.instance, *n);
+            *n += 1;
+            (t.id, key)
+        })
+        .collect()
+}
+
+type GroupKey = ((String, u32, u32), String);
+
+fn groups(facts: &FactSet) -> BTreeMap<GroupKey, Vec<&StatementInfo>> {
+    let keys = thread_keys(facts);
+    let mut g: BTreeMap<GroupKey, Vec<&StatementInfo>> = BTreeMap::new();
+    for s in &facts.statements {
+        let tk = keys.get(&s.thread).cloned().unwrap_or_default();
+        g.entry((tk, s.function.clone())).or_default().push(s);
+    }
+    g
+}
+
+pub fn match_versions(old: &Version<'_>, new: &Version<'_>) -> VersionMatch {
+    let (equal, moved, method) = match (old.source, new.source) {
+        (Some(a), Some(b)) => {
+            let (e, m) = line_correspondence(a, b);
+            (e, m, MatchMethod::SourceLines)
+        }
+        _ => (BTreeMap::new(), BTreeMap::new(), MatchMethod::IrOnly),
+    };
+    let mut changes = Vec::new();
+    let mut map = BTreeMap::new();
+    let old_groups = groups(old.facts);
+    let new_groups = groups(new.facts);
+    let empty: Vec<&StatementInfo> = Vec::new();
+    let keys: BTreeSet<&GroupKey> = old_groups.keys().chain(new_groups.keys()).collect();
+    for key in keys {
+        let os = old_groups.get(key).unwrap_or(&empty);
+        let ns = new_groups.get(key).unwrap_or(&empty);
+        match_group(os, ns, &equal, &moved, method, &mut changes, &mut map);
+    }
+    let mut line_map = equal;
+    line_map.extend(moved);
+    pair_across_contexts(old, new, &line_map, &mut changes, &mut map);
+    changes.sort();
+    VersionMatch {
+        changes,
+        map,
+        line_map,
+        method,
+    }
+}
+
+/// A statement that left one thread or call context for another (a call
+/// moved from a worker into main, say) is deleted in one group and added in
+/// another. Pair such leftovers when function, instruction and line agree.
+fn pair_across_contexts(
+    old: &Version<'_>,
+    new: &Version<'_>,
+    line_map: &BTreeMap<u32, u32>,
+    changes: &mut Vec<Change>,
+    map: &mut BTreeMap<u32, u32>,
+) {
+    if line_map.is_empty() {
+        return;
+    }
+    let key = |s: &StatementInfo, line: u32| {
+        (s.function.clone(), s.kind.clone(), line, normalise(&s.text))
+    };
+    let mut added: HashMap<(String, String, u32, String), Vec<usize>> = HashMap::new();
+    for (k, c) in changes.iter().enumerate() {
+        if let (ChangeKind::Added, Some(n)) = (c.kind, c.new) {
+            if let Some(s) = new.facts.statement(n) {
+                added.entry(key(s, s.line)).or_default().push(k);
+            }
+        }
+    }
+    let mut rewrite: Vec<(usize, usize)> = Vec::new();
+    for (k, c) in changes.iter().enumerate() {
+        let (ChangeKind::Deleted, Some(o)) = (c.kind, c.old) else {
+            continue;
+        };
+        let Some(s) = old.facts.statement(o) else {
+            continue;
+        };
+        let Some(&target) = line_map.get(&s.line) else {
+            continue;
+        };
+        if let Some(list) = added.get_mut(&key(s, target)) {
+            if !list.is_empty() {
+                rewrite.push((k, list.remove(0)));
+            }
+        }
+    }
+    let mut drop: BTreeSet<usize> = BTreeSet::new();
+    for (del, add) in rewrite {
+        let (o, n) = (changes[del].old, changes[add].new);
+        map.insert(o.expect("deleted has old"), n.expect("added has new"));
+        changes[del] = Change {
+            kind: ChangeKind::Moved,
+            old: o,
+            new: n,
+        };
+        drop.insert(add);
+    }
+    let mut k = 0;
+    changes.retain(|_| {
+        k += 1;
+        !drop.contains(&(k - 1))
+    });
+}
+
+fn match_group(
+    os: &[&StatementInfo],
+    ns: &[&StatementInfo],
+    equal: &BTreeMap<u32, u32>,
+    moved: &BTreeMap<u32, u32>,
+    method: MatchMethod,
+    changes: &mut Vec<Change>,
+    map: &mut BTreeMap<u32, u32>,
+) {
+    let norm_o: Vec<String> = os
+        .iter()
+        .map(|s| format!("{} {}", s.kind, normalise(&s.text)))
+        .collect();
+    let norm_n: Vec<String> = ns
+        .iter()
+        .map(|s| format!("{} {}", s.kind, normalise(&s.text)))
+        .collect();
+    let mut used_o = vec![false; os.len()];
+    let mut used_n = vec![false; ns.len()];
+    let new_lines_fixed: BTreeSet<u32> = equal.values().chain(moved.values()).copied().collect();
+
+    if method == MatchMethod::SourceLines {
+        // Statements on unchanged or moved lines.
+        let mut by_line: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (j, s) in ns.iter().enumerate() {
+            by_line.entry(s.line).or_default().push(j);
+        }
+        for (i, s) in os.iter().enumerate() {
+            if s.line == 0 {
+                continue;
+            }
+            let (target, is_move) = match (equal.get(&s.line), moved.get(&s.line)) {
+                (Some(&l), _) => (l, false),
+                (None, Some(&l)) => (l, true),
+                _ => continue,
+            };
+            let candidates = by_line.get(&target).cloned().unwrap_or_default();
+            // The source line is the same text, so `__LINE__` (as in assert)
+            // is the one constant allowed to differ.
+            let own_o = without_line_number(&norm_o[i], s.line);
+            let exact = candidates
+                .iter()
+                .copied()
+                .find(|&j| !used_n[j] && without_line_number(&norm_n[j], ns[j].line) == own_o);
+            let same_kind = || {
+                candidates
+                    .iter()
+                    .copied()
+                    .find(|&j| !used_n[j] && ns[j].kind == s.kind)
+            };
+            let (j, identical) = match exact {
+                Some(j) => (j, true),
+                None => match same_kind() {
+                    Some(j) => (j, false),
+                    None => continue,
+                },
+            };
+            used_o[i] = true;
+            used_n[j] = true;
+            map.insert(s.id, ns[j].id);
+            let kind = if is_move {
+                Some(ChangeKind::Moved)
+            } else if !identical {
+                Some(ChangeKind::Modified)
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                changes.push(Change {
+                    kind,
+                    old: Some(s.id),
+                    new: Some(ns[j].id),
+                });
+            }
+        }
+        // A new statement on an unchanged line that nothing matched is new
+        // (e.g. an extra call spliced into an existing line).
+        for (j, s) in ns.iter().enumerate() {
+            if !used_n[j] && s.line != 0 && new_lines_fixed.contains(&s.line) {
+                used_n[j] = true;
+                changes.push(Change {
+                    kind: ChangeKind::Added,
+                    old: None,
+                    new: Some(s.id),
+                });
+            }
+        }
+        for (i, s) in os.iter().enumerate() {
+            if !used_o[i]
+                && s.line != 0
+                && (equal.contains_key(&s.line) || moved.contains_key(&s.line))
+            {
+                used_o[i] = true;
+                changes.push(Change {
+                    kind: ChangeKind::Deleted,
+                    old: Some(s.id),
+                    new: None,
+                });
+            }
+        }
+    }
+
+    // Anchors: statements matched on unchanged lines. A text match found
+    // below counts as unchanged only if it sits between the same anchors
+    // in both versions; otherwise it moved.
+    let new_index: HashMap<u32, usize> = ns.iter().enumerate().map(|(j, s)| (s.id, j)).collect();
+    let anchor_of_o: Vec<Option<usize>> = (0..os.len())
+        .map(|i| {
+            if !used_o[i] {
+                return None;
+            }
+            map.get(&os[i].id).and_then(|n| new_index.get(n)).copied()
+        })
+        .collect();
+    let prev_anchor_o = |i: usize| (0..i).rev().find_map(|k| anchor_of_o[k]);
+    let anchored_n: BTreeSet<usize> = anchor_of_o.iter().flatten().copied().collect();
+    let prev_anchor_n = |j: usize| (0..j).rev().find(|k| anchored_n.contains(k));
+
+    // The rest: align by normalised instruction text.
+    let rest_o: Vec<usize> = (0..os.len()).filter(|&i| !used_o[i]).collect();
+    let rest_n: Vec<usize> = (0..ns.len()).filter(|&j| !used_n[j]).collect();
+    let seq_o: Vec<&str> = rest_o.iter().map(|&i| norm_o[i].as_str()).collect();
+    let seq_n: Vec<&str> = rest_n.iter().map(|&j| norm_n[j].as_str()).collect();
+    let mut left_o = Vec::new();
+    let mut left_n = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, &seq_o, &seq_n) {
+        let (tag, o, n) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            for (a, b) in o.zip(n) {
+                let (i, j) = (rest_o[a], rest_n[b]);
+                map.insert(os[i].id, ns[j].id);
+                let in_place =
+                    method == MatchMethod::IrOnly || prev_anchor_o(i) == prev_anchor_n(j);
+                if !in_place {
+                    changes.push(Change {
+                        kind: ChangeKind::Moved,
+                        old: Some(os[i].id),
+                        new: Some(ns[j].id),
+                    });
+                }
+            }
+        } else {
+            left_o.extend(o.map(|a| rest_o[a]));
+            left_n.extend(n.map(|b| rest_n[b]));
+        }
+    }
+    // Leftovers of the same kind pair up in order as modifications.
+    let mut taken_n = vec![false; left_n.len()];
+    for &i in &left_o {
+        let partner = left_n
+            .iter()
+            .enumerate()
+            .find(|(k, &j)| !taken_n[*k] && ns[j].kind == os[i].kind)
+            .map(|(k, &j)| (k, j));
+        match partner {
+            Some((k, j)) => {
+                taken_n[k] = true;
+                map.insert(os[i].id, ns[j].id);
+                changes.push(Change {
+                    kind: ChangeKind::Modified,
+                    old: Some(os[i].id),
+                    new: Some(ns[j].id),
+                });
+            }
+            None => changes.push(Change {
+                kind: ChangeKind::Deleted,
+                old: Some(os[i].id),
+                new: None,
+            }),
+        }
+    }
+    for (k, &j) in left_n.iter().enumerate() {
+        if !taken_n[k] {
+            changes.push(Change {
+                kind: ChangeKind::Added,
+                old: None,
+                new: Some(ns[j].id),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalise_removes_local_names_but_keeps_globals() {
+        assert_eq!(
+            normalise("%x.addr = load i32, i32* @g, align 4"),
+            normalise("%7 = load i32, i32* @g, align 4")
+        );
+        assert_ne!(normalise("load i32* @g"), normalise("load i32* @h"));
+    }
+
+    #[test]
+    fn only_the_own_line_number_is_neutralised() {
+        assert_eq!(
+            without_line_number("call f(i32 9, i32 90)", 9),
+            "call f(i32 __LINE__, i32 90)"
+        );
+        assert_eq!(
+            without_line_number("call f(i32 9)", 9),
+            without_line_number("call f(i32 11)", 11)
+        );
+        assert_ne!(
+            without_line_number("call f(i32 9)", 9),
+            without_line_number("call f(i32 10)", 11)
+        );
+    }
+
+    #[test]
+    fn blank_lines_shift_but_do_not_change() {
+        let (eq, moved) = line_correspondence("a = 1;\nb = 2;\n", "\n\na = 1;\nb = 2;\n");
+        assert_eq!(eq.get(&1), Some(&3));
+        assert_eq!(eq.get(&2), Some(&4));
+        assert!(moved.is_empty());
+    }
+
+    #[test]
+    fn a_moved_line_is_recognised() {
+        let (eq, moved) =
+            line_correspondence("x = 1;\ny = 2;\nz = 3;\n", "y = 2;\nz = 3;\nx = 1;\n");
+        assert_eq!(moved.get(&1), Some(&3));
+        assert_eq!(eq.get(&2), Some(&1));
+    }
+}
