@@ -204,10 +204,13 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let is_shared =
         |c: LocId| shared_objs.contains(&pt.locs[c as usize].obj) && !sync_cells.contains(&c);
 
-    // Initial values of globals: one pseudo-write per global, of all its cells.
+    // Initial values of globals: one pseudo-write per global, of its cells
+    // that some statement reads or writes (an unused global, or a mutex
+    // never locked, has no initial value worth a fact).
+    let touched: BTreeSet<LocId> = acc.reads.values().chain(acc.writes.values()).flatten().copied().collect();
     for &s in &model.init_stmts {
         if let Site::Init { global } = model.stmts[s as usize].site {
-            let cells: Vec<LocId> = pt.cells_of(&Obj::Global(global)).to_vec();
+            let cells = pt.cells_of(&Obj::Global(global)).iter().copied().filter(|c| touched.contains(c));
             acc.writes.entry(s).or_default().extend(cells);
         }
     }
