@@ -207,10 +207,20 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     // Initial values of globals: one pseudo-write per global, of its cells
     // that some statement reads or writes (an unused global, or a mutex
     // never locked, has no initial value worth a fact).
-    let touched: BTreeSet<LocId> = acc.reads.values().chain(acc.writes.values()).flatten().copied().collect();
+    let touched: BTreeSet<LocId> = acc
+        .reads
+        .values()
+        .chain(acc.writes.values())
+        .flatten()
+        .copied()
+        .collect();
     for &s in &model.init_stmts {
         if let Site::Init { global } = model.stmts[s as usize].site {
-            let cells = pt.cells_of(&Obj::Global(global)).iter().copied().filter(|c| touched.contains(c));
+            let cells = pt
+                .cells_of(&Obj::Global(global))
+                .iter()
+                .copied()
+                .filter(|c| touched.contains(c));
             acc.writes.entry(s).or_default().extend(cells);
         }
     }
