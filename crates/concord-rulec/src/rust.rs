@@ -126,7 +126,7 @@ fn input_fact_pushes(l: &Lowered, target: &dyn Fn(&LRel) -> String) -> String {
 pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
     let l = lowered(p);
     let mut s = interface(p, &l, "ascent");
-    let _ = writeln!(s, "#[inline(always)]\n#[allow(dead_code)]\nfn __val<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 {{ *b.borrow() }}\n");
+    let _ = writeln!(s, "#[inline(always)]\n#[allow(dead_code)]\nfn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 {{ *b.borrow() }}\n");
     let _ = writeln!(s, "::ascent::ascent! {{");
     let _ = writeln!(s, "    pub struct {struct_name};");
     for r in &l.rels {
@@ -150,7 +150,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
                 LItem::Neg(r, vs) => format!("!{}({})", l.rels[*r].snake, args_list(vs)),
                 LItem::Cmp(a, op, b) => {
                     let side = |x: &LArg| match x {
-                        LArg::Var(v) => format!("__val({v})"),
+                        LArg::Var(v) => format!("rulec_u32({v})"),
                         LArg::Const(c) => format!("{c}u32"),
                     };
                     format!("if {} {} {}", side(a), op.rust(), side(b))
