@@ -70,7 +70,9 @@
 //!
 //! [`to_souffle`] prints a clean Soufflé program; [`to_z3_fixedpoint`] plus
 //! [`z3_facts`] and [`z3_queries`] (or [`z3_script`]) produce an SMT-LIB
-//! script for `z3` with `(set-option :fixedpoint.engine datalog)`.
+//! script for `z3` with `(set-option :fp.engine datalog)` (the fixedpoint
+//! engine's option module is called `fp` since Z3 4.8; older releases spelled
+//! it `fixedpoint.engine`).
 //!
 //! ## Lowering
 //!

@@ -56,14 +56,14 @@ fn interface(p: &CheckedProgram, l: &Lowered, engine: &str) -> String {
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "/// Input facts: one field per `.input` relation, one tuple per row.");
-    let _ = writeln!(s, "#[derive(Debug, Clone, Default, PartialEq, Eq)]");
+    let _ = writeln!(s, "#[allow(dead_code)]\n#[derive(Debug, Clone, Default, PartialEq, Eq)]");
     let _ = writeln!(s, "pub struct Input {{");
     for r in &ins {
         let _ = writeln!(s, "    pub {}: ::std::vec::Vec<{}>,", r.snake, tuple_ty(r.arity));
     }
     let _ = writeln!(s, "}}\n");
     let _ = writeln!(s, "/// Results: one field per `.output` relation, sorted and without duplicates.");
-    let _ = writeln!(s, "#[derive(Debug, Clone, Default, PartialEq, Eq)]");
+    let _ = writeln!(s, "#[allow(dead_code)]\n#[derive(Debug, Clone, Default, PartialEq, Eq)]");
     let _ = writeln!(s, "pub struct Output {{");
     for r in &outs {
         let _ = writeln!(s, "    pub {}: ::std::vec::Vec<{}>,", r.snake, tuple_ty(r.arity));
@@ -71,11 +71,11 @@ fn interface(p: &CheckedProgram, l: &Lowered, engine: &str) -> String {
     let _ = writeln!(s, "}}\n");
     let table = |rs: &[&LRel]| rs.iter().map(|r| format!("(\"{}\", {})", r.name, r.arity)).collect::<Vec<_>>().join(", ");
     let _ = writeln!(s, "/// `(name, arity)` of every `.input` relation, in declaration order.");
-    let _ = writeln!(s, "pub const INPUT_RELATIONS: &[(&str, usize)] = &[{}];", table(&ins));
+    let _ = writeln!(s, "#[allow(dead_code)]\npub const INPUT_RELATIONS: &[(&str, usize)] = &[{}];", table(&ins));
     let _ = writeln!(s, "/// `(name, arity)` of every `.output` relation, in declaration order.");
-    let _ = writeln!(s, "pub const OUTPUT_RELATIONS: &[(&str, usize)] = &[{}];\n", table(&outs));
+    let _ = writeln!(s, "#[allow(dead_code)]\npub const OUTPUT_RELATIONS: &[(&str, usize)] = &[{}];\n", table(&outs));
 
-    let _ = writeln!(s, "impl Input {{");
+    let _ = writeln!(s, "#[allow(dead_code)]\nimpl Input {{");
     let _ = writeln!(s, "    /// Appends `row` to the input relation named `relation` (its name in the rules).");
     let _ = writeln!(s, "    pub fn push_row(&mut self, relation: &str, row: &[u32]) -> ::std::result::Result<(), ::std::string::String> {{");
     let _ = writeln!(s, "        match relation {{");
@@ -91,7 +91,7 @@ fn interface(p: &CheckedProgram, l: &Lowered, engine: &str) -> String {
     let _ = writeln!(s, "            other => Err(format!(\"`{{other}}` is not an input relation\")),");
     let _ = writeln!(s, "        }}\n    }}\n}}\n");
 
-    let _ = writeln!(s, "impl Output {{");
+    let _ = writeln!(s, "#[allow(dead_code)]\nimpl Output {{");
     let _ = writeln!(s, "    /// Rows of the output relation named `relation`, or `None` if there is no such output.");
     let _ = writeln!(s, "    pub fn rows(&self, relation: &str) -> ::std::option::Option<::std::vec::Vec<::std::vec::Vec<u32>>> {{");
     let _ = writeln!(s, "        match relation {{");
@@ -162,7 +162,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
     let _ = writeln!(s, "}}\n");
 
     let _ = writeln!(s, "/// Evaluates the rules on `input` with the ascent engine.");
-    let _ = writeln!(s, "pub fn run(input: &Input) -> Output {{");
+    let _ = writeln!(s, "#[allow(dead_code)]\npub fn run(input: &Input) -> Output {{");
     let _ = writeln!(s, "    let mut input = input.clone();");
     s.push_str(&input_fact_pushes(&l, &|r| format!("input.{}", r.snake)));
     let _ = writeln!(s, "    let mut prog = {struct_name}::default();");
@@ -219,9 +219,13 @@ pub fn to_crepe(p: &CheckedProgram, mod_name: &str) -> String {
     }
     let _ = writeln!(s, "}}\n");
     let _ = writeln!(s, "/// Evaluates the rules on `input` with the crepe engine.");
-    let _ = writeln!(s, "pub fn run(input: &Input) -> Output {{");
-    let _ = writeln!(s, "    let mut input = input.clone();");
-    s.push_str(&input_fact_pushes(&l, &|r| format!("input.{}", r.snake)));
+    let _ = writeln!(s, "#[allow(dead_code)]\npub fn run(input: &Input) -> Output {{");
+    let pushes = input_fact_pushes(&l, &|r| format!("input.{}", r.snake));
+    if !pushes.is_empty() {
+        let _ = writeln!(s, "    let mut input = input.clone();");
+        s.push_str(&pushes);
+        let _ = writeln!(s, "    let input = &input;");
+    }
     let _ = writeln!(s, "    let mut runtime = Crepe::new();");
     for r in l.rels.iter().filter(|r| r.kind == RelKind::Input) {
         let pat = tuple_pat(r.arity);

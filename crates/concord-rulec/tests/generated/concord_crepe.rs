@@ -10,6 +10,7 @@ pub mod concord_crepe {
 //   5: rank3_may
 
 /// Input facts: one field per `.input` relation, one tuple per row.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Input {
     pub stmt_thread: ::std::vec::Vec<(u32, u32)>,
@@ -38,6 +39,7 @@ pub struct Input {
 }
 
 /// Results: one field per `.output` relation, sorted and without duplicates.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Output {
     pub hb_event: ::std::vec::Vec<(u32,)>,
@@ -54,10 +56,13 @@ pub struct Output {
 }
 
 /// `(name, arity)` of every `.input` relation, in declaration order.
+#[allow(dead_code)]
 pub const INPUT_RELATIONS: &[(&str, usize)] = &[("stmt_thread", 2), ("po_next", 2), ("po", 2), ("dom", 2), ("postdom", 2), ("thread_create", 3), ("thread_join", 3), ("mutex_lock", 2), ("mutex_unlock", 2), ("mutex_trylock", 2), ("cond_wait", 3), ("cond_signal", 2), ("cond_broadcast", 2), ("cond_wait_guarded", 2), ("cond_signal_flagged", 2), ("busy_wait", 3), ("shared_read", 2), ("shared_write", 2), ("in_critical_section", 3), ("same_critical_section", 3), ("diff_critical_section", 3), ("def_use", 2), ("control_dep", 2)];
 /// `(name, arity)` of every `.output` relation, in declaration order.
+#[allow(dead_code)]
 pub const OUTPUT_RELATIONS: &[(&str, usize)] = &[("hb_event", 1), ("hb_must", 2), ("hb_may", 2), ("rf_covered_store", 2), ("rf_covered_load", 2), ("rf_no", 2), ("rf_may", 2), ("rank2_no", 4), ("rank2_may", 4), ("rank3_no", 6), ("rank3_may", 6)];
 
+#[allow(dead_code)]
 impl Input {
     /// Appends `row` to the input relation named `relation` (its name in the rules).
     pub fn push_row(&mut self, relation: &str, row: &[u32]) -> ::std::result::Result<(), ::std::string::String> {
@@ -90,6 +95,7 @@ impl Input {
     }
 }
 
+#[allow(dead_code)]
 impl Output {
     /// Rows of the output relation named `relation`, or `None` if there is no such output.
     pub fn rows(&self, relation: &str) -> ::std::option::Option<::std::vec::Vec<::std::vec::Vec<u32>>> {
@@ -282,6 +288,8 @@ impl Output {
     Rank2No(v_w1, v_r, v_w2, v_r) <- RfMay(v_w1, v_r), !AuxNeg0Po(v_r), RfMay(v_w2, v_r), (v_w1 != v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_must(R1, W2), hb_must(R2, W1).
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), HbMust(v_r1, v_w2), HbMust(v_r2, v_w1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_must(R2, W1).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), HbMust(v_r2, v_w1);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, M, LB), in_critical_section(R2, M, LB), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), LA != LB, !po(LA, LA), !po(LB, LB).
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), InCriticalSection(v_w1, v_m, v_lb), !AuxNeg2Po(v_lb), InCriticalSection(v_r2, v_m, v_lb), InCriticalSection(v_r1, v_m, v_la), (v_la != v_lb), !AuxNeg1Po(v_la), InCriticalSection(v_w2, v_m, v_la);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), shared_read(R2, V), shared_write(W3, V), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), postdom(R1, W3), in_critical_section(R2, M, LA), LA != LB, W2 != W3, hb_must(W2, W3).
@@ -315,8 +323,8 @@ impl Output {
 }
 
 /// Evaluates the rules on `input` with the crepe engine.
+#[allow(dead_code)]
 pub fn run(input: &Input) -> Output {
-    let mut input = input.clone();
     let mut runtime = Crepe::new();
     runtime.extend(input.stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(input.po_next.iter().map(|&(a0, a1)| PoNext(a0, a1)));
