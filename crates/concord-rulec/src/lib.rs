@@ -53,7 +53,8 @@
 //! pub struct Output { pub hb_must: Vec<(u32, u32)>, /* one per .output, sorted, deduplicated */ }
 //! pub const INPUT_RELATIONS: &[(&str, usize)];   // (name, arity), declaration order
 //! pub const OUTPUT_RELATIONS: &[(&str, usize)];
-//! impl Input  { pub fn push_row(&mut self, relation: &str, row: &[u32]) -> Result<(), String>; }
+//! impl Input  { pub fn push_row(&mut self, relation: &str, row: &[u32]) -> Result<(), String>;
+//!               pub fn rows(&self, relation: &str) -> Option<Vec<Vec<u32>>>; }
 //! impl Output { pub fn rows(&self, relation: &str) -> Option<Vec<Vec<u32>>>; }
 //! pub fn run(input: &Input) -> Output;
 //! ```

@@ -89,6 +89,16 @@ fn interface(p: &CheckedProgram, l: &Lowered, engine: &str) -> String {
         );
     }
     let _ = writeln!(s, "            other => Err(format!(\"`{{other}}` is not an input relation\")),");
+    let _ = writeln!(s, "        }}\n    }}\n");
+    let _ = writeln!(s, "    /// Rows of the input relation named `relation`, or `None` if there is no such input.");
+    let _ = writeln!(s, "    pub fn rows(&self, relation: &str) -> ::std::option::Option<::std::vec::Vec<::std::vec::Vec<u32>>> {{");
+    let _ = writeln!(s, "        match relation {{");
+    for r in &ins {
+        let pat = tuple_pat(r.arity);
+        let elems: Vec<String> = (0..r.arity).map(|i| format!("a{i}")).collect();
+        let _ = writeln!(s, "            \"{}\" => Some(self.{}.iter().map(|&{pat}| vec![{}]).collect()),", r.name, r.snake, elems.join(", "));
+    }
+    let _ = writeln!(s, "            _ => None,");
     let _ = writeln!(s, "        }}\n    }}\n}}\n");
 
     let _ = writeln!(s, "#[allow(dead_code)]\nimpl Output {{");

@@ -91,6 +91,36 @@ impl Input {
             other => Err(format!("`{other}` is not an input relation")),
         }
     }
+
+    /// Rows of the input relation named `relation`, or `None` if there is no such input.
+    pub fn rows(&self, relation: &str) -> ::std::option::Option<::std::vec::Vec<::std::vec::Vec<u32>>> {
+        match relation {
+            "stmt_thread" => Some(self.stmt_thread.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "po_next" => Some(self.po_next.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "po" => Some(self.po.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "dom" => Some(self.dom.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "postdom" => Some(self.postdom.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "thread_create" => Some(self.thread_create.iter().map(|&(a0, a1, a2)| vec![a0, a1, a2]).collect()),
+            "thread_join" => Some(self.thread_join.iter().map(|&(a0, a1, a2)| vec![a0, a1, a2]).collect()),
+            "mutex_lock" => Some(self.mutex_lock.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "mutex_unlock" => Some(self.mutex_unlock.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "mutex_trylock" => Some(self.mutex_trylock.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "cond_wait" => Some(self.cond_wait.iter().map(|&(a0, a1, a2)| vec![a0, a1, a2]).collect()),
+            "cond_signal" => Some(self.cond_signal.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "cond_broadcast" => Some(self.cond_broadcast.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "cond_wait_guarded" => Some(self.cond_wait_guarded.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "cond_signal_flagged" => Some(self.cond_signal_flagged.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "busy_wait" => Some(self.busy_wait.iter().map(|&(a0, a1, a2)| vec![a0, a1, a2]).collect()),
+            "shared_read" => Some(self.shared_read.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "shared_write" => Some(self.shared_write.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "in_critical_section" => Some(self.in_critical_section.iter().map(|&(a0, a1, a2)| vec![a0, a1, a2]).collect()),
+            "same_critical_section" => Some(self.same_critical_section.iter().map(|&(a0, a1, a2)| vec![a0, a1, a2]).collect()),
+            "diff_critical_section" => Some(self.diff_critical_section.iter().map(|&(a0, a1, a2)| vec![a0, a1, a2]).collect()),
+            "def_use" => Some(self.def_use.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "control_dep" => Some(self.control_dep.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            _ => None,
+        }
+    }
 }
 
 #[allow(dead_code)]

@@ -39,6 +39,15 @@ impl Input {
             other => Err(format!("`{other}` is not an input relation")),
         }
     }
+
+    /// Rows of the input relation named `relation`, or `None` if there is no such input.
+    pub fn rows(&self, relation: &str) -> ::std::option::Option<::std::vec::Vec<::std::vec::Vec<u32>>> {
+        match relation {
+            "edge" => Some(self.edge.iter().map(|&(a0, a1)| vec![a0, a1]).collect()),
+            "node" => Some(self.node.iter().map(|&(a0,)| vec![a0]).collect()),
+            _ => None,
+        }
+    }
 }
 
 #[allow(dead_code)]
