@@ -269,42 +269,42 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     hb_pre(v_s, v_j) <-- thread_join(v_j, _w0, v_t), stmt_thread(v_s, v_t), hb_always(v_s);
     // hb_pre(A, C) :- hb_pre(A, B), hb_pre(B, C).
     hb_pre(v_a, v_c) <-- hb_pre(v_a, v_b), hb_pre(v_b, v_c);
-    // rf_covered_store(S, M) :- shared_write(S, V), shared_write(S2, V), S != S2, same_critical_section(S, S2, M), postdom(S, S2).
-    rf_covered_store(v_s, v_m) <-- shared_write(v_s, v_v), shared_write(v_s2, v_v), if rulec_u32(v_s) != rulec_u32(v_s2), same_critical_section(v_s, v_s2, v_m), postdom(v_s, v_s2);
-    // rf_covered_load(L, M) :- shared_read(L, V), shared_write(S, V), S != L, same_critical_section(S, L, M), dom(S, L).
-    rf_covered_load(v_l, v_m) <-- shared_read(v_l, v_v), shared_write(v_s, v_v), if rulec_u32(v_s) != rulec_u32(v_l), same_critical_section(v_s, v_l, v_m), dom(v_s, v_l);
-    // rf_no(W1, R) :- shared_write(W1, V), shared_read(R, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R), hb_post(W1, W2).
-    rf_no(v_w1, v_r) <-- shared_write(v_w1, v_v), shared_read(v_r, v_v), shared_write(v_w2, v_v), if rulec_u32(v_w1) != rulec_u32(v_w2), hb_must(v_w1, v_w2), hb_must(v_w2, v_r), hb_post(v_w1, v_w2);
-    // rf_no(W1, R) :- shared_write(W1, V), shared_read(R, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R), hb_pre(W2, R).
-    rf_no(v_w1, v_r) <-- shared_write(v_w1, v_v), shared_read(v_r, v_v), shared_write(v_w2, v_v), if rulec_u32(v_w1) != rulec_u32(v_w2), hb_must(v_w1, v_w2), hb_must(v_w2, v_r), hb_pre(v_w2, v_r);
-    // rf_no(W, R) :- shared_write(W, V), shared_read(R, V), rf_covered_load(R, M), diff_critical_section(W, R, M), hb_may(W, R).
-    rf_no(v_w, v_r) <-- shared_write(v_w, v_v), shared_read(v_r, v_v), rf_covered_load(v_r, v_m), diff_critical_section(v_w, v_r, v_m), hb_may(v_w, v_r);
-    // rf_no(W, R) :- rf_covered_store(W, M), shared_write(W, V), shared_read(R, V), diff_critical_section(W, R, M).
-    rf_no(v_w, v_r) <-- rf_covered_store(v_w, v_m), shared_write(v_w, v_v), shared_read(v_r, v_v), diff_critical_section(v_w, v_r, v_m);
+    // rf_covered_store(S, M) :- shared_write(S, V), same_critical_section(S, S2, M), postdom(S, S2), shared_write(S2, V), S != S2.
+    rf_covered_store(v_s, v_m) <-- shared_write(v_s, v_v), same_critical_section(v_s, v_s2, v_m), if rulec_u32(v_s) != rulec_u32(v_s2), postdom(v_s, v_s2), shared_write(v_s2, v_v);
+    // rf_covered_load(L, M) :- shared_read(L, V), same_critical_section(S, L, M), dom(S, L), shared_write(S, V), S != L.
+    rf_covered_load(v_l, v_m) <-- shared_read(v_l, v_v), same_critical_section(v_s, v_l, v_m), if rulec_u32(v_s) != rulec_u32(v_l), dom(v_s, v_l), shared_write(v_s, v_v);
+    // rf_no(W1, R) :- shared_write(W1, V), hb_post(W1, W2), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R), shared_read(R, V).
+    rf_no(v_w1, v_r) <-- shared_write(v_w1, v_v), hb_post(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_v), hb_must(v_w1, v_w2), hb_must(v_w2, v_r), shared_read(v_r, v_v);
+    // rf_no(W1, R) :- shared_write(W2, V), hb_pre(W2, R), shared_read(R, V), hb_must(W2, R), hb_must(W1, W2), shared_write(W1, V), W1 != W2.
+    rf_no(v_w1, v_r) <-- shared_write(v_w2, v_v), hb_pre(v_w2, v_r), shared_read(v_r, v_v), hb_must(v_w2, v_r), hb_must(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_v);
+    // rf_no(W, R) :- rf_covered_load(R, M), diff_critical_section(W, R, M), shared_read(R, V), shared_write(W, V), hb_may(W, R).
+    rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_m), diff_critical_section(v_w, v_r, v_m), shared_read(v_r, v_v), shared_write(v_w, v_v), hb_may(v_w, v_r);
+    // rf_no(W, R) :- rf_covered_store(W, M), diff_critical_section(W, R, M), shared_write(W, V), shared_read(R, V).
+    rf_no(v_w, v_r) <-- rf_covered_store(v_w, v_m), diff_critical_section(v_w, v_r, v_m), shared_write(v_w, v_v), shared_read(v_r, v_v);
     // rf_may(W, R) :- shared_write(W, V), shared_read(R, V), hb_may(W, R), !rf_no(W, R).
     rf_may(v_w, v_r) <-- shared_write(v_w, v_v), shared_read(v_r, v_v), !rf_no(v_w, v_r), hb_may(v_w, v_r);
     // rank2_no(W1, R, W2, R) :- rf_may(W1, R), rf_may(W2, R), W1 != W2, !po(R, R).
     rank2_no(v_w1, v_r, v_w2, v_r) <-- rf_may(v_w1, v_r), !__neg0_po(v_r), rf_may(v_w2, v_r), if rulec_u32(v_w1) != rulec_u32(v_w2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_must(R1, W2), hb_must(R2, W1).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), hb_must(v_r1, v_w2), hb_must(v_r2, v_w1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_must(R2, W1).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), hb_must(v_r2, v_w1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, M, LB), in_critical_section(R2, M, LB), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), LA != LB, !po(LA, LA), !po(LB, LB).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), in_critical_section(v_w1, v_m, v_lb), !__neg2_po(v_lb), in_critical_section(v_r2, v_m, v_lb), in_critical_section(v_r1, v_m, v_la), if rulec_u32(v_la) != rulec_u32(v_lb), !__neg1_po(v_la), in_critical_section(v_w2, v_m, v_la);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), shared_read(R2, V), shared_write(W3, V), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), postdom(R1, W3), in_critical_section(R2, M, LA), LA != LB, W2 != W3, hb_must(W2, W3).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), shared_read(v_r2, v_v), shared_write(v_w3, v_v), if rulec_u32(v_w2) != rulec_u32(v_w3), in_critical_section(v_r1, v_m, v_lb), in_critical_section(v_w3, v_m, v_lb), postdom(v_r1, v_w3), in_critical_section(v_r2, v_m, v_la), if rulec_u32(v_la) != rulec_u32(v_lb), hb_must(v_w2, v_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), rf_may(W1, R2), shared_read(R2, V), shared_write(W3, V), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), postdom(R1, W3), in_critical_section(R2, M, LA), LA != LB, W1 != W3.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w1, v_r2), shared_read(v_r2, v_v), shared_write(v_w3, v_v), if rulec_u32(v_w1) != rulec_u32(v_w3), in_critical_section(v_r1, v_m, v_lb), in_critical_section(v_w3, v_m, v_lb), postdom(v_r1, v_w3), in_critical_section(v_r2, v_m, v_la), if rulec_u32(v_la) != rulec_u32(v_lb);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), shared_read(R1, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R1).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_read(v_r1, v_v), shared_write(v_w2, v_v), hb_must(v_w1, v_w2), hb_must(v_w2, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), shared_read(R2, V), shared_write(W1, V), W1 != W2, hb_must(W2, W1), hb_must(W1, R2).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_read(v_r2, v_v), shared_write(v_w1, v_v), hb_must(v_w2, v_w1), hb_must(v_w1, v_r2);
-    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_may(R1, R2), !rank2_no(W1, R1, W2, R2).
-    rank2_may(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2), hb_may(v_r1, v_r2);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), hb_must(R1, W2), hb_must(R2, W3), hb_must(R3, W1).
-    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), rank2_may(v_w2, v_r2, v_w3, v_r3), rank2_may(v_w1, v_r1, v_w3, v_r3), hb_must(v_r1, v_w2), hb_must(v_r2, v_w3), hb_must(v_r3, v_w1);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), hb_must(R1, W3), hb_must(R3, W2), hb_must(R2, W1).
-    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), rank2_may(v_w2, v_r2, v_w3, v_r3), rank2_may(v_w1, v_r1, v_w3, v_r3), hb_must(v_r1, v_w3), hb_must(v_r3, v_w2), hb_must(v_r2, v_w1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R1, W2), rf_may(W2, R2), hb_must(R2, W1).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_r1, v_w2), rf_may(v_w2, v_r2), hb_must(v_r2, v_w1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_r2, v_w1), rf_may(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, M, LB), in_critical_section(R1, M, LA), LA != LB, !po(LA, LA), !po(LB, LB), in_critical_section(W2, M, LA), rf_may(W2, R2), in_critical_section(R2, M, LB).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), in_critical_section(v_w1, v_m, v_lb), !__neg2_po(v_lb), in_critical_section(v_r1, v_m, v_la), if rulec_u32(v_la) != rulec_u32(v_lb), !__neg1_po(v_la), in_critical_section(v_w2, v_m, v_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_m, v_lb);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, W3), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), shared_write(W3, V), shared_read(R2, V), in_critical_section(R2, M, LA), LA != LB, rf_may(W2, R2), W2 != W3, hb_must(W2, W3).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_w3), in_critical_section(v_r1, v_m, v_lb), in_critical_section(v_w3, v_m, v_lb), shared_write(v_w3, v_v), shared_read(v_r2, v_v), in_critical_section(v_r2, v_m, v_la), if rulec_u32(v_la) != rulec_u32(v_lb), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_w3), hb_must(v_w2, v_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, W3), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), shared_write(W3, V), shared_read(R2, V), in_critical_section(R2, M, LA), LA != LB, rf_may(W1, R2), W1 != W3.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_w3), if rulec_u32(v_w1) != rulec_u32(v_w3), in_critical_section(v_r1, v_m, v_lb), in_critical_section(v_w3, v_m, v_lb), shared_write(v_w3, v_v), shared_read(v_r2, v_v), in_critical_section(v_r2, v_m, v_la), if rulec_u32(v_la) != rulec_u32(v_lb), rf_may(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, V), hb_must(W1, W2), shared_write(W2, V), W1 != W2, hb_must(W2, R1), rf_may(W2, R2).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), shared_read(v_r1, v_v), hb_must(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, V), hb_must(W2, W1), shared_write(W1, V), W1 != W2, hb_must(W1, R2), rf_may(W1, R1).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w2, v_r2), shared_read(v_r2, v_v), hb_must(v_w2, v_w1), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
+    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
+    rank2_may(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_may(v_r1, v_r2), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2);
+    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), hb_must(R1, W2), rank2_may(W2, R2, W3, R3), hb_must(R2, W3), hb_must(R3, W1), rank2_may(W1, R1, W3, R3).
+    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), hb_must(v_r1, v_w2), rank2_may(v_w2, v_r2, v_w3, v_r3), hb_must(v_r2, v_w3), hb_must(v_r3, v_w1), rank2_may(v_w1, v_r1, v_w3, v_r3);
+    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), hb_must(R2, W1), rank2_may(W2, R2, W3, R3), hb_must(R3, W2), hb_must(R1, W3), rank2_may(W1, R1, W3, R3).
+    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), hb_must(v_r2, v_w1), rank2_may(v_w2, v_r2, v_w3, v_r3), hb_must(v_r3, v_w2), hb_must(v_r1, v_w3), rank2_may(v_w1, v_r1, v_w3, v_r3);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), in_critical_section(R2, M, LB), in_critical_section(W3, M, LB), in_critical_section(R3, M, LC), in_critical_section(W1, M, LC), LA != LB, LB != LC, LA != LC, !po(LA, LA), !po(LB, LB), !po(LC, LC).
     rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), rank2_may(v_w2, v_r2, v_w3, v_r3), rank2_may(v_w1, v_r1, v_w3, v_r3), in_critical_section(v_r1, v_m, v_la), !__neg1_po(v_la), in_critical_section(v_w2, v_m, v_la), in_critical_section(v_r2, v_m, v_lb), if rulec_u32(v_la) != rulec_u32(v_lb), !__neg2_po(v_lb), in_critical_section(v_w3, v_m, v_lb), in_critical_section(v_r3, v_m, v_lc), if rulec_u32(v_lb) != rulec_u32(v_lc), if rulec_u32(v_la) != rulec_u32(v_lc), !__neg3_po(v_lc), in_critical_section(v_w1, v_m, v_lc);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), in_critical_section(R1, M, LA), in_critical_section(W3, M, LA), in_critical_section(R3, M, LC), in_critical_section(W2, M, LC), in_critical_section(R2, M, LB), in_critical_section(W1, M, LB), LA != LB, LB != LC, LA != LC, !po(LA, LA), !po(LB, LB), !po(LC, LC).

@@ -300,42 +300,42 @@ impl Output {
     HbPre(v_s, v_j) <- ThreadJoin(v_j, _w0, v_t), StmtThread(v_s, v_t), HbAlways(v_s);
     // hb_pre(A, C) :- hb_pre(A, B), hb_pre(B, C).
     HbPre(v_a, v_c) <- HbPre(v_a, v_b), HbPre(v_b, v_c);
-    // rf_covered_store(S, M) :- shared_write(S, V), shared_write(S2, V), S != S2, same_critical_section(S, S2, M), postdom(S, S2).
-    RfCoveredStore(v_s, v_m) <- SharedWrite(v_s, v_v), SharedWrite(v_s2, v_v), (v_s != v_s2), SameCriticalSection(v_s, v_s2, v_m), Postdom(v_s, v_s2);
-    // rf_covered_load(L, M) :- shared_read(L, V), shared_write(S, V), S != L, same_critical_section(S, L, M), dom(S, L).
-    RfCoveredLoad(v_l, v_m) <- SharedRead(v_l, v_v), SharedWrite(v_s, v_v), (v_s != v_l), SameCriticalSection(v_s, v_l, v_m), Dom(v_s, v_l);
-    // rf_no(W1, R) :- shared_write(W1, V), shared_read(R, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R), hb_post(W1, W2).
-    RfNo(v_w1, v_r) <- SharedWrite(v_w1, v_v), SharedRead(v_r, v_v), SharedWrite(v_w2, v_v), (v_w1 != v_w2), HbMust(v_w1, v_w2), HbMust(v_w2, v_r), HbPost(v_w1, v_w2);
-    // rf_no(W1, R) :- shared_write(W1, V), shared_read(R, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R), hb_pre(W2, R).
-    RfNo(v_w1, v_r) <- SharedWrite(v_w1, v_v), SharedRead(v_r, v_v), SharedWrite(v_w2, v_v), (v_w1 != v_w2), HbMust(v_w1, v_w2), HbMust(v_w2, v_r), HbPre(v_w2, v_r);
-    // rf_no(W, R) :- shared_write(W, V), shared_read(R, V), rf_covered_load(R, M), diff_critical_section(W, R, M), hb_may(W, R).
-    RfNo(v_w, v_r) <- SharedWrite(v_w, v_v), SharedRead(v_r, v_v), RfCoveredLoad(v_r, v_m), DiffCriticalSection(v_w, v_r, v_m), HbMay(v_w, v_r);
-    // rf_no(W, R) :- rf_covered_store(W, M), shared_write(W, V), shared_read(R, V), diff_critical_section(W, R, M).
-    RfNo(v_w, v_r) <- RfCoveredStore(v_w, v_m), SharedWrite(v_w, v_v), SharedRead(v_r, v_v), DiffCriticalSection(v_w, v_r, v_m);
+    // rf_covered_store(S, M) :- shared_write(S, V), same_critical_section(S, S2, M), postdom(S, S2), shared_write(S2, V), S != S2.
+    RfCoveredStore(v_s, v_m) <- SharedWrite(v_s, v_v), SameCriticalSection(v_s, v_s2, v_m), (v_s != v_s2), Postdom(v_s, v_s2), SharedWrite(v_s2, v_v);
+    // rf_covered_load(L, M) :- shared_read(L, V), same_critical_section(S, L, M), dom(S, L), shared_write(S, V), S != L.
+    RfCoveredLoad(v_l, v_m) <- SharedRead(v_l, v_v), SameCriticalSection(v_s, v_l, v_m), (v_s != v_l), Dom(v_s, v_l), SharedWrite(v_s, v_v);
+    // rf_no(W1, R) :- shared_write(W1, V), hb_post(W1, W2), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R), shared_read(R, V).
+    RfNo(v_w1, v_r) <- SharedWrite(v_w1, v_v), HbPost(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_v), HbMust(v_w1, v_w2), HbMust(v_w2, v_r), SharedRead(v_r, v_v);
+    // rf_no(W1, R) :- shared_write(W2, V), hb_pre(W2, R), shared_read(R, V), hb_must(W2, R), hb_must(W1, W2), shared_write(W1, V), W1 != W2.
+    RfNo(v_w1, v_r) <- SharedWrite(v_w2, v_v), HbPre(v_w2, v_r), SharedRead(v_r, v_v), HbMust(v_w2, v_r), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w1, v_v);
+    // rf_no(W, R) :- rf_covered_load(R, M), diff_critical_section(W, R, M), shared_read(R, V), shared_write(W, V), hb_may(W, R).
+    RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedRead(v_r, v_v), SharedWrite(v_w, v_v), HbMay(v_w, v_r);
+    // rf_no(W, R) :- rf_covered_store(W, M), diff_critical_section(W, R, M), shared_write(W, V), shared_read(R, V).
+    RfNo(v_w, v_r) <- RfCoveredStore(v_w, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedWrite(v_w, v_v), SharedRead(v_r, v_v);
     // rf_may(W, R) :- shared_write(W, V), shared_read(R, V), hb_may(W, R), !rf_no(W, R).
     RfMay(v_w, v_r) <- SharedWrite(v_w, v_v), SharedRead(v_r, v_v), !RfNo(v_w, v_r), HbMay(v_w, v_r);
     // rank2_no(W1, R, W2, R) :- rf_may(W1, R), rf_may(W2, R), W1 != W2, !po(R, R).
     Rank2No(v_w1, v_r, v_w2, v_r) <- RfMay(v_w1, v_r), !AuxNeg0Po(v_r), RfMay(v_w2, v_r), (v_w1 != v_w2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_must(R1, W2), hb_must(R2, W1).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), HbMust(v_r1, v_w2), HbMust(v_r2, v_w1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_must(R2, W1).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), HbMust(v_r2, v_w1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, M, LB), in_critical_section(R2, M, LB), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), LA != LB, !po(LA, LA), !po(LB, LB).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), InCriticalSection(v_w1, v_m, v_lb), !AuxNeg2Po(v_lb), InCriticalSection(v_r2, v_m, v_lb), InCriticalSection(v_r1, v_m, v_la), (v_la != v_lb), !AuxNeg1Po(v_la), InCriticalSection(v_w2, v_m, v_la);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), shared_read(R2, V), shared_write(W3, V), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), postdom(R1, W3), in_critical_section(R2, M, LA), LA != LB, W2 != W3, hb_must(W2, W3).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_v), SharedWrite(v_w3, v_v), (v_w2 != v_w3), InCriticalSection(v_r1, v_m, v_lb), InCriticalSection(v_w3, v_m, v_lb), Postdom(v_r1, v_w3), InCriticalSection(v_r2, v_m, v_la), (v_la != v_lb), HbMust(v_w2, v_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), rf_may(W1, R2), shared_read(R2, V), shared_write(W3, V), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), postdom(R1, W3), in_critical_section(R2, M, LA), LA != LB, W1 != W3.
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w1, v_r2), SharedRead(v_r2, v_v), SharedWrite(v_w3, v_v), (v_w1 != v_w3), InCriticalSection(v_r1, v_m, v_lb), InCriticalSection(v_w3, v_m, v_lb), Postdom(v_r1, v_w3), InCriticalSection(v_r2, v_m, v_la), (v_la != v_lb);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), shared_read(R1, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2), hb_must(W2, R1).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), (v_w1 != v_w2), SharedRead(v_r1, v_v), SharedWrite(v_w2, v_v), HbMust(v_w1, v_w2), HbMust(v_w2, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), shared_read(R2, V), shared_write(W1, V), W1 != W2, hb_must(W2, W1), hb_must(W1, R2).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), (v_w1 != v_w2), SharedRead(v_r2, v_v), SharedWrite(v_w1, v_v), HbMust(v_w2, v_w1), HbMust(v_w1, v_r2);
-    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), rf_may(W2, R2), hb_may(R1, R2), !rank2_no(W1, R1, W2, R2).
-    Rank2May(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2), HbMay(v_r1, v_r2);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), hb_must(R1, W2), hb_must(R2, W3), hb_must(R3, W1).
-    Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), Rank2May(v_w2, v_r2, v_w3, v_r3), Rank2May(v_w1, v_r1, v_w3, v_r3), HbMust(v_r1, v_w2), HbMust(v_r2, v_w3), HbMust(v_r3, v_w1);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), hb_must(R1, W3), hb_must(R3, W2), hb_must(R2, W1).
-    Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), Rank2May(v_w2, v_r2, v_w3, v_r3), Rank2May(v_w1, v_r1, v_w3, v_r3), HbMust(v_r1, v_w3), HbMust(v_r3, v_w2), HbMust(v_r2, v_w1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R1, W2), rf_may(W2, R2), hb_must(R2, W1).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_r1, v_w2), RfMay(v_w2, v_r2), HbMust(v_r2, v_w1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_r2, v_w1), RfMay(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, M, LB), in_critical_section(R1, M, LA), LA != LB, !po(LA, LA), !po(LB, LB), in_critical_section(W2, M, LA), rf_may(W2, R2), in_critical_section(R2, M, LB).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_m, v_lb), !AuxNeg2Po(v_lb), InCriticalSection(v_r1, v_m, v_la), (v_la != v_lb), !AuxNeg1Po(v_la), InCriticalSection(v_w2, v_m, v_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_m, v_lb);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, W3), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), shared_write(W3, V), shared_read(R2, V), in_critical_section(R2, M, LA), LA != LB, rf_may(W2, R2), W2 != W3, hb_must(W2, W3).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_w3), InCriticalSection(v_r1, v_m, v_lb), InCriticalSection(v_w3, v_m, v_lb), SharedWrite(v_w3, v_v), SharedRead(v_r2, v_v), InCriticalSection(v_r2, v_m, v_la), (v_la != v_lb), RfMay(v_w2, v_r2), (v_w2 != v_w3), HbMust(v_w2, v_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, W3), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), shared_write(W3, V), shared_read(R2, V), in_critical_section(R2, M, LA), LA != LB, rf_may(W1, R2), W1 != W3.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_w3), (v_w1 != v_w3), InCriticalSection(v_r1, v_m, v_lb), InCriticalSection(v_w3, v_m, v_lb), SharedWrite(v_w3, v_v), SharedRead(v_r2, v_v), InCriticalSection(v_r2, v_m, v_la), (v_la != v_lb), RfMay(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, V), hb_must(W1, W2), shared_write(W2, V), W1 != W2, hb_must(W2, R1), rf_may(W2, R2).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), SharedRead(v_r1, v_v), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, V), hb_must(W2, W1), shared_write(W1, V), W1 != W2, hb_must(W1, R2), rf_may(W1, R1).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w2, v_r2), SharedRead(v_r2, v_v), HbMust(v_w2, v_w1), (v_w1 != v_w2), SharedWrite(v_w1, v_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
+    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
+    Rank2May(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMay(v_r1, v_r2), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2);
+    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), hb_must(R1, W2), rank2_may(W2, R2, W3, R3), hb_must(R2, W3), hb_must(R3, W1), rank2_may(W1, R1, W3, R3).
+    Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), HbMust(v_r1, v_w2), Rank2May(v_w2, v_r2, v_w3, v_r3), HbMust(v_r2, v_w3), HbMust(v_r3, v_w1), Rank2May(v_w1, v_r1, v_w3, v_r3);
+    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), hb_must(R2, W1), rank2_may(W2, R2, W3, R3), hb_must(R3, W2), hb_must(R1, W3), rank2_may(W1, R1, W3, R3).
+    Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), HbMust(v_r2, v_w1), Rank2May(v_w2, v_r2, v_w3, v_r3), HbMust(v_r3, v_w2), HbMust(v_r1, v_w3), Rank2May(v_w1, v_r1, v_w3, v_r3);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), in_critical_section(R2, M, LB), in_critical_section(W3, M, LB), in_critical_section(R3, M, LC), in_critical_section(W1, M, LC), LA != LB, LB != LC, LA != LC, !po(LA, LA), !po(LB, LB), !po(LC, LC).
     Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), Rank2May(v_w2, v_r2, v_w3, v_r3), Rank2May(v_w1, v_r1, v_w3, v_r3), InCriticalSection(v_r1, v_m, v_la), !AuxNeg1Po(v_la), InCriticalSection(v_w2, v_m, v_la), InCriticalSection(v_r2, v_m, v_lb), (v_la != v_lb), !AuxNeg2Po(v_lb), InCriticalSection(v_w3, v_m, v_lb), InCriticalSection(v_r3, v_m, v_lc), (v_lb != v_lc), (v_la != v_lc), !AuxNeg3Po(v_lc), InCriticalSection(v_w1, v_m, v_lc);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), in_critical_section(R1, M, LA), in_critical_section(W3, M, LA), in_critical_section(R3, M, LC), in_critical_section(W2, M, LC), in_critical_section(R2, M, LB), in_critical_section(W1, M, LB), LA != LB, LB != LC, LA != LC, !po(LA, LA), !po(LB, LB), !po(LC, LC).
