@@ -20,10 +20,10 @@ fn tuple_ty(arity: usize) -> String {
 }
 
 fn tuple_pat(arity: usize) -> String {
-    let vs: Vec<String> = (0..arity).map(|i| format!("a{i}")).collect();
     if arity == 1 {
-        format!("(a0,)")
+        "(a0,)".to_string()
     } else {
+        let vs: Vec<String> = (0..arity).map(|i| format!("a{i}")).collect();
         format!("({})", vs.join(", "))
     }
 }
