@@ -60,7 +60,7 @@
 //! ```
 //!
 //! Field names are the relation names (snake_case; a Rust keyword or `run`
-//! gets a trailing `_`); a relation of arity one uses 1-tuples `(u32,)`.
+//! gets the suffix `_rel`); a relation of arity one uses 1-tuples `(u32,)`.
 //! Input rows may contain duplicates; outputs are sorted and deduplicated,
 //! so the outputs of the two engines compare with `==`. Facts written in
 //! the rules for an `.input` relation are added to the caller's rows.

@@ -82,8 +82,10 @@ pub(crate) fn snake(name: &str) -> String {
             s.push(c);
         }
     }
-    if RUST_KEYWORDS.contains(&s.as_str()) || s == "run" || s == "_" {
-        s.push('_');
+    // a suffix, not a trailing `_`: ascent derives field names from it and a
+    // double underscore would trip the non_snake_case lint
+    if RUST_KEYWORDS.contains(&s.as_str()) || s == "run" {
+        s.push_str("_rel");
     }
     s
 }
@@ -113,7 +115,7 @@ pub(crate) fn camel(name: &str) -> String {
 
 /// Rust variable name for a rule variable.
 fn var_name(v: &str) -> String {
-    format!("v_{}", snake(v).trim_end_matches('_').to_ascii_lowercase())
+    format!("v_{}", snake(v).trim_end_matches("_rel").to_ascii_lowercase())
 }
 
 pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {

@@ -35,7 +35,8 @@ fn tc_expected_answers() {
     assert!(o.unreach.contains(&(4, 1)) && o.unreach.contains(&(10, 1)) && !o.unreach.contains(&(1, 3)));
     assert_eq!(o.rows("sink"), Some(vec![vec![5]]));
     assert_eq!(o.rows("helper"), None);
-    assert_eq!(asc::OUTPUT_RELATIONS.len(), 5);
+    assert_eq!(asc::OUTPUT_RELATIONS.len(), 8);
+    assert_eq!((o.type_rel.clone(), o.sink_copy.clone(), o.crepe.clone()), (vec![(1,)], vec![(5,)], vec![(5,)]));
     assert_eq!(asc::INPUT_RELATIONS, &[("edge", 2), ("node", 1)]);
 
     let mut c = tc_crepe::Input::default();

@@ -56,3 +56,24 @@ fn z3_runs_the_script_when_installed() {
     assert!(text.contains("#x00000007") || text.contains("(_ bv7 32)"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn rust_names_and_identical_interfaces() {
+    let src = ".decl type(x: unsigned)\n.decl MustHb(a: unsigned, b: unsigned)\n.decl run(x: unsigned)\n.decl crepe(x: unsigned)\n\
+               .input type, MustHb\n.output run, crepe\nrun(X) :- type(X), !MustHb(X, X).\ncrepe(Y) :- MustHb(_, Y), Y > 2.\n";
+    let p = compile_sources(&[("n.dl", src)]).unwrap_or_else(|e| panic!("{e}"));
+    let a = to_ascent(&p, "Prog");
+    let c = to_crepe(&p, "prog_crepe");
+    assert!(a.contains("relation type_rel(u32,);") && a.contains("relation must_hb(u32, u32);") && a.contains("relation run_rel(u32,);"), "{a}");
+    assert!(c.contains("struct Type(u32);") && c.contains("struct MustHb(u32, u32);") && c.contains("struct CrepeRel(u32);"), "{c}");
+    // negated atom with a repeated variable goes through a projection
+    assert!(a.contains("__neg0_must_hb(v_x) <-- must_hb(v_x, e0), if rulec_u32(e0) == rulec_u32(v_x);"), "{a}");
+    let block = |s: &str, start: &str| {
+        let i = s.find(start).unwrap();
+        s[i..i + s[i..].find("\n}\n").unwrap()].to_string()
+    };
+    for item in ["pub struct Input {", "pub struct Output {", "pub const INPUT_RELATIONS", "impl Input {", "impl Output {"] {
+        assert_eq!(block(&a, item), block(&c, item), "{item}");
+    }
+    assert!(block(&a, "pub struct Input {").contains("pub type_rel: ::std::vec::Vec<(u32,)>,"));
+}
