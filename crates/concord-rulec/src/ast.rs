@@ -1,0 +1,202 @@
+//! Syntax tree of the supported Soufflé subset.
+
+use std::fmt;
+
+/// A source position: file name, 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// Column type as written in `.decl`. Every column becomes `u32` in the
+/// generated Rust code; `symbol` is rejected by the parser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColType {
+    Number,
+    Unsigned,
+}
+
+impl ColType {
+    pub fn souffle_name(self) -> &'static str {
+        match self {
+            ColType::Number => "number",
+            ColType::Unsigned => "unsigned",
+        }
+    }
+}
+
+/// `.decl name(col: type, ...)`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decl {
+    pub name: String,
+    pub columns: Vec<(String, ColType)>,
+    pub span: Span,
+}
+
+impl Decl {
+    pub fn arity(&self) -> usize {
+        self.columns.len()
+    }
+}
+
+/// An argument of an atom or a comparison operand.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Term {
+    /// A named variable, as written (e.g. `X`, `s1`).
+    Var(String),
+    /// `_`
+    Wildcard,
+    /// An unsigned integer constant (fits in `u32`).
+    Const(u32),
+}
+
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Term::Var(v) => write!(f, "{v}"),
+            Term::Wildcard => write!(f, "_"),
+            Term::Const(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+/// `rel(arg, ...)`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Atom {
+    pub rel: String,
+    pub args: Vec<Term>,
+    pub span: Span,
+}
+
+impl fmt::Display for Atom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}(", self.rel)?;
+        for (i, a) in self.args.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{a}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// Comparison operators usable in rule bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    /// The operator as written in Soufflé and in Rust (they agree).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+    pub fn rust(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            other => other.symbol(),
+        }
+    }
+}
+
+/// One conjunct of a rule body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Literal {
+    Pos(Atom),
+    Neg(Atom),
+    Cmp {
+        lhs: Term,
+        op: CmpOp,
+        rhs: Term,
+        span: Span,
+    },
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Pos(a) => write!(f, "{a}"),
+            Literal::Neg(a) => write!(f, "!{a}"),
+            Literal::Cmp { lhs, op, rhs, .. } => write!(f, "{lhs} {} {rhs}", op.symbol()),
+        }
+    }
+}
+
+/// `head :- body.`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub head: Atom,
+    pub body: Vec<Literal>,
+    /// Position of the head.
+    pub span: Span,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} :- ", self.head)?;
+        for (i, l) in self.body.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{l}")?;
+        }
+        write!(f, ".")
+    }
+}
+
+/// `rel(1, 2).` — every argument a constant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    pub rel: String,
+    pub values: Vec<u32>,
+    pub span: Span,
+}
+
+/// Which IO directive a relation carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IoDirective {
+    pub rel: String,
+    pub span: Span,
+}
+
+/// A parsed (not yet checked) program; several files can be merged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Program {
+    pub decls: Vec<Decl>,
+    pub inputs: Vec<IoDirective>,
+    pub outputs: Vec<IoDirective>,
+    pub rules: Vec<Rule>,
+    pub facts: Vec<Fact>,
+}
+
+impl Program {
+    /// Appends the items of `other` (used to combine several rule files).
+    pub fn extend(&mut self, other: Program) {
+        self.decls.extend(other.decls);
+        self.inputs.extend(other.inputs);
+        self.outputs.extend(other.outputs);
+        self.rules.extend(other.rules);
+        self.facts.extend(other.facts);
+    }
+}
