@@ -4,6 +4,7 @@
 //! (relations) → analyses → reports. See `docs/` for the facts schema, the
 //! command line and the limitations.
 
+pub mod analysis;
 pub mod cli;
 pub mod error;
 pub mod facts;

@@ -19,7 +19,12 @@ fn main() {
         }
     };
     match what.as_str() {
-        "check" => println!("ok: {} relations, {} rules, {} strata", p.relations.len(), p.program.rules.len(), p.strata.len()),
+        "check" => println!(
+            "ok: {} relations, {} rules, {} strata",
+            p.relations.len(),
+            p.program.rules.len(),
+            p.strata.len()
+        ),
         "souffle" => print!("{}", concord_rulec::to_souffle(&p)),
         "z3" => print!("{}", concord_rulec::z3_script(&p, "")),
         "ascent" => print!("{}", concord_rulec::to_ascent(&p, "Program")),

@@ -77,7 +77,10 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
             errs.push(Error::new(
                 ErrorKind::Declaration,
                 Some(d.span.clone()),
-                format!("relation `{}` is declared twice (first declaration at {})", d.name, prev.span),
+                format!(
+                    "relation `{}` is declared twice (first declaration at {})",
+                    d.name, prev.span
+                ),
             ));
             continue;
         }
@@ -85,14 +88,20 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
             errs.push(Error::new(
                 ErrorKind::Declaration,
                 Some(d.span.clone()),
-                format!("relation `{}` has no columns; nullary relations are not supported", d.name),
+                format!(
+                    "relation `{}` has no columns; nullary relations are not supported",
+                    d.name
+                ),
             ));
         }
         if d.name.starts_with("__") {
             errs.push(Error::new(
                 ErrorKind::Naming,
                 Some(d.span.clone()),
-                format!("relation name `{}` starts with `__`, which is reserved for the compiler", d.name),
+                format!(
+                    "relation name `{}` starts with `__`, which is reserved for the compiler",
+                    d.name
+                ),
             ));
         }
         let mut cols = BTreeSet::new();
@@ -110,13 +119,19 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
 
     // ---- IO directives
     let mut kinds: HashMap<&str, RelKind> = HashMap::new();
-    for (list, kind, word) in [(&program.inputs, RelKind::Input, "input"), (&program.outputs, RelKind::Output, "output")] {
+    for (list, kind, word) in [
+        (&program.inputs, RelKind::Input, "input"),
+        (&program.outputs, RelKind::Output, "output"),
+    ] {
         for io in list {
             if !decls.contains_key(io.rel.as_str()) {
                 errs.push(Error::new(
                     ErrorKind::Undeclared,
                     Some(io.span.clone()),
-                    format!("`.{word} {}` names a relation that is not declared (add `.decl {}(...)`)", io.rel, io.rel),
+                    format!(
+                        "`.{word} {}` names a relation that is not declared (add `.decl {}(...)`)",
+                        io.rel, io.rel
+                    ),
                 ));
                 continue;
             }
@@ -167,7 +182,11 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
     };
 
     for f in &program.facts {
-        let a = Atom { rel: f.rel.clone(), args: f.values.iter().map(|v| Term::Const(*v)).collect(), span: f.span.clone() };
+        let a = Atom {
+            rel: f.rel.clone(),
+            args: f.values.iter().map(|v| Term::Const(*v)).collect(),
+            span: f.span.clone(),
+        };
         check_atom(&a, None, &mut errs);
     }
     for r in &program.rules {
@@ -203,13 +222,12 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
             .flatten()
             .collect();
         let unbound = |v: &str, place: &str, span: &Span| {
-            
-                Error::new(
-                    ErrorKind::Unbound,
-                    Some(span.clone()),
-                    format!("variable `{v}` {place} is not bound by any positive body atom"),
-                )
-                .with_rule(r)
+            Error::new(
+                ErrorKind::Unbound,
+                Some(span.clone()),
+                format!("variable `{v}` {place} is not bound by any positive body atom"),
+            )
+            .with_rule(r)
         };
         let mut seen = BTreeSet::new();
         for v in vars_of(&r.head.args) {
@@ -219,7 +237,12 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
         }
         if r.head.args.contains(&Term::Wildcard) {
             errs.push(
-                Error::new(ErrorKind::Unbound, Some(r.head.span.clone()), "`_` cannot appear in a rule head").with_rule(r),
+                Error::new(
+                    ErrorKind::Unbound,
+                    Some(r.head.span.clone()),
+                    "`_` cannot appear in a rule head",
+                )
+                .with_rule(r),
             );
         }
         for l in &r.body {
@@ -234,14 +257,22 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
                 Literal::Cmp { lhs, rhs, span, op } => {
                     for t in [lhs, rhs] {
                         match t {
-                            Term::Var(v) if !bound.contains(v.as_str()) && seen.insert(v) => errs.push(unbound(
-                                v,
-                                &format!("in comparison `{lhs} {} {rhs}` (comparisons never bind)", op.symbol()),
-                                span,
-                            )),
+                            Term::Var(v) if !bound.contains(v.as_str()) && seen.insert(v) => errs
+                                .push(unbound(
+                                    v,
+                                    &format!(
+                                        "in comparison `{lhs} {} {rhs}` (comparisons never bind)",
+                                        op.symbol()
+                                    ),
+                                    span,
+                                )),
                             Term::Wildcard => errs.push(
-                                Error::new(ErrorKind::Unbound, Some(span.clone()), "`_` cannot appear in a comparison")
-                                    .with_rule(r),
+                                Error::new(
+                                    ErrorKind::Unbound,
+                                    Some(span.clone()),
+                                    "`_` cannot appear in a comparison",
+                                )
+                                .with_rule(r),
                             ),
                             _ => {}
                         }
@@ -322,12 +353,19 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
         relations.push(Relation {
             name: d.name.clone(),
             columns: d.columns.clone(),
-            kind: kinds.get(d.name.as_str()).copied().unwrap_or(RelKind::Internal),
+            kind: kinds
+                .get(d.name.as_str())
+                .copied()
+                .unwrap_or(RelKind::Internal),
             stratum,
             span: d.span.clone(),
         });
     }
-    let checked = CheckedProgram { program, relations, strata: strata.into_values().collect() };
+    let checked = CheckedProgram {
+        program,
+        relations,
+        strata: strata.into_values().collect(),
+    };
     // Names must map to distinct Rust identifiers.
     crate::lower::lower(&checked).map_err(Errors::from)?;
     Ok(checked)
@@ -391,7 +429,13 @@ fn tarjan(n: usize, edges: &[Vec<(usize, bool, usize)>]) -> Vec<usize> {
 }
 
 /// Shortest dependency cycle `head -> !neg -> ... -> head` inside one SCC.
-fn cycle_through(head: usize, neg: usize, edges: &[Vec<(usize, bool, usize)>], comp: &[usize], names: &[&str]) -> String {
+fn cycle_through(
+    head: usize,
+    neg: usize,
+    edges: &[Vec<(usize, bool, usize)>],
+    comp: &[usize],
+    names: &[&str],
+) -> String {
     // BFS from `neg` back to `head` within the component.
     let mut prev: HashMap<usize, (usize, bool)> = HashMap::new();
     let mut q = VecDeque::from([neg]);

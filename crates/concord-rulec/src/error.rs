@@ -38,7 +38,12 @@ pub struct Error {
 
 impl Error {
     pub fn new(kind: ErrorKind, span: Option<Span>, message: impl Into<String>) -> Self {
-        Error { kind, span, message: message.into(), rule: None }
+        Error {
+            kind,
+            span,
+            message: message.into(),
+            rule: None,
+        }
     }
     pub fn with_rule(mut self, rule: impl fmt::Display) -> Self {
         self.rule = Some(rule.to_string());

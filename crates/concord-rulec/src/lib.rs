@@ -117,7 +117,9 @@ pub fn parse_sources<N: AsRef<str>, S: AsRef<str>>(sources: &[(N, S)]) -> Result
 }
 
 /// Parses and checks several sources: the usual entry point.
-pub fn compile_sources<N: AsRef<str>, S: AsRef<str>>(sources: &[(N, S)]) -> Result<CheckedProgram, Errors> {
+pub fn compile_sources<N: AsRef<str>, S: AsRef<str>>(
+    sources: &[(N, S)],
+) -> Result<CheckedProgram, Errors> {
     check(parse_sources(sources)?)
 }
 
@@ -128,7 +130,11 @@ pub fn load_files<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Program, Err
     for p in paths {
         let p = p.as_ref();
         let text = std::fs::read_to_string(p).map_err(|e| {
-            Error::new(ErrorKind::File, None, format!("cannot read rule file {}: {e}", p.display()))
+            Error::new(
+                ErrorKind::File,
+                None,
+                format!("cannot read rule file {}: {e}", p.display()),
+            )
         })?;
         sources.push((p.display().to_string(), text));
     }

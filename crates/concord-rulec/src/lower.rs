@@ -61,10 +61,11 @@ pub(crate) struct Lowered {
 }
 
 const RUST_KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
-    "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
-    "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
 ];
 
 /// Rust field / ascent relation name for a relation name.
@@ -73,7 +74,8 @@ pub(crate) fn snake(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii_uppercase() {
-            let prev_lower = i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
             if prev_lower && !s.ends_with('_') {
                 s.push('_');
             }
@@ -107,7 +109,20 @@ pub(crate) fn camel(name: &str) -> String {
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, 'R');
     }
-    if matches!(s.as_str(), "Crepe" | "Self" | "Input" | "Output" | "Vec" | "Option" | "Some" | "None" | "Ok" | "Err" | "Result") {
+    if matches!(
+        s.as_str(),
+        "Crepe"
+            | "Self"
+            | "Input"
+            | "Output"
+            | "Vec"
+            | "Option"
+            | "Some"
+            | "None"
+            | "Ok"
+            | "Err"
+            | "Result"
+    ) {
         s.push_str("Rel");
     }
     s
@@ -115,16 +130,29 @@ pub(crate) fn camel(name: &str) -> String {
 
 /// Rust variable name for a rule variable.
 fn var_name(v: &str) -> String {
-    format!("v_{}", snake(v).trim_end_matches("_rel").to_ascii_lowercase())
+    format!(
+        "v_{}",
+        snake(v).trim_end_matches("_rel").to_ascii_lowercase()
+    )
 }
 
 pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
     let mut rels: Vec<LRel> = p
         .relations
         .iter()
-        .map(|r| LRel { name: r.name.clone(), snake: snake(&r.name), camel: camel(&r.name), arity: r.arity(), kind: r.kind })
+        .map(|r| LRel {
+            name: r.name.clone(),
+            snake: snake(&r.name),
+            camel: camel(&r.name),
+            arity: r.arity(),
+            kind: r.kind,
+        })
         .collect();
-    let mut index: HashMap<String, usize> = rels.iter().enumerate().map(|(i, r)| (r.name.clone(), i)).collect();
+    let mut index: HashMap<String, usize> = rels
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.clone(), i))
+        .collect();
 
     let mut rules = Vec::new();
     let mut aux: BTreeMap<(String, Vec<Term>), usize> = BTreeMap::new();
@@ -143,7 +171,13 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
                 Literal::Cmp { lhs, rhs, .. } => terms.extend([lhs, rhs]),
             }
         }
-        let all_vars: Vec<&str> = terms.iter().filter_map(|t| match t { Term::Var(v) => Some(v.as_str()), _ => None }).collect();
+        let all_vars: Vec<&str> = terms
+            .iter()
+            .filter_map(|t| match t {
+                Term::Var(v) => Some(v.as_str()),
+                _ => None,
+            })
+            .collect();
         for v in all_vars {
             if names.contains_key(v) {
                 continue;
@@ -179,7 +213,11 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
                                 } else {
                                     let e = format!("e{fresh}");
                                     fresh += 1;
-                                    filters.push(LItem::Cmp(LArg::Var(e.clone()), CmpOp::Eq, LArg::Var(n)));
+                                    filters.push(LItem::Cmp(
+                                        LArg::Var(e.clone()),
+                                        CmpOp::Eq,
+                                        LArg::Var(n),
+                                    ));
                                     vs.push(e);
                                 }
                             }
@@ -190,7 +228,11 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
                             Term::Const(c) => {
                                 let k = format!("k{fresh}");
                                 fresh += 1;
-                                filters.push(LItem::Cmp(LArg::Var(k.clone()), CmpOp::Eq, LArg::Const(*c)));
+                                filters.push(LItem::Cmp(
+                                    LArg::Var(k.clone()),
+                                    CmpOp::Eq,
+                                    LArg::Const(*c),
+                                ));
                                 vs.push(k);
                             }
                         }
@@ -200,20 +242,38 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
                 Literal::Neg(a) => {
                     let simple = {
                         let mut seen = BTreeSet::new();
-                        a.args.iter().all(|t| matches!(t, Term::Var(v) if seen.insert(v)))
+                        a.args
+                            .iter()
+                            .all(|t| matches!(t, Term::Var(v) if seen.insert(v)))
                     };
                     if simple {
-                        let vs = a.args.iter().map(|t| match arg(t) { LArg::Var(v) => v, LArg::Const(_) => unreachable!() }).collect();
+                        let vs = a
+                            .args
+                            .iter()
+                            .map(|t| match arg(t) {
+                                LArg::Var(v) => v,
+                                LArg::Const(_) => unreachable!(),
+                            })
+                            .collect();
                         filters.push(LItem::Neg(index[&a.rel], vs));
                     } else {
                         // projection onto the distinct variables
                         let mut seen = BTreeSet::new();
-                        let proj: Vec<&String> = a.args.iter().filter_map(|t| match t { Term::Var(v) if seen.insert(v) => Some(v), _ => None }).collect();
+                        let proj: Vec<&String> = a
+                            .args
+                            .iter()
+                            .filter_map(|t| match t {
+                                Term::Var(v) if seen.insert(v) => Some(v),
+                                _ => None,
+                            })
+                            .collect();
                         if proj.is_empty() {
                             return Err(Error::new(
                                 ErrorKind::Syntax,
                                 Some(a.span.clone()),
-                                format!("negated atom `!{a}` has no variables; this is not supported"),
+                                format!(
+                                    "negated atom `!{a}` has no variables; this is not supported"
+                                ),
                             )
                             .with_rule(&r));
                         }
@@ -234,17 +294,29 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
                                 index.insert(name.clone(), ri);
                                 aux.insert(key, ri);
                                 pending.push(Rule {
-                                    head: Atom { rel: name, args: proj.iter().map(|v| Term::Var((*v).clone())).collect(), span: a.span.clone() },
+                                    head: Atom {
+                                        rel: name,
+                                        args: proj
+                                            .iter()
+                                            .map(|v| Term::Var((*v).clone()))
+                                            .collect(),
+                                        span: a.span.clone(),
+                                    },
                                     body: vec![Literal::Pos(a.clone())],
                                     span: a.span.clone(),
                                 });
                                 ri
                             }
                         };
-                        filters.push(LItem::Neg(ai, proj.iter().map(|v| names[v.as_str()].clone()).collect()));
+                        filters.push(LItem::Neg(
+                            ai,
+                            proj.iter().map(|v| names[v.as_str()].clone()).collect(),
+                        ));
                     }
                 }
-                Literal::Cmp { lhs, op, rhs, .. } => filters.push(LItem::Cmp(arg(lhs), *op, arg(rhs))),
+                Literal::Cmp { lhs, op, rhs, .. } => {
+                    filters.push(LItem::Cmp(arg(lhs), *op, arg(rhs)))
+                }
             }
         }
         // order: each filter right after the positive atom binding its vars
@@ -254,7 +326,13 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
         let needs = |it: &LItem| -> Vec<String> {
             match it {
                 LItem::Neg(_, vs) => vs.clone(),
-                LItem::Cmp(a, _, b) => [a, b].iter().filter_map(|x| match x { LArg::Var(v) => Some(v.clone()), _ => None }).collect(),
+                LItem::Cmp(a, _, b) => [a, b]
+                    .iter()
+                    .filter_map(|x| match x {
+                        LArg::Var(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                    .collect(),
                 LItem::Pos(..) => vec![],
             }
         };
@@ -263,33 +341,54 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
             bound.extend(vs.iter().cloned());
             vars.extend(vs.iter().cloned());
             body.push(LItem::Pos(ri, vs));
-            let (ready, later): (Vec<_>, Vec<_>) = rest.into_iter().partition(|it| needs(it).iter().all(|v| bound.contains(v)));
+            let (ready, later): (Vec<_>, Vec<_>) = rest
+                .into_iter()
+                .partition(|it| needs(it).iter().all(|v| bound.contains(v)));
             // conditions before negations: cheaper first
-            let (c, n): (Vec<_>, Vec<_>) = ready.into_iter().partition(|it| matches!(it, LItem::Cmp(..)));
+            let (c, n): (Vec<_>, Vec<_>) = ready
+                .into_iter()
+                .partition(|it| matches!(it, LItem::Cmp(..)));
             body.extend(c);
             body.extend(n);
             rest = later;
         }
         assert!(rest.is_empty(), "checked: every filter variable is bound");
         let head_args: Vec<LArg> = r.head.args.iter().map(arg).collect();
-        rules.push(LRule { head: index[&r.head.rel], head_args, body, vars: vars.into_iter().collect(), origin: r.to_string() });
+        rules.push(LRule {
+            head: index[&r.head.rel],
+            head_args,
+            body,
+            vars: vars.into_iter().collect(),
+            origin: r.to_string(),
+        });
     }
 
     // distinct Rust names
     let mut by_snake: HashMap<&str, &str> = HashMap::new();
     let mut by_camel: HashMap<&str, &str> = HashMap::new();
     for r in &rels {
-        for (map, key, what) in [(&mut by_snake, r.snake.as_str(), "Rust field name"), (&mut by_camel, r.camel.as_str(), "crepe struct name")] {
+        for (map, key, what) in [
+            (&mut by_snake, r.snake.as_str(), "Rust field name"),
+            (&mut by_camel, r.camel.as_str(), "crepe struct name"),
+        ] {
             if let Some(other) = map.insert(key, &r.name) {
                 return Err(Error::new(
                     ErrorKind::Naming,
                     p.relation(&r.name).map(|x| x.span.clone()),
-                    format!("relations `{other}` and `{}` both map to the {what} `{key}`; rename one", r.name),
+                    format!(
+                        "relations `{other}` and `{}` both map to the {what} `{key}`; rename one",
+                        r.name
+                    ),
                 ));
             }
         }
     }
 
-    let facts = p.program.facts.iter().map(|f| (index[&f.rel], f.values.clone())).collect();
+    let facts = p
+        .program
+        .facts
+        .iter()
+        .map(|f| (index[&f.rel], f.values.clone()))
+        .collect();
     Ok(Lowered { rels, rules, facts })
 }

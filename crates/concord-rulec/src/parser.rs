@@ -50,7 +50,18 @@ fn describe(t: &Tok) -> String {
 }
 
 const DIRECTIVES: &[&str] = &[
-    "decl", "input", "output", "type", "printsize", "functor", "comp", "init", "pragma", "plan", "limitsize", "include",
+    "decl",
+    "input",
+    "output",
+    "type",
+    "printsize",
+    "functor",
+    "comp",
+    "init",
+    "pragma",
+    "plan",
+    "limitsize",
+    "include",
 ];
 
 struct Lexer<'a> {
@@ -63,7 +74,11 @@ struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     fn span(&self) -> Span {
-        Span { file: self.file.to_string(), line: self.line, col: self.col }
+        Span {
+            file: self.file.to_string(),
+            line: self.line,
+            col: self.col,
+        }
     }
     fn peek(&self, off: usize) -> Option<char> {
         self.chars.get(self.pos + off).copied()
@@ -128,84 +143,88 @@ impl<'a> Lexer<'a> {
                 out.push((Tok::Eof, span));
                 return Ok(out);
             };
-            let tok = if c.is_ascii_alphabetic() || c == '_' {
-                let mut s = String::new();
-                while let Some(c) = self.peek(0) {
-                    if c.is_ascii_alphanumeric() || c == '_' {
-                        s.push(c);
-                        self.bump();
-                    } else {
-                        break;
-                    }
-                }
-                Tok::Ident(s)
-            } else if c.is_ascii_digit() {
-                let mut s = String::new();
-                while let Some(c) = self.peek(0) {
-                    if c.is_ascii_alphanumeric() || c == '_' {
-                        s.push(c);
-                        self.bump();
-                    } else {
-                        break;
-                    }
-                }
-                Tok::Num(s)
-            } else {
-                self.bump();
-                match (c, self.peek(0)) {
-                    ('.', Some(n)) if n.is_ascii_alphabetic() => {
-                        // `.word` is a directive when `word` is a Soufflé
-                        // directive name; otherwise the dot ends an item
-                        // (`a(1).b(2).` written without spaces).
-                        let mut s = String::new();
-                        let mut k = 0;
-                        while let Some(c) = self.peek(k) {
-                            if c.is_ascii_alphanumeric() || c == '_' {
-                                s.push(c);
-                                k += 1;
-                            } else {
-                                break;
-                            }
-                        }
-                        if DIRECTIVES.contains(&s.as_str()) {
-                            for _ in 0..k {
-                                self.bump();
-                            }
-                            Tok::Directive(s)
+            let tok =
+                if c.is_ascii_alphabetic() || c == '_' {
+                    let mut s = String::new();
+                    while let Some(c) = self.peek(0) {
+                        if c.is_ascii_alphanumeric() || c == '_' {
+                            s.push(c);
+                            self.bump();
                         } else {
-                            Tok::Dot
+                            break;
                         }
                     }
-                    ('.', _) => Tok::Dot,
-                    ('(', _) => Tok::LParen,
-                    (')', _) => Tok::RParen,
-                    (',', _) => Tok::Comma,
-                    (';', _) => Tok::Semi,
-                    (':', Some('-')) => {
-                        self.bump();
-                        Tok::ColonDash
+                    Tok::Ident(s)
+                } else if c.is_ascii_digit() {
+                    let mut s = String::new();
+                    while let Some(c) = self.peek(0) {
+                        if c.is_ascii_alphanumeric() || c == '_' {
+                            s.push(c);
+                            self.bump();
+                        } else {
+                            break;
+                        }
                     }
-                    (':', _) => Tok::Colon,
-                    ('!', Some('=')) => {
-                        self.bump();
-                        Tok::Ne
+                    Tok::Num(s)
+                } else {
+                    self.bump();
+                    match (c, self.peek(0)) {
+                        ('.', Some(n)) if n.is_ascii_alphabetic() => {
+                            // `.word` is a directive when `word` is a Soufflé
+                            // directive name; otherwise the dot ends an item
+                            // (`a(1).b(2).` written without spaces).
+                            let mut s = String::new();
+                            let mut k = 0;
+                            while let Some(c) = self.peek(k) {
+                                if c.is_ascii_alphanumeric() || c == '_' {
+                                    s.push(c);
+                                    k += 1;
+                                } else {
+                                    break;
+                                }
+                            }
+                            if DIRECTIVES.contains(&s.as_str()) {
+                                for _ in 0..k {
+                                    self.bump();
+                                }
+                                Tok::Directive(s)
+                            } else {
+                                Tok::Dot
+                            }
+                        }
+                        ('.', _) => Tok::Dot,
+                        ('(', _) => Tok::LParen,
+                        (')', _) => Tok::RParen,
+                        (',', _) => Tok::Comma,
+                        (';', _) => Tok::Semi,
+                        (':', Some('-')) => {
+                            self.bump();
+                            Tok::ColonDash
+                        }
+                        (':', _) => Tok::Colon,
+                        ('!', Some('=')) => {
+                            self.bump();
+                            Tok::Ne
+                        }
+                        ('!', _) => Tok::Bang,
+                        ('=', _) => Tok::Eq,
+                        ('<', Some('=')) => {
+                            self.bump();
+                            Tok::Le
+                        }
+                        ('<', _) => Tok::Lt,
+                        ('>', Some('=')) => {
+                            self.bump();
+                            Tok::Ge
+                        }
+                        ('>', _) => Tok::Gt,
+                        ('"', _) => return Err(self.err(
+                            span,
+                            "string literals are not supported (every column is an unsigned id)",
+                        )),
+                        _ => return Err(self.err(span, format!("unexpected character `{c}`"))),
                     }
-                    ('!', _) => Tok::Bang,
-                    ('=', _) => Tok::Eq,
-                    ('<', Some('=')) => {
-                        self.bump();
-                        Tok::Le
-                    }
-                    ('<', _) => Tok::Lt,
-                    ('>', Some('=')) => {
-                        self.bump();
-                        Tok::Ge
-                    }
-                    ('>', _) => Tok::Gt,
-                    ('"', _) => return Err(self.err(span, "string literals are not supported (every column is an unsigned id)")),
-                    _ => return Err(self.err(span, format!("unexpected character `{c}`"))),
-                }
-            };
+                };
             out.push((tok, span));
         }
     }
@@ -237,7 +256,11 @@ impl Parser {
         if *self.peek() == t {
             Ok(self.next().1)
         } else {
-            Err(self.err_here(format!("expected {} {what}, found {}", describe(&t), describe(self.peek()))))
+            Err(self.err_here(format!(
+                "expected {} {what}, found {}",
+                describe(&t),
+                describe(self.peek())
+            )))
         }
     }
     fn ident(&mut self, what: &str) -> Result<(String, Span), Error> {
@@ -308,7 +331,10 @@ impl Parser {
         if *self.peek() != Tok::RParen {
             loop {
                 let (col, _) = self.ident("a column name")?;
-                self.expect(Tok::Colon, &format!("after column `{col}` (write `{col}: unsigned`)"))?;
+                self.expect(
+                    Tok::Colon,
+                    &format!("after column `{col}` (write `{col}: unsigned`)"),
+                )?;
                 let (ty, tsp) = self.ident("a column type")?;
                 let ty = match ty.as_str() {
                     "unsigned" => ColType::Unsigned,
@@ -339,21 +365,42 @@ impl Parser {
                 }
             }
         }
-        self.expect(Tok::RParen, &format!("to close the column list of `{name}`"))?;
+        self.expect(
+            Tok::RParen,
+            &format!("to close the column list of `{name}`"),
+        )?;
         if let Tok::Ident(q) = self.peek().clone() {
             // Soufflé allows qualifiers like `btree`/`brie`; we do not.
-            if matches!(q.as_str(), "btree" | "brie" | "eqrel" | "inline" | "magic" | "no_inline" | "override" | "choice") {
+            if matches!(
+                q.as_str(),
+                "btree"
+                    | "brie"
+                    | "eqrel"
+                    | "inline"
+                    | "magic"
+                    | "no_inline"
+                    | "override"
+                    | "choice"
+            ) {
                 return Err(self.err_here(format!("relation qualifier `{q}` is not supported")));
             }
         }
-        Ok(Decl { name, columns, span: sp })
+        Ok(Decl {
+            name,
+            columns,
+            span: sp,
+        })
     }
 
     fn term(&mut self) -> Result<Term, Error> {
         match self.peek().clone() {
             Tok::Ident(s) => {
                 self.next();
-                Ok(if s == "_" { Term::Wildcard } else { Term::Var(s) })
+                Ok(if s == "_" {
+                    Term::Wildcard
+                } else {
+                    Term::Var(s)
+                })
             }
             Tok::Num(n) => {
                 let sp = self.next().1;
@@ -400,16 +447,20 @@ impl Parser {
                 for a in &head.args {
                     match a {
                         Term::Const(c) => values.push(*c),
-                        other => {
-                            return Err(Error::new(
-                                ErrorKind::Syntax,
-                                Some(span),
-                                format!("a fact may only contain constants, found `{other}` in `{head}`"),
-                            ))
-                        }
+                        other => return Err(Error::new(
+                            ErrorKind::Syntax,
+                            Some(span),
+                            format!(
+                                "a fact may only contain constants, found `{other}` in `{head}`"
+                            ),
+                        )),
                     }
                 }
-                p.facts.push(Fact { rel: head.rel, values, span });
+                p.facts.push(Fact {
+                    rel: head.rel,
+                    values,
+                    span,
+                });
                 Ok(())
             }
             Tok::ColonDash => {
@@ -490,7 +541,13 @@ impl Parser {
 
 /// Parses one rule file. `file` is only used in diagnostics.
 pub fn parse(file: &str, src: &str) -> Result<Program, Error> {
-    let lexer = Lexer { file, chars: src.chars().collect(), pos: 0, line: 1, col: 1 };
+    let lexer = Lexer {
+        file,
+        chars: src.chars().collect(),
+        pos: 0,
+        line: 1,
+        col: 1,
+    };
     let toks = lexer.tokens()?;
     Parser { toks, pos: 0 }.program()
 }

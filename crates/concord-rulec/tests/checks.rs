@@ -27,7 +27,10 @@ fn accepts_the_subset() {
     assert_eq!(p.program.rules.len(), 3);
     assert_eq!(p.program.facts.len(), 1);
     assert_eq!(p.inputs().count(), 2);
-    assert_eq!(p.outputs().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["c"]);
+    assert_eq!(
+        p.outputs().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+        ["c"]
+    );
     // `a(1).b(2).` without spaces is two facts, not a directive
     compile_sources(&[("t.dl", format!("{DECLS}a(1).b(2, 3).").as_str())]).unwrap();
 }
@@ -35,29 +38,63 @@ fn accepts_the_subset() {
 #[test]
 fn syntax_errors_have_positions() {
     let m = one(".decl a(x: unsigned)\na(X) :- a(X)", ErrorKind::Syntax);
-    assert!(m.starts_with("t.dl:2:13: error: expected `,` or `.` in rule body, found end of file"), "{m}");
+    assert!(
+        m.starts_with("t.dl:2:13: error: expected `,` or `.` in rule body, found end of file"),
+        "{m}"
+    );
     let m = one(".decl a(x: symbol)", ErrorKind::Syntax);
-    assert!(m.starts_with("t.dl:1:12: error: column `x` of `a` has type `symbol`, which is not supported"), "{m}");
-    let m = one(".decl a(x: unsigned)\na(X) :- a(X); a(X).", ErrorKind::Syntax);
+    assert!(
+        m.starts_with(
+            "t.dl:1:12: error: column `x` of `a` has type `symbol`, which is not supported"
+        ),
+        "{m}"
+    );
+    let m = one(
+        ".decl a(x: unsigned)\na(X) :- a(X); a(X).",
+        ErrorKind::Syntax,
+    );
     assert!(m.contains("disjunction `;` is not supported"), "{m}");
     let m = one(".decl a(x: unsigned)\na(99999999999).", ErrorKind::Syntax);
-    assert!(m.contains("2:3:") && m.contains("not an unsigned 32-bit integer"), "{m}");
+    assert!(
+        m.contains("2:3:") && m.contains("not an unsigned 32-bit integer"),
+        "{m}"
+    );
     let m = one(".decl a(x: unsigned)\n/* open", ErrorKind::Syntax);
-    assert!(m.starts_with("t.dl:2:1: error: unterminated block comment"), "{m}");
-    let m = one(".decl a(x: unsigned)\na(X), a(Y) :- a(X).", ErrorKind::Syntax);
+    assert!(
+        m.starts_with("t.dl:2:1: error: unterminated block comment"),
+        "{m}"
+    );
+    let m = one(
+        ".decl a(x: unsigned)\na(X), a(Y) :- a(X).",
+        ErrorKind::Syntax,
+    );
     assert!(m.contains("several heads"), "{m}");
     let m = one(".type T = unsigned", ErrorKind::Syntax);
     assert!(m.contains("unsupported directive `.type`"), "{m}");
-    let m = one(".decl a(x: unsigned)\na(X) :- a(X), X + 1 < 3.", ErrorKind::Syntax);
+    let m = one(
+        ".decl a(x: unsigned)\na(X) :- a(X), X + 1 < 3.",
+        ErrorKind::Syntax,
+    );
     assert!(m.contains("unexpected character `+`"), "{m}");
 }
 
 #[test]
 fn undeclared_relation() {
-    let m = one(&format!("{DECLS}c(X) :- a(X), d(X)."), ErrorKind::Undeclared);
-    assert!(m.starts_with("t.dl:6:15: error: relation `d` is not declared\n    in rule: c(X) :- a(X), d(X)."), "{m}");
+    let m = one(
+        &format!("{DECLS}c(X) :- a(X), d(X)."),
+        ErrorKind::Undeclared,
+    );
+    assert!(
+        m.starts_with(
+            "t.dl:6:15: error: relation `d` is not declared\n    in rule: c(X) :- a(X), d(X)."
+        ),
+        "{m}"
+    );
     let m = one(".output zz", ErrorKind::Undeclared);
-    assert!(m.contains("`.output zz` names a relation that is not declared"), "{m}");
+    assert!(
+        m.contains("`.output zz` names a relation that is not declared"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -71,7 +108,10 @@ fn arity_mismatch() {
 fn unbound_variables() {
     let m = one(&format!("{DECLS}c(Y) :- a(X)."), ErrorKind::Unbound);
     assert!(m.contains("variable `Y` in the head is not bound by any positive body atom\n    in rule: c(Y) :- a(X)."), "{m}");
-    let m = one(&format!("{DECLS}c(X) :- a(X), !b(X, Z)."), ErrorKind::Unbound);
+    let m = one(
+        &format!("{DECLS}c(X) :- a(X), !b(X, Z)."),
+        ErrorKind::Unbound,
+    );
     assert!(m.contains("variable `Z` in negated atom `!b(X, Z)`"), "{m}");
     let m = one(&format!("{DECLS}c(X) :- a(X), X < Z."), ErrorKind::Unbound);
     assert!(m.contains("variable `Z` in comparison `X < Z`"), "{m}");
@@ -87,19 +127,31 @@ fn stratification_cycle_is_printed() {
         m.starts_with("t.dl:6:1: error: negation of `q` inside a recursive cycle, the program is not stratifiable: p -> !q -> r -> p\n    in rule: p(X) :- e(X), !q(X)."),
         "{m}"
     );
-    let m = one(".decl e(x: unsigned)\n.input e\n.decl p(x: unsigned)\np(X) :- e(X), !p(X).", ErrorKind::Stratification);
+    let m = one(
+        ".decl e(x: unsigned)\n.input e\n.decl p(x: unsigned)\np(X) :- e(X), !p(X).",
+        ErrorKind::Stratification,
+    );
     assert!(m.contains(": p -> !p\n"), "{m}");
 }
 
 #[test]
 fn declarations_and_io() {
-    one(".decl a(x: unsigned)\n.decl a(y: unsigned)", ErrorKind::Declaration);
+    one(
+        ".decl a(x: unsigned)\n.decl a(y: unsigned)",
+        ErrorKind::Declaration,
+    );
     one(".decl a()", ErrorKind::Declaration);
     one(".decl a(x: unsigned, x: unsigned)", ErrorKind::Declaration);
     one(".decl a(x: unsigned)\n.input a\n.output a", ErrorKind::Io);
     let m = one(&format!("{DECLS}a(X) :- c(X)."), ErrorKind::Io);
-    assert!(m.contains("rule derives `a`, which is an `.input` relation"), "{m}");
-    one(".decl ab_c(x: unsigned)\n.decl ab__c(x: unsigned)", ErrorKind::Naming);
+    assert!(
+        m.contains("rule derives `a`, which is an `.input` relation"),
+        "{m}"
+    );
+    one(
+        ".decl ab_c(x: unsigned)\n.decl ab__c(x: unsigned)",
+        ErrorKind::Naming,
+    );
     one(".decl __x(x: unsigned)", ErrorKind::Naming);
 }
 
@@ -111,7 +163,11 @@ fn several_errors_are_reported_together() {
 
 #[test]
 fn strata_respect_negation() {
-    let p = compile_sources(&[("t.dl", format!("{DECLS}.decl d(x: unsigned)\nd(X) :- a(X).\nc(X) :- a(X), !d(X)."))]).unwrap();
+    let p = compile_sources(&[(
+        "t.dl",
+        format!("{DECLS}.decl d(x: unsigned)\nd(X) :- a(X).\nc(X) :- a(X), !d(X)."),
+    )])
+    .unwrap();
     let s = |n: &str| p.relation(n).unwrap().stratum;
     assert!(s("c") > s("d"));
     assert_eq!(s("a"), 0);
@@ -121,10 +177,28 @@ fn strata_respect_negation() {
 #[test]
 fn real_rules_compile() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/");
-    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl", "rank3.dl"].iter().map(|f| format!("{root}{f}")).collect();
+    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]
+        .iter()
+        .map(|f| format!("{root}{f}"))
+        .collect();
     let p = concord_rulec::compile_files(&files).unwrap_or_else(|e| panic!("{e}"));
-    for r in ["hb_must", "hb_may", "rf_covered_store", "rf_covered_load", "rf_no", "rf_may", "rank2_no", "rank2_may", "rank3_no", "rank3_may"] {
-        assert_eq!(p.relation(r).map(|r| r.kind), Some(concord_rulec::RelKind::Output), "{r}");
+    for r in [
+        "hb_must",
+        "hb_may",
+        "rf_covered_store",
+        "rf_covered_load",
+        "rf_no",
+        "rf_may",
+        "rank2_no",
+        "rank2_may",
+        "rank3_no",
+        "rank3_may",
+    ] {
+        assert_eq!(
+            p.relation(r).map(|r| r.kind),
+            Some(concord_rulec::RelKind::Output),
+            "{r}"
+        );
     }
     // the rank-1 stages stand alone too
     concord_rulec::compile_files(&files[..3]).unwrap_or_else(|e| panic!("{e}"));

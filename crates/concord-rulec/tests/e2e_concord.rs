@@ -111,14 +111,18 @@ fn fig5_busy_wait_orders_the_flag_write() {
     straight(&mut i, 1, &[30, 31]);
     straight(&mut i, 2, &[40, 41]);
     i.po.push((40, 40)); // the spin loop
-    i.shared_write.extend([(1, A), (2, COND), (30, A), (31, COND)]);
+    i.shared_write
+        .extend([(1, A), (2, COND), (30, A), (31, COND)]);
     i.shared_read.extend([(40, COND), (41, A)]);
     i.thread_create.extend([(3, 0, 1), (4, 0, 2)]);
     i.busy_wait.push((40, COND, 41));
     let o = run_both(&i);
     assert!(o.hb_must.contains(&(31, 41)) && o.hb_must.contains(&(30, 41)));
     assert!(o.rf_no.contains(&(1, 41)), "initial a cannot reach x = a");
-    assert_eq!(o.rf_may.iter().filter(|e| e.1 == 41).collect::<Vec<_>>(), vec![&(30, 41)]);
+    assert_eq!(
+        o.rf_may.iter().filter(|e| e.1 == 41).collect::<Vec<_>>(),
+        vec![&(30, 41)]
+    );
     assert!(o.rf_may.contains(&(2, 40)) && o.rf_may.contains(&(31, 40)));
     assert!(!o.hb_may.contains(&(41, 30)));
 }
@@ -157,12 +161,19 @@ fn z3_rows(answer: &str, arity: usize) -> Vec<Vec<u32>> {
 /// Third engine: the Z3 script gives the same rank-1 and rank-2 answers.
 #[test]
 fn z3_agrees_on_fig9_when_installed() {
-    if std::process::Command::new("z3").arg("-version").output().is_err() {
+    if std::process::Command::new("z3")
+        .arg("-version")
+        .output()
+        .is_err()
+    {
         eprintln!("z3 not installed; skipping");
         return;
     }
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/");
-    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl"].iter().map(|f| format!("{root}{f}")).collect();
+    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl"]
+        .iter()
+        .map(|f| format!("{root}{f}"))
+        .collect();
     let p = concord_rulec::compile_files(&files).unwrap();
     for locked in [true, false] {
         let i = fig9(locked);
@@ -172,13 +183,25 @@ fn z3_agrees_on_fig9_when_installed() {
             facts.push_str(&concord_rulec::z3_facts(name, &i.rows(name).unwrap()));
         }
         let mut script = concord_rulec::to_z3_fixedpoint(&p) + &facts;
-        let queried = ["hb_must", "hb_may", "rf_no", "rf_may", "rank2_no", "rank2_may"];
+        let queried = [
+            "hb_must",
+            "hb_may",
+            "rf_no",
+            "rf_may",
+            "rank2_no",
+            "rank2_may",
+        ];
         for q in queried {
             script.push_str(&format!("(query {q} :print-answer true)\n"));
         }
-        let path = std::env::temp_dir().join(format!("rulec-fig9-{}-{locked}.smt2", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("rulec-fig9-{}-{locked}.smt2", std::process::id()));
         std::fs::write(&path, &script).unwrap();
-        let out = std::process::Command::new("z3").arg("-smt2").arg(&path).output().unwrap();
+        let out = std::process::Command::new("z3")
+            .arg("-smt2")
+            .arg(&path)
+            .output()
+            .unwrap();
         std::fs::remove_file(&path).ok();
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(!text.contains("error"), "{text}");
@@ -195,7 +218,11 @@ fn z3_agrees_on_fig9_when_installed() {
         assert_eq!(answers.len(), queried.len(), "{text}");
         for (q, ans) in queried.iter().zip(&answers) {
             let arity = asc::OUTPUT_RELATIONS.iter().find(|r| r.0 == *q).unwrap().1;
-            let z = if ans.starts_with("unsat") { vec![] } else { z3_rows(ans, arity) };
+            let z = if ans.starts_with("unsat") {
+                vec![]
+            } else {
+                z3_rows(ans, arity)
+            };
             assert_eq!(Some(z), o.rows(q), "z3 disagrees on {q} (locked: {locked})");
         }
     }
@@ -207,7 +234,9 @@ fn z3_agrees_on_fig9_when_installed() {
 fn engines_agree_on_random_facts() {
     let mut seed: u64 = 0x5eed;
     let mut next = |n: u32| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((seed >> 33) % n as u64) as u32
     };
     let mut nonempty = std::collections::BTreeSet::new();
@@ -228,25 +257,44 @@ fn engines_agree_on_random_facts() {
         let a = asc::run(&i);
         let c = concord_crepe::run(&to_crepe(&i));
         for (name, _) in asc::OUTPUT_RELATIONS {
-            assert_eq!(a.rows(name), c.rows(name), "round {round}: engines disagree on {name}");
+            assert_eq!(
+                a.rows(name),
+                c.rows(name),
+                "round {round}: engines disagree on {name}"
+            );
             if !a.rows(name).unwrap().is_empty() {
                 nonempty.insert(*name);
             }
         }
     }
     // the random facts exercise the rules, not just empty relations
-    for r in ["hb_must", "hb_may", "rf_no", "rf_may", "rank2_no", "rank2_may", "rank3_may"] {
-        assert!(nonempty.contains(r), "{r} always empty; nonempty: {nonempty:?}");
+    for r in [
+        "hb_must",
+        "hb_may",
+        "rf_no",
+        "rf_may",
+        "rank2_no",
+        "rank2_may",
+        "rank3_may",
+    ] {
+        assert!(
+            nonempty.contains(r),
+            "{r} always empty; nonempty: {nonempty:?}"
+        );
     }
 }
 
 #[test]
 fn souffle_print_of_the_rules_reparses() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/");
-    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl", "rank3.dl"].iter().map(|f| format!("{root}{f}")).collect();
+    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]
+        .iter()
+        .map(|f| format!("{root}{f}"))
+        .collect();
     let p = concord_rulec::compile_files(&files).unwrap();
     let text = concord_rulec::to_souffle(&p);
-    let q = concord_rulec::compile_sources(&[("printed.dl", text.as_str())]).unwrap_or_else(|e| panic!("{e}"));
+    let q = concord_rulec::compile_sources(&[("printed.dl", text.as_str())])
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(q.program.rules.len(), p.program.rules.len());
     assert_eq!(q.strata.len(), p.strata.len());
     assert!(text.contains(".input stmt_thread\n") && text.contains(".output rank3_may\n"));
@@ -275,7 +323,9 @@ fn engines_agree_on_a_structured_program() {
     straight(&mut i, 0, &main);
     let mut seed = 11u64;
     let mut next = |n: u32| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((seed >> 33) % n as u64) as u32
     };
     for t in 1..=3u32 {
@@ -295,6 +345,12 @@ fn engines_agree_on_a_structured_program() {
     }
     let start = std::time::Instant::now();
     let a = run_both(&i);
-    eprintln!("both engines: {:?}; rf_may {}, rank2_may {}, rank3_may {}", start.elapsed(), a.rf_may.len(), a.rank2_may.len(), a.rank3_may.len());
+    eprintln!(
+        "both engines: {:?}; rf_may {}, rank2_may {}, rank3_may {}",
+        start.elapsed(),
+        a.rf_may.len(),
+        a.rank2_may.len(),
+        a.rank3_may.len()
+    );
     assert!(!a.rank2_may.is_empty());
 }

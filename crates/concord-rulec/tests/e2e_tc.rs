@@ -9,7 +9,10 @@ include!("generated/tc_crepe.rs");
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self, n: u32) -> u32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) % n as u64) as u32
     }
 }
@@ -27,16 +30,23 @@ fn tc_expected_answers() {
     assert!(i.push_row("edge", &[1]).is_err());
     assert!(i.push_row("nope", &[1]).is_err());
     let o = asc::run(&i);
-    assert!(o.reach.contains(&(1, 1)) && o.reach.contains(&(4, 5)) && o.reach.contains(&(100, 101)));
+    assert!(
+        o.reach.contains(&(1, 1)) && o.reach.contains(&(4, 5)) && o.reach.contains(&(100, 101))
+    );
     assert!(!o.reach.contains(&(4, 1)));
     assert_eq!(o.on_cycle, vec![(1,), (2,), (3,)]);
     assert_eq!(o.sink, vec![(5,)]);
     assert_eq!(o.reaches_target, vec![(1,), (2,), (3,), (5,)]);
-    assert!(o.unreach.contains(&(4, 1)) && o.unreach.contains(&(10, 1)) && !o.unreach.contains(&(1, 3)));
+    assert!(
+        o.unreach.contains(&(4, 1)) && o.unreach.contains(&(10, 1)) && !o.unreach.contains(&(1, 3))
+    );
     assert_eq!(o.rows("sink"), Some(vec![vec![5]]));
     assert_eq!(o.rows("helper"), None);
     assert_eq!(asc::OUTPUT_RELATIONS.len(), 8);
-    assert_eq!((o.type_rel.clone(), o.sink_copy.clone(), o.crepe.clone()), (vec![(1,)], vec![(5,)], vec![(5,)]));
+    assert_eq!(
+        (o.type_rel.clone(), o.sink_copy.clone(), o.crepe.clone()),
+        (vec![(1,)], vec![(5,)], vec![(5,)])
+    );
     assert_eq!(asc::INPUT_RELATIONS, &[("edge", 2), ("node", 1)]);
 
     let mut c = tc_crepe::Input::default();

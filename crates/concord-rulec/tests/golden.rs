@@ -11,7 +11,13 @@ fn root() -> PathBuf {
 pub const CASES: &[(&[&str], &str, &str, &str)] = &[
     (&["tests/data/tc.dl"], "tc", "TcProgram", "tc_crepe"),
     (
-        &["../../rules/input.dl", "../../rules/hb.dl", "../../rules/rf.dl", "../../rules/rank2.dl", "../../rules/rank3.dl"],
+        &[
+            "../../rules/input.dl",
+            "../../rules/hb.dl",
+            "../../rules/rf.dl",
+            "../../rules/rank2.dl",
+            "../../rules/rank3.dl",
+        ],
         "concord",
         "ConcordProgram",
         "concord_crepe",
@@ -25,8 +31,13 @@ fn generated_code_is_up_to_date() {
     for (files, stem, strukt, module) in CASES {
         let paths: Vec<PathBuf> = files.iter().map(|f| root().join(f)).collect();
         let p = concord_rulec::compile_files(&paths).unwrap_or_else(|e| panic!("{e}"));
-        for (suffix, text) in [("ascent", concord_rulec::to_ascent(&p, strukt)), ("crepe", concord_rulec::to_crepe(&p, module))] {
-            let out = root().join("tests/generated").join(format!("{stem}_{suffix}.rs"));
+        for (suffix, text) in [
+            ("ascent", concord_rulec::to_ascent(&p, strukt)),
+            ("crepe", concord_rulec::to_crepe(&p, module)),
+        ] {
+            let out = root()
+                .join("tests/generated")
+                .join(format!("{stem}_{suffix}.rs"));
             let old = std::fs::read_to_string(&out).unwrap_or_default();
             if old != text {
                 if update || old.is_empty() {
@@ -37,5 +48,8 @@ fn generated_code_is_up_to_date() {
             }
         }
     }
-    assert!(stale.is_empty(), "generated code is stale, rerun with UPDATE_GOLDEN=1: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "generated code is stale, rerun with UPDATE_GOLDEN=1: {stale:?}"
+    );
 }

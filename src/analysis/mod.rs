@@ -1,0 +1,146 @@
+//! Running the rule programs (compiled from `rules/*.dl` by `build.rs`) over
+//! extracted facts, with either engine. Everything here speaks relation
+//! names and rows; the engines' own types stay inside the generated code.
+
+pub mod diff;
+pub mod lockorder;
+
+use crate::facts::FactSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+macro_rules! rule_program {
+    ($name:ident) => {
+        pub mod $name {
+            pub mod ascent {
+                include!(concat!(
+                    env!("OUT_DIR"),
+                    "/",
+                    stringify!($name),
+                    "_ascent.rs"
+                ));
+            }
+            pub mod crepe {
+                include!(concat!(
+                    env!("OUT_DIR"),
+                    "/",
+                    stringify!($name),
+                    "_crepe.rs"
+                ));
+            }
+            /// The program in Soufflé syntax (input declarations included).
+            pub const SOUFFLE: &str =
+                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".dl"));
+            /// The program for Z3's fixedpoint engine (facts and queries appended by the caller).
+            pub const Z3: &str =
+                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".smt2"));
+        }
+    };
+}
+
+/// The generated programs. `syncN`: happens-before, read-from and rank-N
+/// read-from sets (sync1 also has the lock-order rules).
+pub mod programs {
+    #![allow(clippy::all, unused, non_snake_case, non_camel_case_types)]
+    rule_program!(sync1);
+    rule_program!(sync2);
+    rule_program!(sync3);
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum RuleProgram {
+    Sync1,
+    Sync2,
+    Sync3,
+}
+
+impl RuleProgram {
+    pub const ALL: [RuleProgram; 3] = [RuleProgram::Sync1, RuleProgram::Sync2, RuleProgram::Sync3];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleProgram::Sync1 => "sync1",
+            RuleProgram::Sync2 => "sync2",
+            RuleProgram::Sync3 => "sync3",
+        }
+    }
+
+    /// The program that computes read-from sets of this rank.
+    pub fn for_rank(rank: u32) -> RuleProgram {
+        match rank {
+            0 | 1 => RuleProgram::Sync1,
+            2 => RuleProgram::Sync2,
+            _ => RuleProgram::Sync3,
+        }
+    }
+
+    pub fn souffle(self) -> &'static str {
+        match self {
+            RuleProgram::Sync1 => programs::sync1::SOUFFLE,
+            RuleProgram::Sync2 => programs::sync2::SOUFFLE,
+            RuleProgram::Sync3 => programs::sync3::SOUFFLE,
+        }
+    }
+
+    pub fn z3(self) -> &'static str {
+        match self {
+            RuleProgram::Sync1 => programs::sync1::Z3,
+            RuleProgram::Sync2 => programs::sync2::Z3,
+            RuleProgram::Sync3 => programs::sync3::Z3,
+        }
+    }
+
+    /// `(name, arity)` of the relations the program derives and reports.
+    pub fn outputs(self) -> &'static [(&'static str, usize)] {
+        match self {
+            RuleProgram::Sync1 => programs::sync1::ascent::OUTPUT_RELATIONS,
+            RuleProgram::Sync2 => programs::sync2::ascent::OUTPUT_RELATIONS,
+            RuleProgram::Sync3 => programs::sync3::ascent::OUTPUT_RELATIONS,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// ascent, serial: the production engine.
+    Ascent,
+    /// crepe: the independent reference engine.
+    Crepe,
+}
+
+/// Derived relations by name, rows sorted.
+pub type Relations = BTreeMap<String, BTreeSet<Vec<u32>>>;
+
+macro_rules! run_generated {
+    ($engine:path, $facts:expr) => {{
+        use $engine as e;
+        let mut input = e::Input::default();
+        for (name, _) in e::INPUT_RELATIONS {
+            for row in $facts.rows(name) {
+                input
+                    .push_row(name, row)
+                    .expect("the extractor and the rules share one schema");
+            }
+        }
+        let output = e::run(&input);
+        e::OUTPUT_RELATIONS
+            .iter()
+            .map(|(name, _)| {
+                let rows = output.rows(name).expect("declared output");
+                (name.to_string(), rows.into_iter().collect::<BTreeSet<_>>())
+            })
+            .collect::<Relations>()
+    }};
+}
+
+/// Evaluate one rule program over one version's facts.
+pub fn run(program: RuleProgram, engine: Engine, facts: &FactSet) -> Relations {
+    use programs::*;
+    match (program, engine) {
+        (RuleProgram::Sync1, Engine::Ascent) => run_generated!(sync1::ascent, facts),
+        (RuleProgram::Sync1, Engine::Crepe) => run_generated!(sync1::crepe::engine, facts),
+        (RuleProgram::Sync2, Engine::Ascent) => run_generated!(sync2::ascent, facts),
+        (RuleProgram::Sync2, Engine::Crepe) => run_generated!(sync2::crepe::engine, facts),
+        (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts),
+        (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts),
+    }
+}
