@@ -447,13 +447,15 @@ impl Parser {
                 for a in &head.args {
                     match a {
                         Term::Const(c) => values.push(*c),
-                        other => return Err(Error::new(
-                            ErrorKind::Syntax,
-                            Some(span),
-                            format!(
+                        other => {
+                            return Err(Error::new(
+                                ErrorKind::Syntax,
+                                Some(span),
+                                format!(
                                 "a fact may only contain constants, found `{other}` in `{head}`"
                             ),
-                        )),
+                            ))
+                        }
                     }
                 }
                 p.facts.push(Fact {

@@ -177,10 +177,13 @@ fn strata_respect_negation() {
 #[test]
 fn real_rules_compile() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/");
-    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]
-        .iter()
-        .map(|f| format!("{root}{f}"))
-        .collect();
+    let mut files: Vec<String> =
+        vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/concord_input.dl").to_string()];
+    files.extend(
+        ["hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]
+            .iter()
+            .map(|f| format!("{root}{f}")),
+    );
     let p = concord_rulec::compile_files(&files).unwrap_or_else(|e| panic!("{e}"));
     for r in [
         "hb_must",

@@ -170,10 +170,13 @@ fn z3_agrees_on_fig9_when_installed() {
         return;
     }
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/");
-    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl"]
-        .iter()
-        .map(|f| format!("{root}{f}"))
-        .collect();
+    let mut files: Vec<String> =
+        vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/concord_input.dl").to_string()];
+    files.extend(
+        ["hb.dl", "rf.dl", "rank2.dl"]
+            .iter()
+            .map(|f| format!("{root}{f}")),
+    );
     let p = concord_rulec::compile_files(&files).unwrap();
     for locked in [true, false] {
         let i = fig9(locked);
@@ -287,10 +290,13 @@ fn engines_agree_on_random_facts() {
 #[test]
 fn souffle_print_of_the_rules_reparses() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/");
-    let files: Vec<String> = ["input.dl", "hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]
-        .iter()
-        .map(|f| format!("{root}{f}"))
-        .collect();
+    let mut files: Vec<String> =
+        vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/concord_input.dl").to_string()];
+    files.extend(
+        ["hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]
+            .iter()
+            .map(|f| format!("{root}{f}")),
+    );
     let p = concord_rulec::compile_files(&files).unwrap();
     let text = concord_rulec::to_souffle(&p);
     let q = concord_rulec::compile_sources(&[("printed.dl", text.as_str())])

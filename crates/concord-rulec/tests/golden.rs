@@ -12,7 +12,7 @@ pub const CASES: &[(&[&str], &str, &str, &str)] = &[
     (&["tests/data/tc.dl"], "tc", "TcProgram", "tc_crepe"),
     (
         &[
-            "../../rules/input.dl",
+            "tests/data/concord_input.dl",
             "../../rules/hb.dl",
             "../../rules/rf.dl",
             "../../rules/rank2.dl",
