@@ -27,6 +27,12 @@ macro_rules! rule_program {
                     "_crepe.rs"
                 ));
             }
+            include!(concat!(
+                env!("OUT_DIR"),
+                "/",
+                stringify!($name),
+                "_columns.rs"
+            ));
             /// The program in Soufflé syntax (input declarations included).
             pub const SOUFFLE: &str =
                 include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".dl"));
@@ -89,13 +95,20 @@ impl RuleProgram {
         }
     }
 
-    /// `(name, arity)` of the relations the program derives and reports.
-    pub fn outputs(self) -> &'static [(&'static str, usize)] {
+    /// `(name, column names)` of the relations the program derives and reports.
+    pub fn outputs(self) -> &'static [(&'static str, &'static [&'static str])] {
         match self {
-            RuleProgram::Sync1 => programs::sync1::ascent::OUTPUT_RELATIONS,
-            RuleProgram::Sync2 => programs::sync2::ascent::OUTPUT_RELATIONS,
-            RuleProgram::Sync3 => programs::sync3::ascent::OUTPUT_RELATIONS,
+            RuleProgram::Sync1 => programs::sync1::OUTPUT_COLUMNS,
+            RuleProgram::Sync2 => programs::sync2::OUTPUT_COLUMNS,
+            RuleProgram::Sync3 => programs::sync3::OUTPUT_COLUMNS,
         }
+    }
+
+    /// The first program (in rank order) that derives `relation`.
+    pub fn deriving(relation: &str) -> Option<RuleProgram> {
+        RuleProgram::ALL
+            .into_iter()
+            .find(|p| p.outputs().iter().any(|(n, _)| *n == relation))
     }
 }
 
