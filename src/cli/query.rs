@@ -44,7 +44,10 @@ fn derived_kind(column: &str) -> ColumnKind {
     }
 }
 
-fn columns_of(relation: &str) -> Option<(Vec<(String, ColumnKind)>, Option<RuleProgram>)> {
+/// Column names and kinds of a relation, and the program deriving it (None: extracted).
+type RelationShape = (Vec<(String, ColumnKind)>, Option<RuleProgram>);
+
+fn columns_of(relation: &str) -> Option<RelationShape> {
     if let Some(r) = schema::relation(relation) {
         return Some((
             r.columns

@@ -373,6 +373,21 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     events.extend(busy.iter().map(|&(_, _, x)| x));
 
     // --- order between events --------------------------------------------------
+    // Always-executed events; create/join sites the thread model unrolls
+    // (inside loops) are assumed to run once per modelled instance.
+    for tg in &graphs {
+        for s in order::always_executed(tg) {
+            if events.contains(&s) {
+                add!("thread_always", vec![s]);
+            }
+        }
+        for &s in &tg.nodes {
+            let unrolled = handle_of_create.contains_key(&s) || joins.iter().any(|(j, _)| *j == s);
+            if unrolled && tg.in_cycle(s) {
+                add!("thread_always", vec![s]);
+            }
+        }
+    }
     let mut dom_pairs: BTreeSet<(u32, u32)> = BTreeSet::new();
     for tg in &graphs {
         let ord = order::event_order(tg, &events);
