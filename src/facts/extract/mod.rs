@@ -259,36 +259,26 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     };
 
     // --- hb events -----------------------------------------------------------
-    let shared_reads: BTreeMap<StmtId, Vec<LocId>> = acc
-        .reads
-        .iter()
-        .map(|(&s, cells)| {
-            (
-                s,
-                cells
-                    .iter()
-                    .copied()
-                    .filter(|&c| is_shared(c))
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
-    let shared_writes: BTreeMap<StmtId, Vec<LocId>> = acc
-        .writes
-        .iter()
-        .map(|(&s, cells)| {
-            (
-                s,
-                cells
-                    .iter()
-                    .copied()
-                    .filter(|&c| is_shared(c))
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
+    // The shared part of each statement's accesses.
+    let shared_only =
+        |accesses: &BTreeMap<StmtId, BTreeSet<LocId>>| -> BTreeMap<StmtId, Vec<LocId>> {
+            accesses
+                .iter()
+                .map(|(&s, cells)| {
+                    (
+                        s,
+                        cells
+                            .iter()
+                            .copied()
+                            .filter(|&c| is_shared(c))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .filter(|(_, v)| !v.is_empty())
+                .collect()
+        };
+    let shared_reads = shared_only(&acc.reads);
+    let shared_writes = shared_only(&acc.writes);
     let mut events: HashSet<StmtId> = HashSet::new();
     events.extend(shared_reads.keys());
     events.extend(shared_writes.keys());
