@@ -1,0 +1,1 @@
+//! Results directory (`concord-out-N/`, `concord-last`).
