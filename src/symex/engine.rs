@@ -140,6 +140,9 @@ struct State<'c> {
     tr_acc: Vec<Access>,
     created: Vec<usize>,
     steps: u64,
+    /// Running a new thread's local prefix up to its first visible
+    /// operation: not a transition of its own.
+    normalizing: bool,
 }
 
 struct Tr {
@@ -667,6 +670,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             tr_acc: Vec::new(),
             created: Vec::new(),
             steps: 0,
+            normalizing: false,
         }
     }
 
@@ -1061,7 +1065,12 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     fn explore_sched(&mut self, mut st: State<'c>, tid: usize, sleep: Vec<(usize, Vec<Access>)>) -> Bool<'c> {
         let seg = std::mem::take(&mut st.seg);
-        self.commit(&mut st, tid);
+        if st.normalizing {
+            st.normalizing = false;
+            st.tr_acc.retain(|a| !matches!(a.res, Res::ThreadEnd(_)));
+        } else {
+            self.commit(&mut st, tid);
+        }
         let w = self.sched_inner(st, sleep);
         self.apply_seg(&seg, w)
     }
@@ -1072,8 +1081,18 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.timed_out() {
             return fls;
         }
+        // New threads first run their local prefix (it commutes with
+        // everything), so that every thread sits at a visible operation.
+        if let Some(u) = (0..st.threads.len()).find(|&u| self.unpositioned(&st, u)) {
+            let mut st = st;
+            st.normalizing = true;
+            return self.run_thread(st, u, false, sleep);
+        }
         let nexts: Vec<Next> = (0..st.threads.len()).map(|t| self.next_of(&st, t)).collect();
         if nexts.iter().all(|n| matches!(n, Next::Done)) {
+            if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+                eprintln!("complete run: schedule {:?}", st.sched);
+            }
             self.stats.complete_runs += 1;
             return tru;
         }
@@ -1098,6 +1117,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.ag {
             if let Some(ps) = self.ps_lookup(key) {
                 if self.implied(&st, &ps) {
+                    if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+                        eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
+                    }
                     self.stats.partial_runs += 1;
                     self.stats.pruned_interleavings += 1;
                     self.prune_dpor_update(&st, key);
@@ -1120,6 +1142,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.dpor {
             for (p, n) in nexts.iter().enumerate() {
                 if let Next::Enabled(a) | Next::Disabled(a) = n {
+                    // An atomic section's accesses are only known once it
+                    // ran; its race check happens at commit time.
+                    if a.iter().any(|x| matches!(x.res, Res::All)) {
+                        continue;
+                    }
                     let c = st.threads[p].clock.clone();
                     self.race_update(p, a, &c);
                 }
@@ -1172,6 +1199,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             } else {
                 Vec::new()
             };
+            if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+                eprintln!("node {:?}: explore T{t} (next {:?}), child sleep {:?}", st.sched, tacc, child_sleep);
+            }
             let mut child = st.clone();
             child.sched.push(t);
             let w = self.run_thread(child, t, true, child_sleep);
@@ -1189,6 +1219,16 @@ impl<'c, 'm> Engine<'c, 'm> {
             self.ps_merge(key, &wp);
         }
         wp
+    }
+
+    fn unpositioned(&self, st: &State<'c>, t: usize) -> bool {
+        let th = &st.threads[t];
+        if th.status != TStatus::Run {
+            return false;
+        }
+        let fr = th.frames.last().unwrap();
+        let bb = &self.m.functions[fr.f].basic_blocks[fr.bb];
+        fr.ip >= bb.instrs.len() || self.visible_access(st, t, &bb.instrs[fr.ip]).is_none()
     }
 
     fn deadlock_loc(&self, st: &State<'c>) -> Option<((String, u32), String)> {
@@ -1227,21 +1267,27 @@ impl<'c, 'm> Engine<'c, 'm> {
                 self.stats.cut_runs += 1;
                 return fls;
             }
-            if !first {
-                if let TStatus::WaitCond { .. } | TStatus::Reacquire { .. } = st.threads[tid].status {
+            let mut vis = false;
+            if let TStatus::WaitCond { .. } | TStatus::Reacquire { .. } = st.threads[tid].status {
+                vis = true;
+                if !first {
                     return self.explore_sched(st, tid, sleep);
                 }
+            } else {
                 let fr = st.threads[tid].frames.last().unwrap();
                 let bb = &self.m.functions[fr.f].basic_blocks[fr.bb];
                 if fr.ip < bb.instrs.len() {
                     if let Some((_, enabled)) = self.visible_access(&st, tid, &bb.instrs[fr.ip]) {
-                        if st.threads[tid].atomic == 0 || !enabled {
+                        vis = true;
+                        if !first && (st.threads[tid].atomic == 0 || !enabled) {
                             return self.explore_sched(st, tid, sleep);
                         }
                     }
                 }
             }
-            first = false;
+            if vis {
+                first = false;
+            }
             match self.step(&mut st, tid) {
                 Ok(Step::Continue) => {}
                 Ok(Step::Yield) => return self.explore_sched(st, tid, sleep),
@@ -1257,7 +1303,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     }
                     return fls;
                 }
-                Ok(Step::Fork { alts }) => return self.fork(st, tid, alts, sleep),
+                Ok(Step::Fork { alts }) => return self.fork(st, tid, alts, sleep, first),
                 Err(msg) => {
                     self.stats.error_runs += 1;
                     let (loc, f) = self.thread_loc(&st, tid);
@@ -1274,6 +1320,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         tid: usize,
         alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
         sleep: Vec<(usize, Vec<Access>)>,
+        first: bool,
     ) -> Bool<'c> {
         let seg = std::mem::take(&mut st.seg);
         let key = self.gcs_key(&st);
@@ -1305,7 +1352,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 continue;
             }
-            let w = self.run_thread(child, tid, false, sleep.clone());
+            let w = self.run_thread(child, tid, first, sleep.clone());
             let w = Bool::and(self.ctx, &[&condsv, &w]);
             wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
         }

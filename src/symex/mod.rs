@@ -185,10 +185,12 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Runs as counted in the paper: every explored execution, complete or
-    /// not, except early terminations (reported separately).
+    /// Runs as counted in the paper: every explored execution that reached
+    /// an end (normal, error, cut at the bound, infeasible assumption).
+    /// Early terminations (`partial_runs`) and sleep-set blocked prefixes
+    /// (`sleep_blocked`) are reported separately.
     pub fn runs(&self) -> u64 {
-        self.complete_runs + self.error_runs + self.cut_runs + self.assume_false + self.sleep_blocked
+        self.complete_runs + self.error_runs + self.cut_runs + self.assume_false
     }
 }
 
