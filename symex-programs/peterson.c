@@ -1,5 +1,6 @@
 // Peterson's mutual exclusion for two threads (busy waiting is bounded by
 // --loop-bound; paths past the bound are cut, not reported).
+// bound: 1 (busy waiting: a loop bound of 1 keeps the baseline exploration small)
 // expect: safe
 // Reasoning: under sequential consistency Peterson's algorithm guarantees
 // mutual exclusion, so inside the critical section in_cs is exactly 1.

@@ -1,6 +1,7 @@
 // Broken Peterson: each thread gives the turn to itself instead of the
 // other thread.
-// expect: violation at line 20, 32
+// bound: 1 (busy waiting: a loop bound of 1 keeps the baseline exploration small)
+// expect: violation at line 21, 33
 // Reasoning: p0 sets flag0 and turn = 0; p1 sets flag1 and then turn = 1
 // after p0 passed its check (flag1 was still 0); p1's check sees turn == 1
 // and also passes, so both are in the critical section and in_cs == 2.

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 struct Expect {
     lines: BTreeSet<u32>,
     deadlock: bool,
+    bound: u32,
 }
 
 fn programs() -> Vec<PathBuf> {
@@ -27,7 +28,10 @@ fn programs() -> Vec<PathBuf> {
 
 fn expectation(p: &PathBuf) -> Expect {
     let text = std::fs::read_to_string(p).unwrap();
-    let mut e = Expect { lines: BTreeSet::new(), deadlock: false };
+    let mut e = Expect { lines: BTreeSet::new(), deadlock: false, bound: 3 };
+    if let Some(b) = text.lines().find_map(|l| l.strip_prefix("// bound: ")) {
+        e.bound = b.split_whitespace().next().unwrap().parse().unwrap();
+    }
     let mut seen = false;
     for l in text.lines().filter_map(|l| l.strip_prefix("// expect: ")) {
         seen = true;
@@ -43,8 +47,9 @@ fn expectation(p: &PathBuf) -> Expect {
     e
 }
 
-fn run(m: &llvm_ir::Module, r: Reduction) -> Exploration {
-    explore(m, &SymexOptions { reduction: r, max_seconds: Some(120.0), ..Default::default() }).unwrap()
+fn run(m: &llvm_ir::Module, r: Reduction, e: &Expect) -> Exploration {
+    let o = SymexOptions { reduction: r, loop_bound: e.bound, max_seconds: Some(300.0), ..Default::default() };
+    explore(m, &o).unwrap()
 }
 
 fn check_verdict(p: &PathBuf, e: &Expect, x: &Exploration, mode: Reduction) {
@@ -73,7 +78,8 @@ fn there_are_at_least_20_concurrency_programs() {
 fn verdicts_under_dpor() {
     for p in programs() {
         let m = testutil::load(&p).unwrap();
-        check_verdict(&p, &expectation(&p), &run(&m, Reduction::Dpor), Reduction::Dpor);
+        let e = expectation(&p);
+        check_verdict(&p, &e, &run(&m, Reduction::Dpor, &e), Reduction::Dpor);
     }
 }
 
@@ -81,7 +87,8 @@ fn verdicts_under_dpor() {
 fn verdicts_under_dpor_ag() {
     for p in programs() {
         let m = testutil::load(&p).unwrap();
-        check_verdict(&p, &expectation(&p), &run(&m, Reduction::DporAg), Reduction::DporAg);
+        let e = expectation(&p);
+        check_verdict(&p, &e, &run(&m, Reduction::DporAg, &e), Reduction::DporAg);
     }
 }
 
@@ -92,10 +99,10 @@ fn soundness_same_violations_in_all_modes() {
     for p in programs() {
         let m = testutil::load(&p).unwrap();
         let e = expectation(&p);
-        let none = run(&m, Reduction::None);
+        let none = run(&m, Reduction::None, &e);
         check_verdict(&p, &e, &none, Reduction::None);
-        let dpor = run(&m, Reduction::Dpor);
-        let ag = run(&m, Reduction::DporAg);
+        let dpor = run(&m, Reduction::Dpor, &e);
+        let ag = run(&m, Reduction::DporAg, &e);
         let name = p.file_name().unwrap().to_string_lossy();
         assert_eq!(none.violation_locations(), dpor.violation_locations(), "{name}: none vs dpor");
         assert_eq!(none.violation_locations(), ag.violation_locations(), "{name}: none vs dpor+ag");
@@ -109,9 +116,10 @@ fn soundness_same_violations_in_all_modes() {
 fn every_violation_replays() {
     for p in programs() {
         let m = testutil::load(&p).unwrap();
-        let x = run(&m, Reduction::DporAg);
+        let e = expectation(&p);
+        let x = run(&m, Reduction::DporAg, &e);
         for f in x.findings.iter().filter(|f| f.kind.is_violation()) {
-            let r = output::replay(&m, f, 3).unwrap();
+            let r = output::replay(&m, f, e.bound).unwrap();
             assert!(r.confirmed, "{}: {:?} at {} did not replay: {:?}", p.display(), f.kind, f.location, r.got);
         }
     }
@@ -122,7 +130,7 @@ fn every_violation_replays() {
 fn replay_with_a_safe_schedule_does_not_confirm() {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("symex-programs/racy_counter.c");
     let m = testutil::load(&p).unwrap();
-    let x = run(&m, Reduction::Dpor);
+    let x = run(&m, Reduction::Dpor, &expectation(&p));
     let mut f = x.findings[0].clone();
     // Main creates both threads, then each thread runs to completion.
     f.schedule = vec![0, 1, 1, 2, 2, 0, 0, 0];
