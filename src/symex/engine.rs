@@ -206,6 +206,8 @@ pub(crate) struct Engine<'c, 'm> {
     start: Instant,
     stop: bool,
     last_progress: Instant,
+    slice: Option<super::slice::Slice>,
+    obj_global: HashMap<u32, Name>,
 }
 
 fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -305,12 +307,19 @@ impl<'c, 'm> Engine<'c, 'm> {
             start: Instant::now(),
             stop: false,
             last_progress: Instant::now(),
+            slice: None,
+            obj_global: HashMap::new(),
         };
         if e.opts.schedule.is_some() {
             e.dpor = false;
             e.ag = false;
         }
         e.init_globals();
+        if e.ag && e.opts.slice {
+            let sl = super::slice::Slice::compute(m);
+            e.stats.slice_size = sl.size() as u64;
+            e.slice = Some(sl);
+        }
         Ok(e)
     }
 
@@ -538,6 +547,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let o = self.new_obj(&mut st, size, ObjKind::Global);
             st.objs[o as usize].readonly = g.is_constant;
             self.globals.insert(g.name.clone(), o);
+            self.obj_global.insert(o, g.name.clone());
         }
         for (i, f) in self.m.functions.iter().enumerate() {
             let o = self.new_obj(&mut st, 1, ObjKind::Func(i));
@@ -993,9 +1003,25 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
+    /// Drop accesses to globals that no instruction of the slice reads:
+    /// their order cannot matter (§6.1).
+    fn relevant_acc(&self, mut acc: Vec<Access>) -> Vec<Access> {
+        if let Some(sl) = &self.slice {
+            acc.retain(|a| match &a.res {
+                Res::Mem(o, _, _) => match self.obj_global.get(o) {
+                    Some(g) => sl.global_relevant(g),
+                    None => true,
+                },
+                _ => true,
+            });
+        }
+        acc
+    }
+
     /// Record the transition that just ended in the parent node.
     fn commit(&mut self, st: &mut State<'c>, tid: usize) {
         let acc = std::mem::take(&mut st.tr_acc);
+        let acc = self.relevant_acc(acc);
         let created = std::mem::take(&mut st.created);
         let Some(d) = self.nodes.len().checked_sub(1) else { return };
         let n = st.threads.len();
@@ -1031,6 +1057,14 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     fn next_of(&self, st: &State<'c>, t: usize) -> Next {
+        match self.next_of_raw(st, t) {
+            Next::Enabled(a) => Next::Enabled(self.relevant_acc(a)),
+            Next::Disabled(a) => Next::Disabled(self.relevant_acc(a)),
+            Next::Done => Next::Done,
+        }
+    }
+
+    fn next_of_raw(&self, st: &State<'c>, t: usize) -> Next {
         let th = &st.threads[t];
         match &th.status {
             TStatus::Done => Next::Done,

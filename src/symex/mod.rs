@@ -17,6 +17,7 @@
 //! ```
 
 mod engine;
+pub mod slice;
 pub mod cli;
 pub mod output;
 pub mod testutil;
@@ -180,6 +181,8 @@ pub struct Stats {
     pub summaries: u64,
     /// Statements in the static slice (0 when not computed).
     pub slice_size: u64,
+    /// Branches outside the slice where only one side was explored (Type B).
+    pub slice_skipped_branches: u64,
     /// Stopped by max_runs / max_seconds.
     pub incomplete: bool,
 }

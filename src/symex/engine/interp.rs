@@ -158,6 +158,34 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     fn branch(&mut self, st: &mut State<'c>, tid: usize, alts: Vec<(Bool<'c>, Bool<'c>, usize)>) -> R<'c> {
+        // Type B pivot (§6.1): a branch outside the slice cannot change any
+        // property; explore its first feasible side only and keep its
+        // condition out of the weakest precondition.
+        let irrelevant = match &self.slice {
+            Some(sl) => {
+                let fr = st.threads[tid].frames.last().unwrap();
+                let n = self.m.functions[fr.f].basic_blocks[fr.bb].instrs.len();
+                !sl.branch_relevant(fr.f, fr.bb, n)
+            }
+            None => false,
+        };
+        if irrelevant {
+            for (c, _, t) in &alts {
+                let cs = c.simplify();
+                let ok = match cs.as_bool() {
+                    Some(b) => b,
+                    None => self.check(&st.pcon, &[cs.clone()]) != SatResult::Unsat,
+                };
+                if ok {
+                    if cs.as_bool().is_none() {
+                        st.pcon.push(cs);
+                        self.stats.slice_skipped_branches += 1;
+                    }
+                    return self.goto(st, tid, *t);
+                }
+            }
+            return Ok(Step::End(EndKind::AssumeFalse));
+        }
         let mut feasible = Vec::new();
         for (c, csv, t) in alts {
             let cs = c.simplify();
