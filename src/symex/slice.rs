@@ -9,6 +9,11 @@
 //! plain global), control dependences (post-dominator based), call sites of
 //! functions containing relevant code, and callee returns of relevant calls.
 //!
+//! Two concurrency-aware additions keep a branch in the slice although no
+//! property depends on it: branches inside loops (they decide when the
+//! thread reaches the code after the loop, and whether the loop bound cuts
+//! the path) and branches controlling memory accesses or calls.
+//!
 //! The executor uses it in `dpor+ag` mode:
 //! * a branch outside the slice is a Type B pivot: only its first feasible
 //!   side is explored and its condition is left out of the weakest
@@ -122,6 +127,42 @@ impl Slice {
             }
             defs.push(d);
             cd.push(control_deps(f));
+        }
+        // Concurrency-aware additions: a branch stays relevant when it is
+        // part of a loop (it decides when the thread reaches the code after
+        // the loop, and whether the loop bound cuts the path) or when code
+        // it controls accesses memory or calls a function (visible
+        // operations whose timing matters to other threads).
+        for (fi, f) in m.functions.iter().enumerate() {
+            let succ: Vec<Vec<usize>> = f.basic_blocks.iter().map(|b| successors(f, &b.term)).collect();
+            let mut controlled: HashMap<usize, Vec<usize>> = HashMap::new();
+            for (b, deps) in &cd[fi] {
+                for a in deps {
+                    controlled.entry(*a).or_default().push(*b);
+                }
+            }
+            for (bi, b) in f.basic_blocks.iter().enumerate() {
+                if succ[bi].len() < 2 {
+                    continue;
+                }
+                let id = (fi, bi, b.instrs.len());
+                let in_loop = reaches(&succ, &succ[bi], bi);
+                let effects = controlled.get(&bi).into_iter().flatten().any(|cb| {
+                    f.basic_blocks[*cb].instrs.iter().any(|i| {
+                        matches!(
+                            i,
+                            Instruction::Load(_)
+                                | Instruction::Store(_)
+                                | Instruction::Call(_)
+                                | Instruction::AtomicRMW(_)
+                                | Instruction::CmpXchg(_)
+                        ) && !matches!(i, Instruction::Call(c) if callee(c).map(|n| n.starts_with("llvm.dbg.")).unwrap_or(false))
+                    })
+                });
+                if in_loop || effects {
+                    work.push(id);
+                }
+            }
         }
         let mut rel: HashSet<Id> = HashSet::new();
         let mut mem: HashSet<Mem> = HashSet::new();
@@ -273,6 +314,22 @@ fn operands(i: &Instruction) -> Vec<&Operand> {
         I::ExtractValue(e) => vec![&e.aggregate],
         _ => vec![],
     }
+}
+
+/// Can `target` be reached from any of `from`?
+fn reaches(succ: &[Vec<usize>], from: &[usize], target: usize) -> bool {
+    let mut seen = vec![false; succ.len()];
+    let mut stack: Vec<usize> = from.to_vec();
+    while let Some(b) = stack.pop() {
+        if b == target {
+            return true;
+        }
+        if std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        stack.extend(succ[b].iter().copied());
+    }
+    false
 }
 
 fn successors(f: &Function, t: &Terminator) -> Vec<usize> {
