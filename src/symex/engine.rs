@@ -212,10 +212,13 @@ pub(crate) struct Engine<'c, 'm> {
 
 fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
     match dl {
-        Some(d) => (
-            format!("{}:{}:{}", d.filename, d.line, d.col.unwrap_or(0)),
-            d.line,
-        ),
+        Some(d) => {
+            let file = match &d.directory {
+                Some(dir) if !d.filename.starts_with('/') && !dir.is_empty() => format!("{dir}/{}", d.filename),
+                _ => d.filename.clone(),
+            };
+            (format!("{file}:{}:{}", d.line, d.col.unwrap_or(0)), d.line)
+        }
         None => (String::new(), 0),
     }
 }
