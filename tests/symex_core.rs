@@ -105,9 +105,13 @@ fn abort_outside_assume_helper_is_a_finding() {
 #[test]
 fn all_modes_agree_on_sequential_programs() {
     let src = format!("{HDR}int main(void) {{ int a = __VERIFIER_nondet_int(); int b = __VERIFIER_nondet_int(); if (a > b) {{ if (a - b == 3) reach_error(); }} else if (b - a == 7) assert(0); return 0; }}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("prog.c");
+    std::fs::write(&p, &src).unwrap();
+    let m = testutil::load(&p).unwrap();
     let mut locs = Vec::new();
     for r in [Reduction::None, Reduction::Dpor, Reduction::DporAg] {
-        locs.push(run_src(&src, SymexOptions { reduction: r, ..Default::default() }).violation_lines());
+        locs.push(explore(&m, &SymexOptions { reduction: r, ..Default::default() }).unwrap().violation_locations());
     }
     assert_eq!(locs[0].len(), 2);
     assert_eq!(locs[0], locs[1]);

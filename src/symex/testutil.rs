@@ -51,8 +51,12 @@ fn run(c: &mut Command) -> Result<(), String> {
 
 /// Compile and load a program.
 pub fn load(src: &Path) -> Result<llvm_ir::Module, String> {
-    let dir = std::env::temp_dir().join(format!("concord-symex-{}", std::process::id()));
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("concord-symex-{}-{k}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let bc = compile_to_bc(src, &dir)?;
-    llvm_ir::Module::from_bc_path(&bc)
+    let bc = compile_to_bc(src, &dir);
+    let m = bc.and_then(|bc| llvm_ir::Module::from_bc_path(&bc));
+    let _ = std::fs::remove_dir_all(&dir);
+    m
 }
