@@ -6,7 +6,10 @@ use std::io::Write;
 fn run_src(src: &str, opts: SymexOptions) -> Exploration {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("prog.c");
-    std::fs::File::create(&p).unwrap().write_all(src.as_bytes()).unwrap();
+    std::fs::File::create(&p)
+        .unwrap()
+        .write_all(src.as_bytes())
+        .unwrap();
     let m = testutil::load(&p).unwrap();
     explore(&m, &opts).unwrap()
 }
@@ -24,7 +27,9 @@ const HDR: &str = "#include <assert.h>\n#include \"concord.h\"\n";
 #[test]
 fn exact_width_arithmetic_wraps() {
     // An 8-bit counter wraps at 256: 250 + 10 == 4 as unsigned char.
-    let x = run(&format!("{HDR}int main(void) {{ unsigned char c = 250; c += 10; assert(c == 4); return 0; }}"));
+    let x = run(&format!(
+        "{HDR}int main(void) {{ unsigned char c = 250; c += 10; assert(c == 4); return 0; }}"
+    ));
     assert!(x.findings.is_empty(), "{:?}", x.findings);
     let x = run(&format!("{HDR}int main(void) {{ unsigned char c = 250; c += 10; assert(c == 260 - 256 + 1); return 0; }}"));
     assert_eq!(kinds(&x), vec![FindingKind::Assertion]);
@@ -73,7 +78,13 @@ fn symbolic_array_index_and_structs() {
 #[test]
 fn loop_bound_cuts_are_counted() {
     let src = format!("{HDR}int main(void) {{ int n = __VERIFIER_nondet_int(); int s = 0; for (int i = 0; i < n; i++) s++; return s; }}");
-    let x = run_src(&src, SymexOptions { loop_bound: 2, ..Default::default() });
+    let x = run_src(
+        &src,
+        SymexOptions {
+            loop_bound: 2,
+            ..Default::default()
+        },
+    );
     assert!(x.findings.is_empty());
     // n <= 0, n == 1, n == 2 finish; n > 2 is cut once.
     assert_eq!(x.stats.complete_runs, 3);
@@ -82,8 +93,15 @@ fn loop_bound_cuts_are_counted() {
 
 #[test]
 fn unsupported_calls_are_findings_not_panics() {
-    let x = run("#include <math.h>\nint main(void) { volatile double d = 2.0; return (int)sqrt(d); }");
-    assert!(x.findings.iter().all(|f| f.kind == FindingKind::Unsupported), "{:?}", x.findings);
+    let x =
+        run("#include <math.h>\nint main(void) { volatile double d = 2.0; return (int)sqrt(d); }");
+    assert!(
+        x.findings
+            .iter()
+            .all(|f| f.kind == FindingKind::Unsupported),
+        "{:?}",
+        x.findings
+    );
     assert!(!x.findings.is_empty());
     assert!(!x.findings[0].location.is_empty());
 }
@@ -92,7 +110,9 @@ fn unsupported_calls_are_findings_not_panics() {
 fn null_dereference_and_double_free() {
     let x = run("#include <stdlib.h>\nint main(void) { int *p = 0; int c = __VERIFIER_nondet_int(); if (c) return *p; return 0; }\nint __VERIFIER_nondet_int(void);");
     assert_eq!(kinds(&x), vec![FindingKind::MemoryError]);
-    let x = run("#include <stdlib.h>\nint main(void) { int *p = malloc(4); free(p); free(p); return 0; }");
+    let x = run(
+        "#include <stdlib.h>\nint main(void) { int *p = malloc(4); free(p); free(p); return 0; }",
+    );
     assert_eq!(kinds(&x), vec![FindingKind::MemoryError]);
 }
 
@@ -111,7 +131,17 @@ fn all_modes_agree_on_sequential_programs() {
     let m = testutil::load(&p).unwrap();
     let mut locs = Vec::new();
     for r in [Reduction::None, Reduction::Dpor, Reduction::DporAg] {
-        locs.push(explore(&m, &SymexOptions { reduction: r, ..Default::default() }).unwrap().violation_locations());
+        locs.push(
+            explore(
+                &m,
+                &SymexOptions {
+                    reduction: r,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+            .violation_locations(),
+        );
     }
     assert_eq!(locs[0].len(), 2);
     assert_eq!(locs[0], locs[1]);

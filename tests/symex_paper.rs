@@ -17,9 +17,19 @@ fn stats(name: &str, r: Reduction) -> Stats {
 }
 
 fn stats_with(name: &str, r: Reduction, slice: bool) -> Stats {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("symex-programs").join(format!("{name}.c"));
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("symex-programs")
+        .join(format!("{name}.c"));
     let m = testutil::load(&p).unwrap();
-    let x = explore(&m, &SymexOptions { reduction: r, slice, ..Default::default() }).unwrap();
+    let x = explore(
+        &m,
+        &SymexOptions {
+            reduction: r,
+            slice,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(x.findings.is_empty(), "{name}: {:?}", x.findings);
     x.stats
 }
@@ -36,7 +46,11 @@ fn fig2_baseline_six_runs_ag_five_explorations() {
     // run 5) and 6 (after b=x, covered by run 3) end early.
     let ag = stats("fig2", Reduction::DporAg);
     assert_eq!((ag.complete_runs, ag.partial_runs), (2, 3));
-    assert_eq!(ag.complete_runs + ag.partial_runs, 1 + 4, "paper: 1 complete + 4 partial");
+    assert_eq!(
+        ag.complete_runs + ag.partial_runs,
+        1 + 4,
+        "paper: 1 complete + 4 partial"
+    );
 }
 
 fn binom(n: u64, k: u64) -> u64 {

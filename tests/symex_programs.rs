@@ -5,7 +5,9 @@
 //! that the modes agree on the violated locations (soundness of DPOR and of
 //! the assertion-guided pruning), and that every reported violation replays.
 
-use concord::symex::{explore, output, testutil, Exploration, FindingKind, Reduction, SymexOptions};
+use concord::symex::{
+    explore, output, testutil, Exploration, FindingKind, Reduction, SymexOptions,
+};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -26,9 +28,13 @@ fn programs() -> Vec<PathBuf> {
     v
 }
 
-fn expectation(p: &PathBuf) -> Expect {
+fn expectation(p: &std::path::Path) -> Expect {
     let text = std::fs::read_to_string(p).unwrap();
-    let mut e = Expect { lines: BTreeSet::new(), deadlock: false, bound: 3 };
+    let mut e = Expect {
+        lines: BTreeSet::new(),
+        deadlock: false,
+        bound: 3,
+    };
     if let Some(b) = text.lines().find_map(|l| l.strip_prefix("// bound: ")) {
         e.bound = b.split_whitespace().next().unwrap().parse().unwrap();
     }
@@ -38,7 +44,8 @@ fn expectation(p: &PathBuf) -> Expect {
         if l == "deadlock" {
             e.deadlock = true;
         } else if let Some(ns) = l.strip_prefix("violation at line ") {
-            e.lines.extend(ns.split(',').map(|n| n.trim().parse::<u32>().unwrap()));
+            e.lines
+                .extend(ns.split(',').map(|n| n.trim().parse::<u32>().unwrap()));
         } else {
             assert_eq!(l, "safe", "{}: bad expect line", p.display());
         }
@@ -48,15 +55,30 @@ fn expectation(p: &PathBuf) -> Expect {
 }
 
 fn run(m: &llvm_ir::Module, r: Reduction, e: &Expect) -> Exploration {
-    let o = SymexOptions { reduction: r, loop_bound: e.bound, max_seconds: Some(300.0), ..Default::default() };
+    let o = SymexOptions {
+        reduction: r,
+        loop_bound: e.bound,
+        max_seconds: Some(300.0),
+        ..Default::default()
+    };
     explore(m, &o).unwrap()
 }
 
-fn check_verdict(p: &PathBuf, e: &Expect, x: &Exploration, mode: Reduction) {
+fn check_verdict(p: &std::path::Path, e: &Expect, x: &Exploration, mode: Reduction) {
     let name = p.file_name().unwrap().to_string_lossy();
-    let unsupported: Vec<_> = x.findings.iter().filter(|f| f.kind == FindingKind::Unsupported).collect();
-    assert!(unsupported.is_empty(), "{name} ({mode}): unsupported constructs: {unsupported:?}");
-    assert!(!x.stats.incomplete, "{name} ({mode}): exploration did not finish");
+    let unsupported: Vec<_> = x
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::Unsupported)
+        .collect();
+    assert!(
+        unsupported.is_empty(),
+        "{name} ({mode}): unsupported constructs: {unsupported:?}"
+    );
+    assert!(
+        !x.stats.incomplete,
+        "{name} ({mode}): exploration did not finish"
+    );
     let lines: BTreeSet<u32> = x
         .findings
         .iter()
@@ -70,7 +92,10 @@ fn check_verdict(p: &PathBuf, e: &Expect, x: &Exploration, mode: Reduction) {
 
 #[test]
 fn there_are_at_least_20_concurrency_programs() {
-    let n = programs().iter().filter(|p| !p.to_string_lossy().contains("fig")).count();
+    let n = programs()
+        .iter()
+        .filter(|p| !p.to_string_lossy().contains("fig"))
+        .count();
     assert!(n >= 20, "only {n} programs");
 }
 
@@ -104,11 +129,25 @@ fn soundness_same_violations_in_all_modes() {
         let dpor = run(&m, Reduction::Dpor, &e);
         let ag = run(&m, Reduction::DporAg, &e);
         let name = p.file_name().unwrap().to_string_lossy();
-        assert_eq!(none.violation_locations(), dpor.violation_locations(), "{name}: none vs dpor");
-        assert_eq!(none.violation_locations(), ag.violation_locations(), "{name}: none vs dpor+ag");
+        assert_eq!(
+            none.violation_locations(),
+            dpor.violation_locations(),
+            "{name}: none vs dpor"
+        );
+        assert_eq!(
+            none.violation_locations(),
+            ag.violation_locations(),
+            "{name}: none vs dpor+ag"
+        );
         // The reductions never explore more complete runs than the baseline.
-        assert!(dpor.stats.runs() <= none.stats.runs(), "{name}: dpor explored more runs than none");
-        assert!(ag.stats.runs() <= dpor.stats.runs(), "{name}: dpor+ag explored more runs than dpor");
+        assert!(
+            dpor.stats.runs() <= none.stats.runs(),
+            "{name}: dpor explored more runs than none"
+        );
+        assert!(
+            ag.stats.runs() <= dpor.stats.runs(),
+            "{name}: dpor+ag explored more runs than dpor"
+        );
     }
 }
 
@@ -120,7 +159,14 @@ fn every_violation_replays() {
         let x = run(&m, Reduction::DporAg, &e);
         for f in x.findings.iter().filter(|f| f.kind.is_violation()) {
             let r = output::replay(&m, f, e.bound).unwrap();
-            assert!(r.confirmed, "{}: {:?} at {} did not replay: {:?}", p.display(), f.kind, f.location, r.got);
+            assert!(
+                r.confirmed,
+                "{}: {:?} at {} did not replay: {:?}",
+                p.display(),
+                f.kind,
+                f.location,
+                r.got
+            );
         }
     }
 }
@@ -135,5 +181,9 @@ fn replay_with_a_safe_schedule_does_not_confirm() {
     // Main creates both threads, then each thread runs to completion.
     f.schedule = vec![0, 1, 1, 2, 2, 0, 0, 0];
     let r = output::replay(&m, &f, 3).unwrap();
-    assert!(!r.confirmed, "serial schedule must not reproduce the lost update: {:?}", r.got);
+    assert!(
+        !r.confirmed,
+        "serial schedule must not reproduce the lost update: {:?}",
+        r.got
+    );
 }

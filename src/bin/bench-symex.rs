@@ -6,13 +6,28 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("symex-programs");
     let mut progs: Vec<PathBuf> = if args.is_empty() {
-        std::fs::read_dir(&dir).expect("symex-programs").filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map(|x| x == "c").unwrap_or(false)).collect()
+        std::fs::read_dir(&dir)
+            .expect("symex-programs")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().map(|x| x == "c").unwrap_or(false))
+            .collect()
     } else {
-        args.iter().map(|a| if a.ends_with(".c") { PathBuf::from(a) } else { dir.join(format!("{a}.c")) }).collect()
+        args.iter()
+            .map(|a| {
+                if a.ends_with(".c") {
+                    PathBuf::from(a)
+                } else {
+                    dir.join(format!("{a}.c"))
+                }
+            })
+            .collect()
     };
     progs.sort();
     println!("{:<22} | {:>6} {:>5} {:>7} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>7}", "program", "runs", "part", "queries", "time(s)", "mem(MB)", "runs", "part", "queries", "time(s)", "mem(MB)", "runs", "part", "queries", "time(s)", "mem(MB)");
-    println!("{:<22} | {:^38} | {:^38} | {:^38}", "", "none", "dpor", "dpor+ag");
+    println!(
+        "{:<22} | {:^38} | {:^38} | {:^38}",
+        "", "none", "dpor", "dpor+ag"
+    );
     for p in progs {
         let m = match testutil::load(&p) {
             Ok(m) => m,
@@ -24,11 +39,23 @@ fn main() {
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
         let mut row = format!("{name:<22}");
         for r in [Reduction::None, Reduction::Dpor, Reduction::DporAg] {
-            let o = SymexOptions { reduction: r, max_seconds: Some(60.0), ..Default::default() };
+            let o = SymexOptions {
+                reduction: r,
+                max_seconds: Some(60.0),
+                ..Default::default()
+            };
             match explore(&m, &o) {
                 Ok(x) => {
                     let s = &x.stats;
-                    row += &format!(" | {:>6}{} {:>5} {:>7} {:>8.2} {:>7.1}", s.runs(), if s.incomplete { "+" } else { " " }, s.partial_runs, s.solver_queries, s.total_ms / 1000.0, s.peak_memory_kb as f64 / 1024.0);
+                    row += &format!(
+                        " | {:>6}{} {:>5} {:>7} {:>8.2} {:>7.1}",
+                        s.runs(),
+                        if s.incomplete { "+" } else { " " },
+                        s.partial_runs,
+                        s.solver_queries,
+                        s.total_ms / 1000.0,
+                        s.peak_memory_kb as f64 / 1024.0
+                    );
                 }
                 Err(e) => row += &format!(" | error: {e}"),
             }

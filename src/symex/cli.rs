@@ -120,10 +120,17 @@ fn symex(a: SymexArgs) -> anyhow::Result<i32> {
         s.total_ms / 1000.0
     );
     for f in &res.findings {
-        println!("{:?} at {} ({}): {} [thread {}, schedule {:?}]", f.kind, f.location, f.function, f.message, f.thread, f.schedule);
+        println!(
+            "{:?} at {} ({}): {} [thread {}, schedule {:?}]",
+            f.kind, f.location, f.function, f.message, f.thread, f.schedule
+        );
     }
     eprintln!("[symex] results in {}", dir.display());
-    Ok(if res.findings.iter().any(|f| f.kind.is_violation()) { 1 } else { 0 })
+    Ok(if res.findings.iter().any(|f| f.kind.is_violation()) {
+        1
+    } else {
+        0
+    })
 }
 
 fn replay(a: ReplayArgs) -> anyhow::Result<i32> {
@@ -134,7 +141,10 @@ fn replay(a: ReplayArgs) -> anyhow::Result<i32> {
         println!("confirmed: {:?} at {}", tc.kind, tc.location);
         Ok(0)
     } else {
-        println!("NOT confirmed: expected {:?} at {}; got {:?}", tc.kind, tc.location, r.got);
+        println!(
+            "NOT confirmed: expected {:?} at {}; got {:?}",
+            tc.kind, tc.location, r.got
+        );
         Ok(1)
     }
 }

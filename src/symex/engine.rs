@@ -1,12 +1,13 @@
 //! Interpreter, scheduler, DPOR and assertion-guided pruning.
 
-use super::{Exploration, Finding, FindingKind, InputValue, Reduction, Stats, SymexError, SymexOptions};
+use super::{
+    Exploration, Finding, FindingKind, InputValue, Reduction, Stats, SymexError, SymexOptions,
+};
 use llvm_ir::instruction as ins;
 use llvm_ir::types::NamedStructDef;
 use llvm_ir::{
-    HasDebugLoc,
-    Constant, ConstantRef, Function, Instruction, IntPredicate, Module, Name, Operand, Terminator, Type,
-    TypeRef,
+    Constant, ConstantRef, Function, HasDebugLoc, Instruction, IntPredicate, Module, Name, Operand,
+    Terminator, Type, TypeRef,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -168,7 +169,9 @@ enum Step<'c> {
     Continue,
     /// Transition ends here (blocked, waiting).
     Yield,
-    Fork { alts: Vec<(Bool<'c>, Bool<'c>, usize)> },
+    Fork {
+        alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
+    },
     End(EndKind),
 }
 
@@ -214,7 +217,9 @@ fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
     match dl {
         Some(d) => {
             let file = match &d.directory {
-                Some(dir) if !d.filename.starts_with('/') && !dir.is_empty() => format!("{dir}/{}", d.filename),
+                Some(dir) if !d.filename.starts_with('/') && !dir.is_empty() => {
+                    format!("{dir}/{}", d.filename)
+                }
                 _ => d.filename.clone(),
             };
             (format!("{file}:{}:{}", d.line, d.col.unwrap_or(0)), d.line)
@@ -270,7 +275,10 @@ pub(crate) fn run(m: &Module, opts: &SymexOptions) -> Result<Exploration, SymexE
                 let cfg = z3::Config::new();
                 let ctx = Context::new(&cfg);
                 let mut e = Engine::new(&ctx, m, opts.clone())?;
-                let f0 = *e.fidx.get(&opts.entry).ok_or_else(|| SymexError::NoEntry(opts.entry.clone()))?;
+                let f0 = *e
+                    .fidx
+                    .get(&opts.entry)
+                    .ok_or_else(|| SymexError::NoEntry(opts.entry.clone()))?;
                 let st = e.initial_state(f0);
                 e.run_thread(st, 0, false, Vec::new());
                 Ok(e.finish())
@@ -287,7 +295,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         let mut bbidx = Vec::new();
         for (i, f) in m.functions.iter().enumerate() {
             fidx.insert(f.name.clone(), i);
-            bbidx.push(f.basic_blocks.iter().enumerate().map(|(k, b)| (b.name.clone(), k)).collect());
+            bbidx.push(
+                f.basic_blocks
+                    .iter()
+                    .enumerate()
+                    .map(|(k, b)| (b.name.clone(), k))
+                    .collect(),
+            );
         }
         let mut e = Engine {
             ctx,
@@ -328,7 +342,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     // ---------------------------------------------------------------- types
 
-    fn resolve<'t>(&self, ty: &'t Type) -> Option<TypeRef> {
+    fn resolve(&self, ty: &Type) -> Option<TypeRef> {
         if let Type::NamedStructType { name } = ty {
             match self.m.types.named_struct_def(name) {
                 Some(NamedStructDef::Defined(t)) => Some(t.clone()),
@@ -351,11 +365,22 @@ impl<'c, 'm> Engine<'c, 'm> {
                 llvm_ir::types::FPType::Double => (8, 8),
                 _ => (16, 16),
             },
-            Type::ArrayType { element_type, num_elements } | Type::VectorType { element_type, num_elements, .. } => {
+            Type::ArrayType {
+                element_type,
+                num_elements,
+            }
+            | Type::VectorType {
+                element_type,
+                num_elements,
+                ..
+            } => {
                 let (s, a) = self.size_align(element_type);
                 (s * *num_elements as u64, a)
             }
-            Type::StructType { element_types, is_packed } => {
+            Type::StructType {
+                element_types,
+                is_packed,
+            } => {
                 let mut off = 0u64;
                 let mut al = 1u64;
                 for t in element_types {
@@ -381,7 +406,10 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     fn field_offset(&self, ty: &Type, idx: u64) -> (u64, TypeRef) {
         match ty {
-            Type::StructType { element_types, is_packed } => {
+            Type::StructType {
+                element_types,
+                is_packed,
+            } => {
                 let mut off = 0u64;
                 for (k, t) in element_types.iter().enumerate() {
                     let (s, a) = self.size_align(t);
@@ -457,11 +485,15 @@ impl<'c, 'm> Engine<'c, 'm> {
         Ok(match c {
             Constant::Int { bits, value } => self.bv(*value, *bits),
             Constant::Null(_) => self.bv(0, PW),
-            Constant::Undef(t) | Constant::Poison(t) | Constant::AggregateZero(t) => {
-                self.bv(0, self.bits_of(t).ok_or("aggregate constant used as value")?)
-            }
+            Constant::Undef(t) | Constant::Poison(t) | Constant::AggregateZero(t) => self.bv(
+                0,
+                self.bits_of(t).ok_or("aggregate constant used as value")?,
+            ),
             Constant::GlobalReference { name, .. } => {
-                let o = self.globals.get(name).ok_or_else(|| format!("unknown global {name}"))?;
+                let o = self
+                    .globals
+                    .get(name)
+                    .ok_or_else(|| format!("unknown global {name}"))?;
                 self.ptr(*o, 0)
             }
             Constant::BitCast(b) => self.const_val(&b.operand)?,
@@ -476,19 +508,34 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             Constant::GetElementPtr(g) => {
                 let base = self.const_val(&g.address)?;
-                let idx: Vec<BV<'c>> = g.indices.iter().map(|i| self.const_val(i)).collect::<Result<_, _>>()?;
+                let idx: Vec<BV<'c>> = g
+                    .indices
+                    .iter()
+                    .map(|i| self.const_val(i))
+                    .collect::<Result<_, _>>()?;
                 let bty = match self.m.type_of(&*g.address).as_ref() {
                     Type::PointerType { pointee_type, .. } => pointee_type.clone(),
                     _ => return Err("constant GEP on non-pointer".into()),
                 };
-                self.gep(&base, &bty, &idx, &g.indices.iter().map(|c| const_int(c)).collect::<Vec<_>>())?
+                self.gep(
+                    &base,
+                    &bty,
+                    &idx,
+                    &g.indices.iter().map(const_int).collect::<Vec<_>>(),
+                )?
             }
             other => return Err(format!("constant `{other}`")),
         })
     }
 
     /// GEP over values; `base_ty` is the pointee type of the base pointer.
-    fn gep(&self, base: &BV<'c>, base_ty: &TypeRef, idx: &[BV<'c>], cidx: &[Option<u64>]) -> Result<BV<'c>, String> {
+    fn gep(
+        &self,
+        base: &BV<'c>,
+        base_ty: &TypeRef,
+        idx: &[BV<'c>],
+        cidx: &[Option<u64>],
+    ) -> Result<BV<'c>, String> {
         let mut off = self.bv(0, 64);
         let mut ty = base_ty.clone();
         for (k, i) in idx.iter().enumerate() {
@@ -501,7 +548,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             let resolved = self.resolve(&ty).unwrap_or(ty.clone());
             match resolved.as_ref() {
                 Type::StructType { .. } => {
-                    let fi = cidx.get(k).copied().flatten().ok_or("symbolic struct index")?;
+                    let fi = cidx
+                        .get(k)
+                        .copied()
+                        .flatten()
+                        .ok_or("symbolic struct index")?;
                     let (fo, fty) = self.field_offset(&resolved, fi);
                     off = off.bvadd(&self.bv(fo, 64));
                     ty = fty;
@@ -533,7 +584,14 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     fn new_obj(&self, st: &mut State<'c>, size: u64, kind: ObjKind) -> u32 {
         let escaped = matches!(kind, ObjKind::Global);
-        st.objs.push(Obj { size, cells: BTreeMap::new(), kind, escaped, alive: true, readonly: false });
+        st.objs.push(Obj {
+            size,
+            cells: BTreeMap::new(),
+            kind,
+            escaped,
+            alive: true,
+            readonly: false,
+        });
         (st.objs.len() - 1) as u32
     }
 
@@ -571,7 +629,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.init_objs = st.objs;
     }
 
-    fn write_const(&self, st: &mut State<'c>, o: u32, off: u64, c: &ConstantRef) -> Result<(), String> {
+    fn write_const(
+        &self,
+        st: &mut State<'c>,
+        o: u32,
+        off: u64,
+        c: &ConstantRef,
+    ) -> Result<(), String> {
         match c.as_ref() {
             Constant::AggregateZero(_) | Constant::Undef(_) | Constant::Poison(_) => Ok(()),
             Constant::Struct { values, .. } => {
@@ -582,7 +646,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 Ok(())
             }
-            Constant::Array { element_type, elements } => {
+            Constant::Array {
+                element_type,
+                elements,
+            } => {
                 let s = self.size_of(element_type);
                 for (k, v) in elements.iter().enumerate() {
                     self.write_const(st, o, off + s * k as u64, v)?;
@@ -617,7 +684,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 return (self.adapt(c.val.clone(), bits), true);
             }
         }
-        let overlapping = obj.cells.range(..off + bytes).any(|(s, c)| s + c.bytes > off);
+        let overlapping = obj
+            .cells
+            .range(..off + bytes)
+            .any(|(s, c)| s + c.bytes > off);
         if !overlapping {
             return (self.bv(0, bits), true);
         }
@@ -651,7 +721,13 @@ impl<'c, 'm> Engine<'c, 'm> {
                 exact = false;
                 for b in *s..*s + c.bytes {
                     if b < off || b >= off + bytes {
-                        pieces.push((b, Cell { bytes: 1, val: self.byte_of(c, b - s) }));
+                        pieces.push((
+                            b,
+                            Cell {
+                                bytes: 1,
+                                val: self.byte_of(c, b - s),
+                            },
+                        ));
                     }
                 }
             }
@@ -695,7 +771,13 @@ impl<'c, 'm> Engine<'c, 'm> {
             let w = self.bits_of(&p.ty).unwrap_or(32);
             fr.regs.insert(p.name.clone(), self.bv(0, w));
         }
-        st.threads.push(Thread { frames: vec![fr], status: TStatus::Run, ret: None, atomic: 0, clock: vec![] });
+        st.threads.push(Thread {
+            frames: vec![fr],
+            status: TStatus::Run,
+            ret: None,
+            atomic: 0,
+            clock: vec![],
+        });
         st
     }
 
@@ -762,7 +844,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             if let Some(model) = self.solver.get_model() {
                 for (n, v) in &st.inputs {
                     let val = model.eval(v, true).and_then(|x| x.as_u64()).unwrap_or(0);
-                    out.push(InputValue { name: n.clone(), bits: v.get_size(), value: val });
+                    out.push(InputValue {
+                        name: n.clone(),
+                        bits: v.get_size(),
+                        value: val,
+                    });
                 }
             }
         }
@@ -807,11 +893,26 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.stats.total_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         self.stats.peak_memory_kb = peak_rss_kb();
         self.stats.summaries = self.ps.len() as u64;
-        Exploration { findings: self.findings, stats: self.stats }
+        Exploration {
+            findings: self.findings,
+            stats: self.stats,
+        }
     }
 
-    fn report(&mut self, st: &State<'c>, tid: usize, kind: FindingKind, msg: String, loc: (String, u32), func: String) {
-        let location = if loc.0.is_empty() { func.clone() } else { loc.0.clone() };
+    fn report(
+        &mut self,
+        st: &State<'c>,
+        tid: usize,
+        kind: FindingKind,
+        msg: String,
+        loc: (String, u32),
+        func: String,
+    ) {
+        let location = if loc.0.is_empty() {
+            func.clone()
+        } else {
+            loc.0.clone()
+        };
         let key = (kind, location.clone());
         if let Some(&i) = self.fseen.get(&key) {
             self.findings[i].hits += 1;
@@ -840,10 +941,17 @@ impl<'c, 'm> Engine<'c, 'm> {
         if !self.ag || seg.bad || wp.as_bool() == Some(false) {
             return Bool::from_bool(self.ctx, false);
         }
-        let consts: Vec<(BV<'c>, BV<'c>)> =
-            seg.ov.iter().map(|(n, t)| (BV::new_const(self.ctx, n.as_str(), t.get_size()), t.clone())).collect();
+        let consts: Vec<(BV<'c>, BV<'c>)> = seg
+            .ov
+            .iter()
+            .map(|(n, t)| (BV::new_const(self.ctx, n.as_str(), t.get_size()), t.clone()))
+            .collect();
         let pairs: Vec<(&BV<'c>, &BV<'c>)> = consts.iter().map(|(a, b)| (a, b)).collect();
-        let w = if pairs.is_empty() { wp } else { wp.substitute(&pairs) };
+        let w = if pairs.is_empty() {
+            wp
+        } else {
+            wp.substitute(&pairs)
+        };
         let mut parts: Vec<&Bool<'c>> = seg.assumes.iter().collect();
         parts.push(&w);
         let body = Bool::and(self.ctx, &parts).simplify();
@@ -857,7 +965,10 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     fn ps_lookup(&self, key: u64) -> Option<Bool<'c>> {
         let n = self.opts.summary_table_size.max(1);
-        self.ps.get(&((key as usize) % n)).filter(|e| e.key == key).map(|e| e.f.clone())
+        self.ps
+            .get(&((key as usize) % n))
+            .filter(|e| e.key == key)
+            .map(|e| e.f.clone())
     }
 
     fn ps_merge(&mut self, key: u64, wp: &Bool<'c>) {
@@ -877,7 +988,14 @@ impl<'c, 'm> Engine<'c, 'm> {
             _ => {
                 // Bounded table: a colliding entry is dropped (its summary
                 // becomes `false`), an under-approximation (§6.2).
-                self.ps.insert(slot, PsEntry { key, f: wp.clone(), merges: 1 });
+                self.ps.insert(
+                    slot,
+                    PsEntry {
+                        key,
+                        f: wp.clone(),
+                        merges: 1,
+                    },
+                );
             }
         }
     }
@@ -910,7 +1028,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                     Some(c) if c.bytes == bytes && c.val.get_size() == bits => Some(c.val.clone()),
                     Some(_) => None,
                     None => {
-                        let over = obj.cells.range(..off + bytes).any(|(s, c)| s + c.bytes > off);
+                        let over = obj
+                            .cells
+                            .range(..off + bytes)
+                            .any(|(s, c)| s + c.bytes > off);
                         (!over).then(|| self.bv(0, bits))
                     }
                 }
@@ -919,7 +1040,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    fn collect_svars(&self, f: &Dynamic<'c>, seen: &mut HashSet<Dynamic<'c>>, out: &mut Vec<(String, u32)>) -> bool {
+    fn collect_svars(
+        &self,
+        f: &Dynamic<'c>,
+        seen: &mut HashSet<Dynamic<'c>>,
+        out: &mut Vec<(String, u32)>,
+    ) -> bool {
         if !seen.insert(f.clone()) {
             return true;
         }
@@ -977,9 +1103,17 @@ impl<'c, 'm> Engine<'c, 'm> {
         if !self.dpor {
             return;
         }
-        let acc: Vec<(usize, Access)> = self.rw.get(&key).map(|s| s.iter().cloned().collect()).unwrap_or_default();
+        let acc: Vec<(usize, Access)> = self
+            .rw
+            .get(&key)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
         for (q, a) in acc {
-            let clock = st.threads.get(q).map(|t| t.clock.clone()).unwrap_or_default();
+            let clock = st
+                .threads
+                .get(q)
+                .map(|t| t.clock.clone())
+                .unwrap_or_default();
             self.race_update(q, &[a], &clock);
         }
     }
@@ -987,7 +1121,9 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// FG backtrack-set update for thread `p` about to do `acc` with clock `clock`.
     fn race_update(&mut self, p: usize, acc: &[Access], clock: &[usize]) {
         for i in (0..self.nodes.len()).rev() {
-            let Some(tr) = &self.nodes[i].tr else { continue };
+            let Some(tr) = &self.nodes[i].tr else {
+                continue;
+            };
             if tr.tid == p || !dependent(&tr.acc, acc) {
                 continue;
             }
@@ -1026,7 +1162,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         let acc = std::mem::take(&mut st.tr_acc);
         let acc = self.relevant_acc(acc);
         let created = std::mem::take(&mut st.created);
-        let Some(d) = self.nodes.len().checked_sub(1) else { return };
+        let Some(d) = self.nodes.len().checked_sub(1) else {
+            return;
+        };
         let n = st.threads.len();
         let pre = st.threads[tid].clock.clone();
         if self.dpor {
@@ -1071,9 +1209,15 @@ impl<'c, 'm> Engine<'c, 'm> {
         let th = &st.threads[t];
         match &th.status {
             TStatus::Done => Next::Done,
-            TStatus::WaitCond { cond, .. } => Next::Disabled(vec![Access { res: Res::Cond(*cond), write: true }]),
+            TStatus::WaitCond { cond, .. } => Next::Disabled(vec![Access {
+                res: Res::Cond(*cond),
+                write: true,
+            }]),
             TStatus::Reacquire { mutex } => {
-                let a = vec![Access { res: Res::Mutex(*mutex), write: true }];
+                let a = vec![Access {
+                    res: Res::Mutex(*mutex),
+                    write: true,
+                }];
                 if st.mutex.contains_key(mutex) {
                     Next::Disabled(a)
                 } else {
@@ -1100,7 +1244,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    fn explore_sched(&mut self, mut st: State<'c>, tid: usize, sleep: Vec<(usize, Vec<Access>)>) -> Bool<'c> {
+    fn explore_sched(
+        &mut self,
+        mut st: State<'c>,
+        tid: usize,
+        sleep: Vec<(usize, Vec<Access>)>,
+    ) -> Bool<'c> {
         let seg = std::mem::take(&mut st.seg);
         if st.normalizing {
             st.normalizing = false;
@@ -1125,7 +1274,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             st.normalizing = true;
             return self.run_thread(st, u, false, sleep);
         }
-        let nexts: Vec<Next> = (0..st.threads.len()).map(|t| self.next_of(&st, t)).collect();
+        let nexts: Vec<Next> = (0..st.threads.len())
+            .map(|t| self.next_of(&st, t))
+            .collect();
         if nexts.iter().all(|n| matches!(n, Next::Done)) {
             if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
                 eprintln!("complete run: schedule {:?}", st.sched);
@@ -1133,8 +1284,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             self.stats.complete_runs += 1;
             return tru;
         }
-        let mut enabled: Vec<usize> =
-            (0..nexts.len()).filter(|t| matches!(nexts[*t], Next::Enabled(_))).collect();
+        let mut enabled: Vec<usize> = (0..nexts.len())
+            .filter(|t| matches!(nexts[*t], Next::Enabled(_)))
+            .collect();
         // An atomic section excludes every other thread while its owner can move.
         if let Some(a) = enabled.iter().find(|t| st.threads[**t].atomic > 0) {
             enabled = vec![*a];
@@ -1147,7 +1299,14 @@ impl<'c, 'm> Engine<'c, 'm> {
             let (loc, fname) = self.thread_loc(&st, blocked.first().map(|_| 0).unwrap_or(0));
             let loc = self.deadlock_loc(&st).unwrap_or((loc, fname));
             self.stats.error_runs += 1;
-            self.report(&st, 0, FindingKind::Deadlock, format!("deadlock: {} blocked", blocked.join(", ")), loc.0, loc.1);
+            self.report(
+                &st,
+                0,
+                FindingKind::Deadlock,
+                format!("deadlock: {} blocked", blocked.join(", ")),
+                loc.0,
+                loc.1,
+            );
             return fls;
         }
         let key = self.gcs_key(&st);
@@ -1174,7 +1333,12 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
             }
         }
-        self.nodes.push(DNode { enabled: enabled.clone(), backtrack: BTreeSet::new(), done: BTreeSet::new(), tr: None });
+        self.nodes.push(DNode {
+            enabled: enabled.clone(),
+            backtrack: BTreeSet::new(),
+            done: BTreeSet::new(),
+            tr: None,
+        });
         self.open.push(key);
         if self.dpor {
             for (p, n) in nexts.iter().enumerate() {
@@ -1210,7 +1374,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         loop {
             let t = if self.dpor {
                 let n = &self.nodes[d];
-                match n.backtrack.iter().find(|t| !n.done.contains(t) && !sleeping.contains(t)) {
+                match n
+                    .backtrack
+                    .iter()
+                    .find(|t| !n.done.contains(t) && !sleeping.contains(t))
+                {
                     Some(t) => *t,
                     None => break,
                 }
@@ -1230,14 +1398,19 @@ impl<'c, 'm> Engine<'c, 'm> {
                 sleep
                     .iter()
                     .chain(done_acc.iter())
-                    .filter(|(q, a)| *q != t && !dependent(a, &tacc) && !tacc.is_empty() && !a.is_empty())
+                    .filter(|(q, a)| {
+                        *q != t && !dependent(a, &tacc) && !tacc.is_empty() && !a.is_empty()
+                    })
                     .cloned()
                     .collect()
             } else {
                 Vec::new()
             };
             if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
-                eprintln!("node {:?}: explore T{t} (next {:?}), child sleep {:?}", st.sched, tacc, child_sleep);
+                eprintln!(
+                    "node {:?}: explore T{t} (next {:?}), child sleep {:?}",
+                    st.sched, tacc, child_sleep
+                );
             }
             let mut child = st.clone();
             child.sched.push(t);
@@ -1283,7 +1456,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             Some(fr) => {
                 let f = &self.m.functions[fr.f];
                 let bb = &f.basic_blocks[fr.bb];
-                let dl = if fr.ip < bb.instrs.len() { bb.instrs[fr.ip].get_debug_loc().clone() } else { bb.term.get_debug_loc().clone() };
+                let dl = if fr.ip < bb.instrs.len() {
+                    bb.instrs[fr.ip].get_debug_loc().clone()
+                } else {
+                    bb.term.get_debug_loc().clone()
+                };
                 (loc_of(&dl), f.name.clone())
             }
             None => ((String::new(), 0), String::new()),
@@ -1292,7 +1469,13 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Run thread `tid` from `st`: its visible operation first (when
     /// `first`), then local operations up to the next visible one.
-    fn run_thread(&mut self, mut st: State<'c>, tid: usize, first: bool, sleep: Vec<(usize, Vec<Access>)>) -> Bool<'c> {
+    fn run_thread(
+        &mut self,
+        mut st: State<'c>,
+        tid: usize,
+        first: bool,
+        sleep: Vec<(usize, Vec<Access>)>,
+    ) -> Bool<'c> {
         let fls = Bool::from_bool(self.ctx, false);
         let mut first = first;
         loop {
@@ -1406,7 +1589,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         match op {
             Operand::LocalOperand { name, .. } => {
                 let fr = st.threads[tid].frames.last().unwrap();
-                fr.regs.get(name).cloned().ok_or_else(|| format!("undefined register {name}"))
+                fr.regs
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| format!("undefined register {name}"))
             }
             Operand::ConstantOperand(c) => self.const_val(c),
             Operand::MetadataOperand => Err("metadata operand".into()),
@@ -1438,7 +1624,12 @@ impl<'c, 'm> Engine<'c, 'm> {
             let n = Self::reg_sv_name(st, tid, name);
             st.seg.ov.insert(n, sv.unwrap_or_else(|| v.clone()));
         }
-        st.threads[tid].frames.last_mut().unwrap().regs.insert(name.clone(), v);
+        st.threads[tid]
+            .frames
+            .last_mut()
+            .unwrap()
+            .regs
+            .insert(name.clone(), v);
     }
 
     // ---------------------------------------------------------- visibility
@@ -1450,16 +1641,29 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     fn is_shared(&self, st: &State<'c>, o: u32) -> bool {
-        st.objs.get(o as usize).map(|ob| ob.escaped && !ob.readonly).unwrap_or(true)
+        st.objs
+            .get(o as usize)
+            .map(|ob| ob.escaped && !ob.readonly)
+            .unwrap_or(true)
     }
 
-    fn mem_access(&self, st: &State<'c>, o: u32, off: Option<u64>, bytes: u64, write: bool) -> Access {
+    fn mem_access(
+        &self,
+        st: &State<'c>,
+        o: u32,
+        off: Option<u64>,
+        bytes: u64,
+        write: bool,
+    ) -> Access {
         let size = st.objs.get(o as usize).map(|x| x.size).unwrap_or(0);
         let (lo, hi) = match off {
             Some(x) => (x, x + bytes.max(1)),
             None => (0, size.max(1)),
         };
-        Access { res: Res::Mem(o, lo, hi), write }
+        Access {
+            res: Res::Mem(o, lo, hi),
+            write,
+        }
     }
 
     fn sync_addr(&self, st: &State<'c>, tid: usize, op: &Operand) -> Option<Addr> {
@@ -1468,7 +1672,12 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// If the instruction is visible: its accesses and whether it is enabled.
-    fn visible_access(&self, st: &State<'c>, tid: usize, i: &Instruction) -> Option<(Vec<Access>, bool)> {
+    fn visible_access(
+        &self,
+        st: &State<'c>,
+        tid: usize,
+        i: &Instruction,
+    ) -> Option<(Vec<Access>, bool)> {
         let memop = |addr: &Operand, ty: TypeRef, write: bool| -> Option<(Vec<Access>, bool)> {
             match self.addr_of(st, tid, addr) {
                 Some((o, off)) => {
@@ -1478,7 +1687,13 @@ impl<'c, 'm> Engine<'c, 'm> {
                     let b = self.size_of(&ty);
                     Some((vec![self.mem_access(st, o, off, b, write)], true))
                 }
-                None => Some((vec![Access { res: Res::All, write: true }], true)),
+                None => Some((
+                    vec![Access {
+                        res: Res::All,
+                        write: true,
+                    }],
+                    true,
+                )),
             }
         };
         match i {
@@ -1489,7 +1704,13 @@ impl<'c, 'm> Engine<'c, 'm> {
             Instruction::Call(c) => {
                 let name = callee_name(c)?;
                 if name.starts_with("__VERIFIER_atomic_") && name != "__VERIFIER_atomic_end" {
-                    return Some((vec![Access { res: Res::All, write: true }], true));
+                    return Some((
+                        vec![Access {
+                            res: Res::All,
+                            write: true,
+                        }],
+                        true,
+                    ));
                 }
                 if !SYNC_CALLS.contains(&name.as_str()) {
                     return None;
@@ -1498,30 +1719,79 @@ impl<'c, 'm> Engine<'c, 'm> {
                 match name.as_str() {
                     "pthread_join" => {
                         let t = self.op_val(st, tid, arg(0)?).ok()?.simplify().as_u64()? as usize;
-                        let done = st.threads.get(t).map(|x| x.status == TStatus::Done).unwrap_or(true);
-                        Some((vec![Access { res: Res::ThreadEnd(t), write: false }], done))
+                        let done = st
+                            .threads
+                            .get(t)
+                            .map(|x| x.status == TStatus::Done)
+                            .unwrap_or(true);
+                        Some((
+                            vec![Access {
+                                res: Res::ThreadEnd(t),
+                                write: false,
+                            }],
+                            done,
+                        ))
                     }
                     "pthread_mutex_lock" => {
                         let a = self.sync_addr(st, tid, arg(0)?)?;
-                        Some((vec![Access { res: Res::Mutex(a), write: true }], !st.mutex.contains_key(&a)))
+                        Some((
+                            vec![Access {
+                                res: Res::Mutex(a),
+                                write: true,
+                            }],
+                            !st.mutex.contains_key(&a),
+                        ))
                     }
-                    "pthread_mutex_unlock" | "pthread_mutex_trylock" | "pthread_mutex_init" | "pthread_mutex_destroy" => {
+                    "pthread_mutex_unlock"
+                    | "pthread_mutex_trylock"
+                    | "pthread_mutex_init"
+                    | "pthread_mutex_destroy" => {
                         let a = self.sync_addr(st, tid, arg(0)?)?;
-                        Some((vec![Access { res: Res::Mutex(a), write: true }], true))
+                        Some((
+                            vec![Access {
+                                res: Res::Mutex(a),
+                                write: true,
+                            }],
+                            true,
+                        ))
                     }
                     "pthread_cond_wait" => {
                         let c0 = self.sync_addr(st, tid, arg(0)?)?;
                         let m0 = self.sync_addr(st, tid, arg(1)?)?;
                         Some((
-                            vec![Access { res: Res::Cond(c0), write: true }, Access { res: Res::Mutex(m0), write: true }],
+                            vec![
+                                Access {
+                                    res: Res::Cond(c0),
+                                    write: true,
+                                },
+                                Access {
+                                    res: Res::Mutex(m0),
+                                    write: true,
+                                },
+                            ],
                             true,
                         ))
                     }
-                    "pthread_cond_signal" | "pthread_cond_broadcast" | "pthread_cond_init" | "pthread_cond_destroy" => {
+                    "pthread_cond_signal"
+                    | "pthread_cond_broadcast"
+                    | "pthread_cond_init"
+                    | "pthread_cond_destroy" => {
                         let a = self.sync_addr(st, tid, arg(0)?)?;
-                        Some((vec![Access { res: Res::Cond(a), write: true }], true))
+                        Some((
+                            vec![Access {
+                                res: Res::Cond(a),
+                                write: true,
+                            }],
+                            true,
+                        ))
                     }
-                    _ => Some((vec![Access { res: Res::All, write: true }], true)),
+                    _ => Some((
+                        vec![Access {
+                            res: Res::All,
+                            write: true,
+                        }],
+                        true,
+                    )),
                 }
             }
             _ => None,

@@ -16,10 +16,10 @@
 //! # Ok(()) }
 //! ```
 
-mod engine;
-pub mod slice;
 pub mod cli;
+mod engine;
 pub mod output;
+pub mod slice;
 pub mod testutil;
 
 use serde::{Deserialize, Serialize};

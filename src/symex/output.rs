@@ -59,7 +59,10 @@ pub fn write_results(
         }
     };
     let cmdline: Vec<String> = std::env::args().collect();
-    let since = started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let since = started
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let s = &res.stats;
     let info = format!(
         "command: {}\nprogram: {}\nconcord: {}\nz3: {}\nreduction: {}\nloop bound: {}\nstarted (unix): {}\nelapsed: {:.3}s\n\
@@ -89,10 +92,20 @@ pub fn write_results(
         s.incomplete
     );
     std::fs::write(d.join("info"), info)?;
-    std::fs::write(d.join("stats.json"), serde_json::to_string_pretty(&res.stats)?)?;
+    std::fs::write(
+        d.join("stats.json"),
+        serde_json::to_string_pretty(&res.stats)?,
+    )?;
     for (i, f) in res.findings.iter().enumerate() {
-        let tc = TestCase { program: program.display().to_string(), reduction: opts.reduction.to_string(), finding: f.clone() };
-        std::fs::write(d.join(format!("test{:06}.json", i + 1)), serde_json::to_string_pretty(&tc)?)?;
+        let tc = TestCase {
+            program: program.display().to_string(),
+            reduction: opts.reduction.to_string(),
+            finding: f.clone(),
+        };
+        std::fs::write(
+            d.join(format!("test{:06}.json", i + 1)),
+            serde_json::to_string_pretty(&tc)?,
+        )?;
     }
     Ok(d)
 }
@@ -111,7 +124,11 @@ pub struct Replay {
 
 /// Re-execute the test case's schedule with its concrete inputs.
 pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> anyhow::Result<Replay> {
-    let inputs: BTreeMap<String, u64> = tc.inputs.iter().map(|i| (i.name.clone(), i.value)).collect();
+    let inputs: BTreeMap<String, u64> = tc
+        .inputs
+        .iter()
+        .map(|i| (i.name.clone(), i.value))
+        .collect();
     let opts = SymexOptions {
         schedule: Some(tc.schedule.clone()),
         inputs: Some(inputs),
@@ -119,7 +136,14 @@ pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> anyhow::Res
         ..Default::default()
     };
     let r = explore(m, &opts)?;
-    let got: Vec<(FindingKind, String)> = r.findings.iter().map(|f| (f.kind, f.location.clone())).collect();
-    let confirmed = r.findings.iter().any(|f| f.kind == tc.kind && f.location == tc.location);
+    let got: Vec<(FindingKind, String)> = r
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.location.clone()))
+        .collect();
+    let confirmed = r
+        .findings
+        .iter()
+        .any(|f| f.kind == tc.kind && f.location == tc.location);
     Ok(Replay { confirmed, got })
 }

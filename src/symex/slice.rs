@@ -57,7 +57,12 @@ fn callee(c: &Call) -> Option<String> {
 impl Slice {
     /// Compute the slice of `m`.
     pub fn compute(m: &Module) -> Slice {
-        let fidx: HashMap<&str, usize> = m.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+        let fidx: HashMap<&str, usize> = m
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.as_str(), i))
+            .collect();
         let globals: HashSet<&Name> = m.global_vars.iter().map(|g| &g.name).collect();
         let mut defs: Vec<HashMap<Name, Id>> = Vec::new();
         let mut cd: Vec<HashMap<usize, Vec<usize>>> = Vec::new();
@@ -82,14 +87,19 @@ impl Slice {
                             stores.push((id, mem_of(&a.address, &globals)));
                             work.push(id);
                         }
-                        Instruction::Load(l) if mem_of(&l.address, &globals) == Mem::Any => work.push(id),
-                        Instruction::UDiv(_) | Instruction::SDiv(_) | Instruction::URem(_) | Instruction::SRem(_) => {
+                        Instruction::Load(l) if mem_of(&l.address, &globals) == Mem::Any => {
                             work.push(id)
                         }
+                        Instruction::UDiv(_)
+                        | Instruction::SDiv(_)
+                        | Instruction::URem(_)
+                        | Instruction::SRem(_) => work.push(id),
                         Instruction::Call(c) => {
                             let name = callee(c).unwrap_or_default();
                             let target = fidx.get(name.as_str()).copied();
-                            let defined = target.map(|t| !m.functions[t].basic_blocks.is_empty()).unwrap_or(false);
+                            let defined = target
+                                .map(|t| !m.functions[t].basic_blocks.is_empty())
+                                .unwrap_or(false);
                             if let Some(t) = target.filter(|_| defined) {
                                 call_sites.entry(t).or_default().push(id);
                                 if name.starts_with("__VERIFIER_atomic_") {
@@ -106,8 +116,14 @@ impl Slice {
                                 stores.push((id, Mem::Any));
                             }
                             if name == "pthread_create" {
-                                if let Some(Operand::ConstantOperand(c2)) = c.arguments.get(2).map(|a| &a.0) {
-                                    if let Constant::GlobalReference { name: Name::Name(s), .. } = c2.as_ref() {
+                                if let Some(Operand::ConstantOperand(c2)) =
+                                    c.arguments.get(2).map(|a| &a.0)
+                                {
+                                    if let Constant::GlobalReference {
+                                        name: Name::Name(s),
+                                        ..
+                                    } = c2.as_ref()
+                                    {
                                         if let Some(t) = fidx.get(s.as_str()) {
                                             call_sites.entry(*t).or_default().push(id);
                                         }
@@ -134,7 +150,11 @@ impl Slice {
         // it controls accesses memory or calls a function (visible
         // operations whose timing matters to other threads).
         for (fi, f) in m.functions.iter().enumerate() {
-            let succ: Vec<Vec<usize>> = f.basic_blocks.iter().map(|b| successors(f, &b.term)).collect();
+            let succ: Vec<Vec<usize>> = f
+                .basic_blocks
+                .iter()
+                .map(|b| successors(f, &b.term))
+                .collect();
             let mut controlled: HashMap<usize, Vec<usize>> = HashMap::new();
             for (b, deps) in &cd[fi] {
                 for a in deps {
@@ -240,8 +260,21 @@ impl Slice {
             }
         }
         let all_mem = mem.contains(&Mem::Any);
-        let relevant_mem = mem.into_iter().filter_map(|x| if let Mem::Global(n) = x { Some(n) } else { None }).collect();
-        Slice { relevant: rel, relevant_mem, all_mem }
+        let relevant_mem = mem
+            .into_iter()
+            .filter_map(|x| {
+                if let Mem::Global(n) = x {
+                    Some(n)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        Slice {
+            relevant: rel,
+            relevant_mem,
+            all_mem,
+        }
     }
 
     /// Number of instructions in the slice.
@@ -263,13 +296,19 @@ impl Slice {
 fn mem_of(addr: &Operand, globals: &HashSet<&Name>) -> Mem {
     match addr {
         Operand::ConstantOperand(c) => match c.as_ref() {
-            Constant::GlobalReference { name, .. } if globals.contains(name) => Mem::Global(name.clone()),
+            Constant::GlobalReference { name, .. } if globals.contains(name) => {
+                Mem::Global(name.clone())
+            }
             Constant::GetElementPtr(g) => match g.address.as_ref() {
-                Constant::GlobalReference { name, .. } if globals.contains(name) => Mem::Global(name.clone()),
+                Constant::GlobalReference { name, .. } if globals.contains(name) => {
+                    Mem::Global(name.clone())
+                }
                 _ => Mem::Any,
             },
             Constant::BitCast(b) => match b.operand.as_ref() {
-                Constant::GlobalReference { name, .. } if globals.contains(name) => Mem::Global(name.clone()),
+                Constant::GlobalReference { name, .. } if globals.contains(name) => {
+                    Mem::Global(name.clone())
+                }
                 _ => Mem::Any,
             },
             _ => Mem::Any,
@@ -336,8 +375,17 @@ fn successors(f: &Function, t: &Terminator) -> Vec<usize> {
     let ix = |n: &Name| f.basic_blocks.iter().position(|b| &b.name == n);
     match t {
         Terminator::Br(b) => ix(&b.dest).into_iter().collect(),
-        Terminator::CondBr(c) => [ix(&c.true_dest), ix(&c.false_dest)].into_iter().flatten().collect(),
-        Terminator::Switch(s) => s.dests.iter().map(|(_, d)| ix(d)).chain([ix(&s.default_dest)]).flatten().collect(),
+        Terminator::CondBr(c) => [ix(&c.true_dest), ix(&c.false_dest)]
+            .into_iter()
+            .flatten()
+            .collect(),
+        Terminator::Switch(s) => s
+            .dests
+            .iter()
+            .map(|(_, d)| ix(d))
+            .chain([ix(&s.default_dest)])
+            .flatten()
+            .collect(),
         _ => vec![],
     }
 }
@@ -345,10 +393,21 @@ fn successors(f: &Function, t: &Terminator) -> Vec<usize> {
 /// Block -> the branching blocks it is control dependent on.
 fn control_deps(f: &Function) -> HashMap<usize, Vec<usize>> {
     let n = f.basic_blocks.len();
-    let succ: Vec<Vec<usize>> = f.basic_blocks.iter().map(|b| successors(f, &b.term)).collect();
+    let succ: Vec<Vec<usize>> = f
+        .basic_blocks
+        .iter()
+        .map(|b| successors(f, &b.term))
+        .collect();
     let all: BTreeSet<usize> = (0..n).collect();
-    let mut pdom: Vec<BTreeSet<usize>> =
-        (0..n).map(|b| if succ[b].is_empty() { BTreeSet::from([b]) } else { all.clone() }).collect();
+    let mut pdom: Vec<BTreeSet<usize>> = (0..n)
+        .map(|b| {
+            if succ[b].is_empty() {
+                BTreeSet::from([b])
+            } else {
+                all.clone()
+            }
+        })
+        .collect();
     let mut changed = true;
     while changed {
         changed = false;

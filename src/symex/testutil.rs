@@ -5,7 +5,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Flags used to compile C for the executor.
-pub const CLANG_FLAGS: &[&str] = &["-g", "-O0", "-Xclang", "-disable-O0-optnone", "-fno-discard-value-names", "-emit-llvm", "-c"];
+pub const CLANG_FLAGS: &[&str] = &[
+    "-g",
+    "-O0",
+    "-Xclang",
+    "-disable-O0-optnone",
+    "-fno-discard-value-names",
+    "-emit-llvm",
+    "-c",
+];
 
 fn tool(name: &str) -> String {
     for cand in [format!("/usr/lib/llvm-14/bin/{name}"), format!("{name}-14")] {
@@ -35,16 +43,32 @@ pub fn compile_to_bc(src: &Path, dir: &Path) -> Result<PathBuf, String> {
         run(Command::new(tool("llvm-as")).arg(src).arg("-o").arg(&raw))?;
     } else {
         let inc = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
-        run(Command::new(tool("clang")).args(CLANG_FLAGS).arg("-I").arg(inc).arg(src).arg("-o").arg(&raw))?;
+        run(Command::new(tool("clang"))
+            .args(CLANG_FLAGS)
+            .arg("-I")
+            .arg(inc)
+            .arg(src)
+            .arg("-o")
+            .arg(&raw))?;
     }
-    run(Command::new(tool("opt")).arg("-passes=mem2reg").arg(&raw).arg("-o").arg(&out))?;
+    run(Command::new(tool("opt"))
+        .arg("-passes=mem2reg")
+        .arg(&raw)
+        .arg("-o")
+        .arg(&out))?;
     Ok(out)
 }
 
 fn run(c: &mut Command) -> Result<(), String> {
-    let o = c.output().map_err(|e| format!("cannot run {:?}: {e}", c.get_program()))?;
+    let o = c
+        .output()
+        .map_err(|e| format!("cannot run {:?}: {e}", c.get_program()))?;
     if !o.status.success() {
-        return Err(format!("{:?} failed:\n{}", c.get_program(), String::from_utf8_lossy(&o.stderr)));
+        return Err(format!(
+            "{:?} failed:\n{}",
+            c.get_program(),
+            String::from_utf8_lossy(&o.stderr)
+        ));
     }
     Ok(())
 }

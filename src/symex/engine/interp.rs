@@ -42,7 +42,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                 .map(|(o, _)| o)
                 .ok_or_else(|| format!("phi {} has no value for {}", p.dest, prev_name))?;
             let v = self.op_val(st, tid, op)?;
-            let sv = if self.ag { Some(self.op_sv(st, tid, op)?) } else { None };
+            let sv = if self.ag {
+                Some(self.op_sv(st, tid, op)?)
+            } else {
+                None
+            };
             vals.push((p.dest.clone(), v, sv));
         }
         let n = vals.len();
@@ -72,7 +76,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         th.ret = ret;
         th.atomic = 0;
         th.frames.clear();
-        st.tr_acc.push(Access { res: Res::ThreadEnd(tid), write: true });
+        st.tr_acc.push(Access {
+            res: Res::ThreadEnd(tid),
+            write: true,
+        });
     }
 
     fn pop_frame(&self, st: &mut State<'c>, tid: usize, ret: Option<(BV<'c>, Option<BV<'c>>)>) {
@@ -99,14 +106,21 @@ impl<'c, 'm> Engine<'c, 'm> {
         let f = st.threads[tid].frames.last().unwrap().f;
         let func: &'m Function = &self.m.functions[f];
         let bix = |n: &Name| -> Result<usize, String> {
-            self.bbidx[f].get(n).copied().ok_or_else(|| format!("unknown block {n}"))
+            self.bbidx[f]
+                .get(n)
+                .copied()
+                .ok_or_else(|| format!("unknown block {n}"))
         };
         match t {
             Terminator::Ret(r) => {
                 let ret = match &r.return_operand {
                     Some(op) => {
                         let v = self.op_val(st, tid, op)?;
-                        let sv = if self.ag { Some(self.op_sv(st, tid, op)?) } else { None };
+                        let sv = if self.ag {
+                            Some(self.op_sv(st, tid, op)?)
+                        } else {
+                            None
+                        };
                         Some((v, sv))
                     }
                     None => None,
@@ -120,14 +134,29 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             Terminator::CondBr(c) => {
                 let v = self.op_val(st, tid, &c.condition)?.simplify();
-                let sv = if self.ag { self.op_sv(st, tid, &c.condition)? } else { v.clone() };
+                let sv = if self.ag {
+                    self.op_sv(st, tid, &c.condition)?
+                } else {
+                    v.clone()
+                };
                 let tb = bix(&c.true_dest)?;
                 let eb = bix(&c.false_dest)?;
-                self.branch(st, tid, vec![(v._eq(&self.bv(1, 1)), sv._eq(&self.bv(1, 1)), tb), (v._eq(&self.bv(0, 1)), sv._eq(&self.bv(0, 1)), eb)])
+                self.branch(
+                    st,
+                    tid,
+                    vec![
+                        (v._eq(&self.bv(1, 1)), sv._eq(&self.bv(1, 1)), tb),
+                        (v._eq(&self.bv(0, 1)), sv._eq(&self.bv(0, 1)), eb),
+                    ],
+                )
             }
             Terminator::Switch(s) => {
                 let v = self.op_val(st, tid, &s.operand)?.simplify();
-                let sv = if self.ag { self.op_sv(st, tid, &s.operand)? } else { v.clone() };
+                let sv = if self.ag {
+                    self.op_sv(st, tid, &s.operand)?
+                } else {
+                    v.clone()
+                };
                 let mut alts = Vec::new();
                 let mut not_any = Vec::new();
                 let mut not_any_sv = Vec::new();
@@ -141,10 +170,17 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 let refs: Vec<&Bool<'c>> = not_any.iter().collect();
                 let refs_sv: Vec<&Bool<'c>> = not_any_sv.iter().collect();
-                alts.push((Bool::and(self.ctx, &refs), Bool::and(self.ctx, &refs_sv), bix(&s.default_dest)?));
+                alts.push((
+                    Bool::and(self.ctx, &refs),
+                    Bool::and(self.ctx, &refs_sv),
+                    bix(&s.default_dest)?,
+                ));
                 self.branch(st, tid, alts)
             }
-            Terminator::Unreachable(_) => Ok(Self::finding(FindingKind::Unsupported, "executed `unreachable`")),
+            Terminator::Unreachable(_) => Ok(Self::finding(
+                FindingKind::Unsupported,
+                "executed `unreachable`",
+            )),
             other => Err(format!("unsupported terminator `{other}` in {}", func.name)),
         }
     }
@@ -157,7 +193,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    fn branch(&mut self, st: &mut State<'c>, tid: usize, alts: Vec<(Bool<'c>, Bool<'c>, usize)>) -> R<'c> {
+    fn branch(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
+    ) -> R<'c> {
         // Type B pivot (§6.1): a branch outside the slice cannot change any
         // property; explore its first feasible side only and keep its
         // condition out of the weakest precondition.
@@ -174,7 +215,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let cs = c.simplify();
                 let ok = match cs.as_bool() {
                     Some(b) => b,
-                    None => self.check(&st.pcon, &[cs.clone()]) != SatResult::Unsat,
+                    None => self.check(&st.pcon, std::slice::from_ref(&cs)) != SatResult::Unsat,
                 };
                 if ok {
                     if cs.as_bool().is_none() {
@@ -193,7 +234,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Some(false) => continue,
                 Some(true) => feasible.push((cs, csv, t, true)),
                 None => {
-                    if self.check(&st.pcon, &[cs.clone()]) != SatResult::Unsat {
+                    if self.check(&st.pcon, std::slice::from_ref(&cs)) != SatResult::Unsat {
                         feasible.push((cs, csv, t, false));
                     }
                 }
@@ -211,7 +252,12 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 self.goto(st, tid, t)
             }
-            _ => Ok(Step::Fork { alts: feasible.into_iter().map(|(c, csv, t, _)| (c, csv, t)).collect() }),
+            _ => Ok(Step::Fork {
+                alts: feasible
+                    .into_iter()
+                    .map(|(c, csv, t, _)| (c, csv, t))
+                    .collect(),
+            }),
         }
     }
 
@@ -320,9 +366,20 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     fn exec(&mut self, st: &mut State<'c>, tid: usize, i: &'m Instruction) -> R<'c> {
         if let Some(ops) = Self::pure_operands(i) {
-            let dest = i.try_get_result().ok_or("pure instruction without result")?;
-            let vals: Vec<BV<'c>> = ops.iter().map(|o| self.op_val(st, tid, o)).collect::<Result<_, _>>()?;
-            if matches!(i, Instruction::UDiv(_) | Instruction::SDiv(_) | Instruction::URem(_) | Instruction::SRem(_)) {
+            let dest = i
+                .try_get_result()
+                .ok_or("pure instruction without result")?;
+            let vals: Vec<BV<'c>> = ops
+                .iter()
+                .map(|o| self.op_val(st, tid, o))
+                .collect::<Result<_, _>>()?;
+            if matches!(
+                i,
+                Instruction::UDiv(_)
+                    | Instruction::SDiv(_)
+                    | Instruction::URem(_)
+                    | Instruction::SRem(_)
+            ) {
                 let z = vals[1]._eq(&self.bv(0, vals[1].get_size()));
                 if self.may_be(&st.pcon, &z) {
                     return Ok(Self::finding(FindingKind::MemoryError, "division by zero"));
@@ -330,7 +387,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             let v = self.pure(i, &vals)?.simplify();
             let sv = if self.ag {
-                let svs: Vec<BV<'c>> = ops.iter().map(|o| self.op_sv(st, tid, o)).collect::<Result<_, _>>()?;
+                let svs: Vec<BV<'c>> = ops
+                    .iter()
+                    .map(|o| self.op_sv(st, tid, o))
+                    .collect::<Result<_, _>>()?;
                 Some(self.pure(i, &svs)?.simplify())
             } else {
                 None
@@ -357,7 +417,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             I::Load(l) => {
                 let ty = self.m.type_of(l);
-                let bits = self.bits_of(&ty).ok_or_else(|| format!("load of aggregate type {ty}"))?;
+                let bits = self
+                    .bits_of(&ty)
+                    .ok_or_else(|| format!("load of aggregate type {ty}"))?;
                 let bytes = self.size_of(&ty);
                 match self.load(st, tid, &l.address, bytes, bits)? {
                     Ok((v, sv)) => {
@@ -372,7 +434,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let ty = self.m.type_of(&s.value);
                 let bytes = self.size_of(&ty);
                 let v = self.op_val(st, tid, &s.value)?;
-                let sv = if self.ag { Some(self.op_sv(st, tid, &s.value)?) } else { None };
+                let sv = if self.ag {
+                    Some(self.op_sv(st, tid, &s.value)?)
+                } else {
+                    None
+                };
                 if let Some(st2) = self.store(st, tid, &s.address, bytes, v, sv)? {
                     return Ok(st2);
                 }
@@ -427,7 +493,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if let Some(s) = self.store(st, tid, &c.address, bytes, new, None)? {
                     return Ok(s);
                 }
-                let res = eq.ite(&self.bv(1, 1), &self.bv(0, 1)).concat(&old).simplify();
+                let res = eq
+                    .ite(&self.bv(1, 1), &self.bv(0, 1))
+                    .concat(&old)
+                    .simplify();
                 self.set_reg(st, tid, &c.dest, res, None);
                 st.seg.bad = true;
                 Self::advance(st, tid);
@@ -458,7 +527,12 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Resolve a pointer operand: concrete object and (maybe symbolic) offset.
     /// Adds the wp guard that pins the pointer.
-    fn resolve_ptr(&mut self, st: &mut State<'c>, tid: usize, op: &Operand) -> Result<Result<(u32, BV<'c>), Step<'c>>, String> {
+    fn resolve_ptr(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        op: &Operand,
+    ) -> Result<Result<(u32, BV<'c>), Step<'c>>, String> {
         let p = self.op_val(st, tid, op)?.simplify();
         let (o, off) = self.ptr_parts(&p);
         let Some(o) = o else {
@@ -466,7 +540,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         };
         let ok = st.objs.get(o as usize).map(|x| x.alive).unwrap_or(false);
         if !ok {
-            let what = if o == 0 { "null pointer dereference" } else { "access to a dead or invalid object" };
+            let what = if o == 0 {
+                "null pointer dereference"
+            } else {
+                "access to a dead or invalid object"
+            };
             return Ok(Err(Self::finding(FindingKind::MemoryError, what)));
         }
         if self.ag {
@@ -484,14 +562,25 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Check bounds; for symbolic offsets report a possible overflow and
     /// constrain the path to in-bounds offsets.
-    fn bounds(&mut self, st: &mut State<'c>, tid: usize, o: u32, off: &BV<'c>, bytes: u64) -> Option<Step<'c>> {
+    fn bounds(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        o: u32,
+        off: &BV<'c>,
+        bytes: u64,
+    ) -> Option<Step<'c>> {
         let size = st.objs[o as usize].size;
         if bytes > size {
-            return Some(Self::finding(FindingKind::MemoryError, "out-of-bounds access"));
+            return Some(Self::finding(
+                FindingKind::MemoryError,
+                "out-of-bounds access",
+            ));
         }
         let inb = off.bvule(&self.bv(size - bytes, 64));
         match off.as_u64() {
-            Some(x) => (x + bytes > size).then(|| Self::finding(FindingKind::MemoryError, "out-of-bounds access")),
+            Some(x) => (x + bytes > size)
+                .then(|| Self::finding(FindingKind::MemoryError, "out-of-bounds access")),
             None => {
                 let out = inb.not();
                 if self.may_be(&st.pcon, &out) {
@@ -499,7 +588,14 @@ impl<'c, 'm> Engine<'c, 'm> {
                     bad.pcon.push(out);
                     let (loc, f) = self.thread_loc(&bad, tid);
                     self.stats.error_runs += 1;
-                    self.report(&bad, tid, FindingKind::MemoryError, "out-of-bounds access (symbolic offset)".into(), loc, f);
+                    self.report(
+                        &bad,
+                        tid,
+                        FindingKind::MemoryError,
+                        "out-of-bounds access (symbolic offset)".into(),
+                        loc,
+                        f,
+                    );
                     if !self.may_be(&st.pcon, &inb) {
                         return Some(Step::End(EndKind::AssumeFalse));
                     }
@@ -544,7 +640,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                                 let n = format!("m!{o}!{k}!{bytes}!{cb}");
                                 let raw = match st.seg.ov.get(&n) {
                                     Some(x) => x.clone(),
-                                    None if st.seg.fresh.contains(&o) => st.objs[o as usize].cells[&k].val.clone(),
+                                    None if st.seg.fresh.contains(&o) => {
+                                        st.objs[o as usize].cells[&k].val.clone()
+                                    }
                                     None => BV::new_const(self.ctx, n, cb),
                                 };
                                 Some(self.adapt(raw, bits))
@@ -588,7 +686,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             Err(s) => return Ok(Some(s)),
         };
         if st.objs[o as usize].readonly {
-            return Ok(Some(Self::finding(FindingKind::MemoryError, "write to read-only memory")));
+            return Ok(Some(Self::finding(
+                FindingKind::MemoryError,
+                "write to read-only memory",
+            )));
         }
         if let Some(s) = self.bounds(st, tid, o, &off, bytes) {
             return Ok(Some(s));
@@ -650,7 +751,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             None => BV::new_const(self.ctx, format!("in!{name}"), bits),
         };
         st.inputs.push((name, v.clone()));
-        let h = BV::new_const(self.ctx, format!("h!{}!{}", st.sched.len(), st.nondet_count), bits);
+        let h = BV::new_const(
+            self.ctx,
+            format!("h!{}!{}", st.sched.len(), st.nondet_count),
+            bits,
+        );
         st.seg.havoc.push(h.clone());
         (v, h)
     }
@@ -661,8 +766,14 @@ impl<'c, 'm> Engine<'c, 'm> {
             None => match c.function.as_ref().right() {
                 Some(op) => {
                     let p = self.op_val(st, tid, op)?.simplify();
-                    match self.ptr_parts(&p).0.and_then(|o| st.objs.get(o as usize).map(|x| x.kind.clone())) {
-                        Some(ObjKind::Func(i)) if i != usize::MAX => self.m.functions[i].name.clone(),
+                    match self
+                        .ptr_parts(&p)
+                        .0
+                        .and_then(|o| st.objs.get(o as usize).map(|x| x.kind.clone()))
+                    {
+                        Some(ObjKind::Func(i)) if i != usize::MAX => {
+                            self.m.functions[i].name.clone()
+                        }
                         _ => return Err("indirect call through a non-function pointer".into()),
                     }
                 }
@@ -672,9 +783,16 @@ impl<'c, 'm> Engine<'c, 'm> {
         let args: Vec<&Operand> = c.arguments.iter().map(|a| &a.0).collect();
         if let Some(&fi) = self.fidx.get(&name) {
             if !self.m.functions[fi].basic_blocks.is_empty() {
-                let vals: Vec<BV<'c>> = args.iter().map(|o| self.op_val(st, tid, o)).collect::<Result<_, _>>()?;
+                let vals: Vec<BV<'c>> = args
+                    .iter()
+                    .map(|o| self.op_val(st, tid, o))
+                    .collect::<Result<_, _>>()?;
                 let svs: Option<Vec<BV<'c>>> = if self.ag {
-                    Some(args.iter().map(|o| self.op_sv(st, tid, o)).collect::<Result<_, _>>()?)
+                    Some(
+                        args.iter()
+                            .map(|o| self.op_sv(st, tid, o))
+                            .collect::<Result<_, _>>()?,
+                    )
                 } else {
                     None
                 };
@@ -694,7 +812,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                     self.set_reg(st, tid, &p.name, v, sv);
                 }
                 let f: &'m Function = &self.m.functions[fi];
-                let nphi = f.basic_blocks[0].instrs.iter().take_while(|i| matches!(i, Instruction::Phi(_))).count();
+                let nphi = f.basic_blocks[0]
+                    .instrs
+                    .iter()
+                    .take_while(|i| matches!(i, Instruction::Phi(_)))
+                    .count();
                 st.threads[tid].frames.last_mut().unwrap().ip = nphi;
                 return Ok(Step::Continue);
             }
@@ -719,18 +841,41 @@ impl<'c, 'm> Engine<'c, 'm> {
         st.threads[tid]
             .frames
             .last()
-            .map(|fr| self.m.functions[fr.f].name.to_lowercase().contains("assume"))
+            .map(|fr| {
+                self.m.functions[fr.f]
+                    .name
+                    .to_lowercase()
+                    .contains("assume")
+            })
             .unwrap_or(false)
     }
 
-    fn builtin(&mut self, st: &mut State<'c>, tid: usize, c: &'m ins::Call, name: &str, args: &[&Operand]) -> R<'c> {
-        let arg = |k: usize| -> Result<&Operand, String> { args.get(k).copied().ok_or_else(|| format!("{name}: missing argument"))};
-        if name.starts_with("llvm.dbg.") || name.starts_with("llvm.lifetime.") || name.starts_with("llvm.stacksave") || name.starts_with("llvm.stackrestore") || name == "llvm.assume" {
+    fn builtin(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        c: &'m ins::Call,
+        name: &str,
+        args: &[&Operand],
+    ) -> R<'c> {
+        let arg = |k: usize| -> Result<&Operand, String> {
+            args.get(k)
+                .copied()
+                .ok_or_else(|| format!("{name}: missing argument"))
+        };
+        if name.starts_with("llvm.dbg.")
+            || name.starts_with("llvm.lifetime.")
+            || name.starts_with("llvm.stacksave")
+            || name.starts_with("llvm.stackrestore")
+            || name == "llvm.assume"
+        {
             Self::advance(st, tid);
             return Ok(Step::Continue);
         }
         if let Some(suffix) = name.strip_prefix("__VERIFIER_nondet_") {
-            let w = self.bits_of(&self.m.type_of(c)).ok_or("nondet of non-scalar type")?;
+            let w = self
+                .bits_of(&self.m.type_of(c))
+                .ok_or("nondet of non-scalar type")?;
             let (v, h) = self.fresh_input(st, &format!("nondet_{suffix}"), w);
             let d = c.dest.clone().ok_or("nondet without result")?;
             self.set_reg(st, tid, &d, v, Some(h));
@@ -739,18 +884,28 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         match name {
             "concord_symbolic" | "klee_make_symbolic" => {
-                let bytes = self.op_val(st, tid, arg(1)?)?.simplify().as_u64().ok_or("symbolic size must be concrete")?;
-                let label = self.c_string(st, tid, arg(2)?).unwrap_or_else(|| "sym".into());
+                let bytes = self
+                    .op_val(st, tid, arg(1)?)?
+                    .simplify()
+                    .as_u64()
+                    .ok_or("symbolic size must be concrete")?;
+                let label = self
+                    .c_string(st, tid, arg(2)?)
+                    .unwrap_or_else(|| "sym".into());
                 let bits = match bytes {
                     1 | 2 | 4 | 8 => (bytes * 8) as u32,
-                    _ => return Err("concord_symbolic: only 1, 2, 4 or 8 bytes are supported".into()),
+                    _ => {
+                        return Err("concord_symbolic: only 1, 2, 4 or 8 bytes are supported".into())
+                    }
                 };
                 let (v, h) = self.fresh_input(st, &label, bits);
                 let (o, off) = match self.resolve_ptr(st, tid, arg(0)?)? {
                     Ok(x) => x,
                     Err(s) => return Ok(s),
                 };
-                let k = off.as_u64().ok_or("concord_symbolic on a symbolic offset")?;
+                let k = off
+                    .as_u64()
+                    .ok_or("concord_symbolic on a symbolic offset")?;
                 self.mem_store(st, o, k, bytes, v);
                 if self.ag {
                     st.seg.ov.insert(format!("m!{o}!{k}!{bytes}!{bits}"), h);
@@ -784,7 +939,14 @@ impl<'c, 'm> Engine<'c, 'm> {
                     bad.pcon.push(fail.clone());
                     let (loc, f) = self.thread_loc(&bad, tid);
                     self.stats.error_runs += 1;
-                    self.report(&bad, tid, FindingKind::Assertion, "__VERIFIER_assert failed".into(), loc, f);
+                    self.report(
+                        &bad,
+                        tid,
+                        FindingKind::Assertion,
+                        "__VERIFIER_assert failed".into(),
+                        loc,
+                        f,
+                    );
                     if !self.may_be(&st.pcon, &fail.not()) {
                         return Ok(Step::End(EndKind::AssumeFalse));
                     }
@@ -796,7 +958,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             "__assert_fail" | "__assert" | "__assert_rtn" => {
                 Ok(Self::finding(FindingKind::Assertion, "assertion failed"))
             }
-            "reach_error" | "__VERIFIER_error" => Ok(Self::finding(FindingKind::ErrorCall, format!("{name}() reached"))),
+            "reach_error" | "__VERIFIER_error" => Ok(Self::finding(
+                FindingKind::ErrorCall,
+                format!("{name}() reached"),
+            )),
             "abort" => {
                 if self.in_assume_helper(st, tid) {
                     Ok(Step::End(EndKind::AssumeFalse))
@@ -814,12 +979,20 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             "pthread_create" => {
                 let fp = self.op_val(st, tid, arg(2)?)?.simplify();
-                let fi = match self.ptr_parts(&fp).0.and_then(|o| st.objs.get(o as usize).map(|x| x.kind.clone())) {
+                let fi = match self
+                    .ptr_parts(&fp)
+                    .0
+                    .and_then(|o| st.objs.get(o as usize).map(|x| x.kind.clone()))
+                {
                     Some(ObjKind::Func(i)) if i != usize::MAX => i,
                     _ => return Err("pthread_create with an unknown start routine".into()),
                 };
                 let a = self.op_val(st, tid, arg(3)?)?.simplify();
-                let asv = if self.ag { Some(self.op_sv(st, tid, arg(3)?)?) } else { None };
+                let asv = if self.ag {
+                    Some(self.op_sv(st, tid, arg(3)?)?)
+                } else {
+                    None
+                };
                 if let (Some(o), _) = self.ptr_parts(&a) {
                     if let Some(obj) = st.objs.get_mut(o as usize) {
                         obj.escaped = true;
@@ -827,10 +1000,20 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 let nt = st.threads.len();
                 let mut fr = self.frame(fi);
-                let nphi = self.m.functions[fi].basic_blocks[0].instrs.iter().take_while(|i| matches!(i, Instruction::Phi(_))).count();
+                let nphi = self.m.functions[fi].basic_blocks[0]
+                    .instrs
+                    .iter()
+                    .take_while(|i| matches!(i, Instruction::Phi(_)))
+                    .count();
                 fr.ip = nphi;
                 let clock = st.threads[tid].clock.clone();
-                st.threads.push(Thread { frames: vec![fr], status: TStatus::Run, ret: None, atomic: 0, clock });
+                st.threads.push(Thread {
+                    frames: vec![fr],
+                    status: TStatus::Run,
+                    ret: None,
+                    atomic: 0,
+                    clock,
+                });
                 if let Some(p) = self.m.functions[fi].parameters.first() {
                     let w = self.bits_of(&p.ty).unwrap_or(PW);
                     let v = self.adapt(a, w);
@@ -863,16 +1046,31 @@ impl<'c, 'm> Engine<'c, 'm> {
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
             "pthread_join" => {
-                let t = self.op_val(st, tid, arg(0)?)?.simplify().as_u64().ok_or("pthread_join on a symbolic thread id")? as usize;
+                let t = self
+                    .op_val(st, tid, arg(0)?)?
+                    .simplify()
+                    .as_u64()
+                    .ok_or("pthread_join on a symbolic thread id")?
+                    as usize;
                 if t >= st.threads.len() {
-                    return Ok(Self::finding(FindingKind::MemoryError, "pthread_join on an unknown thread"));
+                    return Ok(Self::finding(
+                        FindingKind::MemoryError,
+                        "pthread_join on an unknown thread",
+                    ));
                 }
-                st.tr_acc.push(Access { res: Res::ThreadEnd(t), write: false });
+                st.tr_acc.push(Access {
+                    res: Res::ThreadEnd(t),
+                    write: false,
+                });
                 let rp = self.op_val(st, tid, arg(1)?)?.simplify();
                 if let (Some(o), off) = self.ptr_parts(&rp) {
                     if o != 0 {
                         let k = off.as_u64().ok_or("join result at symbolic offset")?;
-                        let rv = st.threads[t].ret.clone().map(|v| self.adapt(v, PW)).unwrap_or_else(|| self.bv(0, PW));
+                        let rv = st.threads[t]
+                            .ret
+                            .clone()
+                            .map(|v| self.adapt(v, PW))
+                            .unwrap_or_else(|| self.bv(0, PW));
                         self.mem_store(st, o, k, 8, rv);
                         st.seg.bad = true;
                     }
@@ -886,47 +1084,88 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             "pthread_self" => self.ret(st, tid, c, Some(self.bv(tid as u64, 64))),
             "pthread_mutex_init" | "pthread_mutex_destroy" => {
-                let a = self.sync_addr(st, tid, arg(0)?).ok_or("mutex at a symbolic address")?;
-                st.tr_acc.push(Access { res: Res::Mutex(a), write: true });
+                let a = self
+                    .sync_addr(st, tid, arg(0)?)
+                    .ok_or("mutex at a symbolic address")?;
+                st.tr_acc.push(Access {
+                    res: Res::Mutex(a),
+                    write: true,
+                });
                 if name == "pthread_mutex_init" {
                     st.mutex.remove(&a);
                 } else if st.mutex.contains_key(&a) {
-                    return Ok(Self::finding(FindingKind::MemoryError, "pthread_mutex_destroy on a locked mutex"));
+                    return Ok(Self::finding(
+                        FindingKind::MemoryError,
+                        "pthread_mutex_destroy on a locked mutex",
+                    ));
                 }
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
             "pthread_mutex_lock" | "pthread_mutex_trylock" => {
-                let a = self.sync_addr(st, tid, arg(0)?).ok_or("mutex at a symbolic address")?;
-                st.tr_acc.push(Access { res: Res::Mutex(a), write: true });
+                let a = self
+                    .sync_addr(st, tid, arg(0)?)
+                    .ok_or("mutex at a symbolic address")?;
+                st.tr_acc.push(Access {
+                    res: Res::Mutex(a),
+                    write: true,
+                });
                 match st.mutex.get(&a) {
                     None => {
                         st.mutex.insert(a, tid);
                         self.ret(st, tid, c, Some(self.bv(0, 32)))
                     }
-                    Some(_) if name == "pthread_mutex_trylock" => self.ret(st, tid, c, Some(self.bv(16, 32))),
-                    Some(o) if *o == tid => Ok(Self::finding(FindingKind::Deadlock, "thread locks a mutex it already holds")),
+                    Some(_) if name == "pthread_mutex_trylock" => {
+                        self.ret(st, tid, c, Some(self.bv(16, 32)))
+                    }
+                    Some(o) if *o == tid => Ok(Self::finding(
+                        FindingKind::Deadlock,
+                        "thread locks a mutex it already holds",
+                    )),
                     Some(_) => Ok(Step::Yield),
                 }
             }
             "pthread_mutex_unlock" => {
-                let a = self.sync_addr(st, tid, arg(0)?).ok_or("mutex at a symbolic address")?;
-                st.tr_acc.push(Access { res: Res::Mutex(a), write: true });
+                let a = self
+                    .sync_addr(st, tid, arg(0)?)
+                    .ok_or("mutex at a symbolic address")?;
+                st.tr_acc.push(Access {
+                    res: Res::Mutex(a),
+                    write: true,
+                });
                 if st.mutex.get(&a) != Some(&tid) {
-                    return Ok(Self::finding(FindingKind::MemoryError, "unlock of a mutex the thread does not hold"));
+                    return Ok(Self::finding(
+                        FindingKind::MemoryError,
+                        "unlock of a mutex the thread does not hold",
+                    ));
                 }
                 st.mutex.remove(&a);
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
             "pthread_cond_init" | "pthread_cond_destroy" => {
-                let a = self.sync_addr(st, tid, arg(0)?).ok_or("condition at a symbolic address")?;
-                st.tr_acc.push(Access { res: Res::Cond(a), write: true });
+                let a = self
+                    .sync_addr(st, tid, arg(0)?)
+                    .ok_or("condition at a symbolic address")?;
+                st.tr_acc.push(Access {
+                    res: Res::Cond(a),
+                    write: true,
+                });
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
             "pthread_cond_wait" => {
-                let cv = self.sync_addr(st, tid, arg(0)?).ok_or("condition at a symbolic address")?;
-                let mx = self.sync_addr(st, tid, arg(1)?).ok_or("mutex at a symbolic address")?;
-                st.tr_acc.push(Access { res: Res::Cond(cv), write: true });
-                st.tr_acc.push(Access { res: Res::Mutex(mx), write: true });
+                let cv = self
+                    .sync_addr(st, tid, arg(0)?)
+                    .ok_or("condition at a symbolic address")?;
+                let mx = self
+                    .sync_addr(st, tid, arg(1)?)
+                    .ok_or("mutex at a symbolic address")?;
+                st.tr_acc.push(Access {
+                    res: Res::Cond(cv),
+                    write: true,
+                });
+                st.tr_acc.push(Access {
+                    res: Res::Mutex(mx),
+                    write: true,
+                });
                 match st.threads[tid].status.clone() {
                     TStatus::Reacquire { mutex } => {
                         st.mutex.insert(mutex, tid);
@@ -935,19 +1174,30 @@ impl<'c, 'm> Engine<'c, 'm> {
                     }
                     _ => {
                         if st.mutex.get(&mx) != Some(&tid) {
-                            return Ok(Self::finding(FindingKind::MemoryError, "pthread_cond_wait without holding the mutex"));
+                            return Ok(Self::finding(
+                                FindingKind::MemoryError,
+                                "pthread_cond_wait without holding the mutex",
+                            ));
                         }
                         st.mutex.remove(&mx);
                         st.conds.entry(cv).or_default().push(tid);
-                        st.threads[tid].status = TStatus::WaitCond { cond: cv, mutex: mx };
+                        st.threads[tid].status = TStatus::WaitCond {
+                            cond: cv,
+                            mutex: mx,
+                        };
                         st.seg.bad = true;
                         Ok(Step::Yield)
                     }
                 }
             }
             "pthread_cond_signal" | "pthread_cond_broadcast" => {
-                let cv = self.sync_addr(st, tid, arg(0)?).ok_or("condition at a symbolic address")?;
-                st.tr_acc.push(Access { res: Res::Cond(cv), write: true });
+                let cv = self
+                    .sync_addr(st, tid, arg(0)?)
+                    .ok_or("condition at a symbolic address")?;
+                st.tr_acc.push(Access {
+                    res: Res::Cond(cv),
+                    write: true,
+                });
                 let waiters = st.conds.entry(cv).or_default();
                 let woken: Vec<usize> = if name == "pthread_cond_signal" {
                     if waiters.is_empty() {
@@ -978,9 +1228,17 @@ impl<'c, 'm> Engine<'c, 'm> {
                 self.ret(st, tid, c, None)
             }
             "malloc" | "calloc" => {
-                let mut n = self.op_val(st, tid, arg(0)?)?.simplify().as_u64().ok_or("allocation of a symbolic size")?;
+                let mut n = self
+                    .op_val(st, tid, arg(0)?)?
+                    .simplify()
+                    .as_u64()
+                    .ok_or("allocation of a symbolic size")?;
                 if name == "calloc" {
-                    n *= self.op_val(st, tid, arg(1)?)?.simplify().as_u64().ok_or("allocation of a symbolic size")?;
+                    n *= self
+                        .op_val(st, tid, arg(1)?)?
+                        .simplify()
+                        .as_u64()
+                        .ok_or("allocation of a symbolic size")?;
                 }
                 let o = self.new_obj(st, n.max(1), ObjKind::Heap);
                 st.seg_fresh(o);
@@ -992,9 +1250,16 @@ impl<'c, 'm> Engine<'c, 'm> {
                 match self.ptr_parts(&p) {
                     (Some(0), _) => {}
                     (Some(o), off) => {
-                        let ok = st.objs.get(o as usize).map(|x| x.alive && x.kind == ObjKind::Heap).unwrap_or(false);
+                        let ok = st
+                            .objs
+                            .get(o as usize)
+                            .map(|x| x.alive && x.kind == ObjKind::Heap)
+                            .unwrap_or(false);
                         if !ok || off.as_u64() != Some(0) {
-                            return Ok(Self::finding(FindingKind::MemoryError, "invalid or double free"));
+                            return Ok(Self::finding(
+                                FindingKind::MemoryError,
+                                "invalid or double free",
+                            ));
                         }
                         st.objs[o as usize].alive = false;
                         if self.is_shared(st, o) {
@@ -1012,10 +1277,17 @@ impl<'c, 'm> Engine<'c, 'm> {
                     Err(s) => return Ok(s),
                 };
                 let byte = self.adapt(self.op_val(st, tid, arg(1)?)?, 8);
-                let len = self.op_val(st, tid, arg(2)?)?.simplify().as_u64().ok_or("memset of symbolic length")?;
+                let len = self
+                    .op_val(st, tid, arg(2)?)?
+                    .simplify()
+                    .as_u64()
+                    .ok_or("memset of symbolic length")?;
                 let k = off.as_u64().ok_or("memset at symbolic offset")?;
                 if k + len > st.objs[o as usize].size {
-                    return Ok(Self::finding(FindingKind::MemoryError, "out-of-bounds memset"));
+                    return Ok(Self::finding(
+                        FindingKind::MemoryError,
+                        "out-of-bounds memset",
+                    ));
                 }
                 for b in k..k + len {
                     self.mem_store(st, o, b, 1, byte.clone());
@@ -1036,18 +1308,34 @@ impl<'c, 'm> Engine<'c, 'm> {
                     Ok(x) => x,
                     Err(s) => return Ok(s),
                 };
-                let len = self.op_val(st, tid, arg(2)?)?.simplify().as_u64().ok_or("memcpy of symbolic length")?;
-                let (dk, sk) = (doff.as_u64().ok_or("memcpy at symbolic offset")?, soff.as_u64().ok_or("memcpy at symbolic offset")?);
+                let len = self
+                    .op_val(st, tid, arg(2)?)?
+                    .simplify()
+                    .as_u64()
+                    .ok_or("memcpy of symbolic length")?;
+                let (dk, sk) = (
+                    doff.as_u64().ok_or("memcpy at symbolic offset")?,
+                    soff.as_u64().ok_or("memcpy at symbolic offset")?,
+                );
                 if dk + len > st.objs[d as usize].size || sk + len > st.objs[s as usize].size {
-                    return Ok(Self::finding(FindingKind::MemoryError, "out-of-bounds memcpy"));
+                    return Ok(Self::finding(
+                        FindingKind::MemoryError,
+                        "out-of-bounds memcpy",
+                    ));
                 }
-                let cells: Vec<(u64, Cell<'c>)> = st.objs[s as usize].cells.range(sk..sk + len).map(|(a, b)| (*a, b.clone())).collect();
+                let cells: Vec<(u64, Cell<'c>)> = st.objs[s as usize]
+                    .cells
+                    .range(sk..sk + len)
+                    .map(|(a, b)| (*a, b.clone()))
+                    .collect();
                 let whole = cells.iter().all(|(a, c)| a + c.bytes <= sk + len);
                 if whole {
                     for b in dk..dk + len {
                         self.mem_store(st, d, b, 1, self.bv(0, 8));
                     }
-                    st.objs[d as usize].cells.retain(|a, _| *a < dk || *a >= dk + len);
+                    st.objs[d as usize]
+                        .cells
+                        .retain(|a, _| *a < dk || *a >= dk + len);
                     for (a, c) in cells {
                         st.objs[d as usize].cells.insert(a - sk + dk, c);
                     }
@@ -1066,9 +1354,19 @@ impl<'c, 'm> Engine<'c, 'm> {
                 st.seg.bad = true;
                 self.ret(st, tid, c, None)
             }
-            "printf" | "puts" | "putchar" | "fprintf" | "fflush" | "usleep" | "sleep" | "sched_yield" | "pthread_attr_init" | "pthread_attr_destroy" | "pthread_mutexattr_init" | "pthread_mutexattr_settype" | "pthread_mutexattr_destroy" => {
-                self.ret(st, tid, c, Some(self.bv(0, 32)))
-            }
+            "printf"
+            | "puts"
+            | "putchar"
+            | "fprintf"
+            | "fflush"
+            | "usleep"
+            | "sleep"
+            | "sched_yield"
+            | "pthread_attr_init"
+            | "pthread_attr_destroy"
+            | "pthread_mutexattr_init"
+            | "pthread_mutexattr_settype"
+            | "pthread_mutexattr_destroy" => self.ret(st, tid, c, Some(self.bv(0, 32))),
             other => Err(format!("unsupported call to `{other}`")),
         }
     }
