@@ -268,6 +268,9 @@ pub(crate) fn run(m: &Module, opts: &SymexOptions) -> Result<Exploration, SymexE
     // Deep recursion: the whole exploration runs on a thread with a large
     // stack (z3 objects are not Send, so they are created there).
     let opts = opts.clone();
+    // Reset the peak resident set size so that `peak_memory_kb` is about
+    // this exploration (Linux; ignored elsewhere).
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
     let res = std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(1 << 30)
@@ -1231,6 +1234,14 @@ impl<'c, 'm> Engine<'c, 'm> {
                     return Next::Enabled(vec![]);
                 }
                 match self.visible_access(st, t, &bb.instrs[fr.ip]) {
+                    Some((acc, enabled)) if acc.iter().any(|a| matches!(a.res, Res::All)) => {
+                        let acc = self.atomic_peek(fr.f, fr.bb, fr.ip).unwrap_or(acc);
+                        if enabled {
+                            Next::Enabled(acc)
+                        } else {
+                            Next::Disabled(acc)
+                        }
+                    }
                     Some((acc, enabled)) => {
                         if enabled {
                             Next::Enabled(acc)
@@ -1242,6 +1253,56 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
             }
         }
+    }
+
+    /// Accesses of a straight-line atomic section starting at a call to
+    /// `__VERIFIER_atomic_begin`, when every access in it is to a global
+    /// named directly (otherwise `None`: dependent with everything).
+    fn atomic_peek(&self, f: usize, bb: usize, ip: usize) -> Option<Vec<Access>> {
+        let block = &self.m.functions[f].basic_blocks[bb];
+        match &block.instrs[ip] {
+            Instruction::Call(c)
+                if callee_name(c).as_deref() == Some("__VERIFIER_atomic_begin") => {}
+            _ => return None,
+        }
+        let global = |op: &Operand| -> Option<u32> {
+            match op {
+                Operand::ConstantOperand(c) => match c.as_ref() {
+                    Constant::GlobalReference { name, .. } => self.obj_global_rev(name),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        let mut acc = Vec::new();
+        for i in &block.instrs[ip + 1..] {
+            let (o, w) = match i {
+                Instruction::Load(l) => (global(&l.address)?, false),
+                Instruction::Store(s) => (global(&s.address)?, true),
+                Instruction::Call(c) => {
+                    let n = callee_name(c).unwrap_or_default();
+                    if n.starts_with("llvm.dbg.") {
+                        continue;
+                    }
+                    return (n == "__VERIFIER_atomic_end").then_some(acc);
+                }
+                Instruction::AtomicRMW(_) | Instruction::CmpXchg(_) => return None,
+                _ => continue,
+            };
+            let size = self.init_objs.get(o as usize).map(|x| x.size).unwrap_or(1);
+            acc.push(Access {
+                res: Res::Mem(o, 0, size.max(1)),
+                write: w,
+            });
+        }
+        None
+    }
+
+    fn obj_global_rev(&self, name: &Name) -> Option<u32> {
+        self.globals
+            .get(name)
+            .copied()
+            .filter(|o| self.obj_global.contains_key(o))
     }
 
     fn explore_sched(
@@ -1343,8 +1404,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.dpor {
             for (p, n) in nexts.iter().enumerate() {
                 if let Next::Enabled(a) | Next::Disabled(a) = n {
-                    // An atomic section's accesses are only known once it
-                    // ran; its race check happens at commit time.
+                    // An atomic section's accesses that could not be
+                    // predicted are only known once it ran; its race check
+                    // happens at commit time.
                     if a.iter().any(|x| matches!(x.res, Res::All)) {
                         continue;
                     }
