@@ -6,8 +6,8 @@
 #include <assert.h>
 #include "concord.h"
 
-pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+pthread_mutex_t m;
+pthread_cond_t cv;
 int full;
 int slot;
 
@@ -33,9 +33,13 @@ void *consumer(void *arg) {
 
 int main(void) {
   pthread_t p, c;
+  pthread_mutex_init(&m, 0);
+  pthread_cond_init(&cv, 0);
   pthread_create(&p, 0, producer, 0);
   pthread_create(&c, 0, consumer, 0);
   pthread_join(p, 0);
   pthread_join(c, 0);
+  pthread_cond_destroy(&cv);
+  pthread_mutex_destroy(&m);
   return 0;
 }
