@@ -163,6 +163,8 @@ struct PsEntry<'c> {
     key: u64,
     f: Bool<'c>,
     merges: u32,
+    /// Threads asleep at some visit that contributed to `f`.
+    asleep: BTreeSet<usize>,
 }
 
 enum Step<'c> {
@@ -966,15 +968,20 @@ impl<'c, 'm> Engine<'c, 'm> {
         z3::ast::forall_const(self.ctx, &bound, &[], &body)
     }
 
-    fn ps_lookup(&self, key: u64) -> Option<Bool<'c>> {
+    /// The summary of `key`, if it may be used with the current sleep set.
+    fn ps_lookup(&self, key: u64, sleep: &[(usize, Vec<Access>)]) -> Option<Bool<'c>> {
         let n = self.opts.summary_table_size.max(1);
-        self.ps
+        let e = self
+            .ps
             .get(&((key as usize) % n))
-            .filter(|e| e.key == key)
-            .map(|e| e.f.clone())
+            .filter(|e| e.key == key)?;
+        e.asleep
+            .iter()
+            .all(|t| sleep.iter().any(|(q, _)| q == t))
+            .then(|| e.f.clone())
     }
 
-    fn ps_merge(&mut self, key: u64, wp: &Bool<'c>) {
+    fn ps_merge(&mut self, key: u64, wp: &Bool<'c>, sleep: &[(usize, Vec<Access>)]) {
         if wp.as_bool() == Some(false) {
             return;
         }
@@ -986,6 +993,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if e.merges < maxm {
                     e.f = Bool::or(self.ctx, &[&e.f, wp]).simplify();
                     e.merges += 1;
+                    e.asleep.extend(sleep.iter().map(|(t, _)| *t));
                 }
             }
             _ => {
@@ -997,6 +1005,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         key,
                         f: wp.clone(),
                         merges: 1,
+                        asleep: sleep.iter().map(|(t, _)| *t).collect(),
                     },
                 );
             }
@@ -1372,7 +1381,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let key = self.gcs_key(&st);
         if self.ag {
-            if let Some(ps) = self.ps_lookup(key) {
+            if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {
                     if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
                         eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
@@ -1419,8 +1428,16 @@ impl<'c, 'm> Engine<'c, 'm> {
         let sleeping: HashSet<usize> = sleep.iter().map(|(t, _)| *t).collect();
         let mut wp = tru.clone();
         let mut explored = 0usize;
+        // Exploration order: round robin from the thread after the one that
+        // ran last (the first run alternates threads, as in the paper's
+        // figures; DPOR then flips one race at a time).
+        let nthreads = st.threads.len();
+        let mut order = enabled.clone();
+        if let Some(&last) = st.sched.last() {
+            order.sort_by_key(|t| (t + nthreads - last - 1) % nthreads);
+        }
         if self.dpor {
-            match enabled.iter().find(|t| !sleeping.contains(t)) {
+            match order.iter().find(|t| !sleeping.contains(t)) {
                 Some(t) => {
                     self.nodes[d].backtrack.insert(*t);
                 }
@@ -1436,16 +1453,14 @@ impl<'c, 'm> Engine<'c, 'm> {
         loop {
             let t = if self.dpor {
                 let n = &self.nodes[d];
-                match n
-                    .backtrack
-                    .iter()
-                    .find(|t| !n.done.contains(t) && !sleeping.contains(t))
-                {
+                match order.iter().find(|t| {
+                    n.backtrack.contains(t) && !n.done.contains(t) && !sleeping.contains(t)
+                }) {
                     Some(t) => *t,
                     None => break,
                 }
             } else {
-                match enabled.iter().find(|t| !self.nodes[d].done.contains(t)) {
+                match order.iter().find(|t| !self.nodes[d].done.contains(t)) {
                     Some(t) => *t,
                     None => break,
                 }
@@ -1487,8 +1502,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.stats.pruned_interleavings += (enabled.len().saturating_sub(explored)) as u64;
         self.nodes.pop();
         self.open.pop();
+        // A node entered with a non-empty sleep set explored only the
+        // continuations not starting with a sleeping thread: the summary
+        // remembers those threads and is only used at a later visit where
+        // they are asleep too (sleep sets and state matching, cf. §5.2).
         if self.ag && !self.stop {
-            self.ps_merge(key, &wp);
+            self.ps_merge(key, &wp, &sleep);
         }
         wp
     }
@@ -1607,7 +1626,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let seg = std::mem::take(&mut st.seg);
         let key = self.gcs_key(&st);
         if self.ag {
-            if let Some(ps) = self.ps_lookup(key) {
+            if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {
                     self.stats.partial_runs += 1;
                     self.stats.pruned_branches += 1;
@@ -1640,7 +1659,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         self.open.pop();
         if self.ag && !self.stop {
-            self.ps_merge(key, &wp);
+            self.ps_merge(key, &wp, &sleep);
         }
         self.apply_seg(&seg, wp)
     }
