@@ -101,3 +101,27 @@ fn fig4_counts_beside_the_paper() {
     assert!(dpor.runs() < none.runs());
     assert!(ag.runs() + ag.partial_runs < dpor.runs());
 }
+
+/// DPOR explores exactly one run per Mazurkiewicz trace when every access
+/// is to the same variable: a writer doing w writes and a reader doing r
+/// reads of x have C(w+r, w) traces (all reads and writes of x conflict,
+/// except read/read pairs, which program order fixes anyway).
+#[test]
+fn dpor_one_run_per_trace_on_preemption_programs() {
+    for (name, w, r) in [("preempt2", 2, 2), ("preempt3", 2, 3), ("preempt4", 3, 3)] {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("symex-programs")
+            .join(format!("{name}.c"));
+        let m = testutil::load(&p).unwrap();
+        let x = explore(
+            &m,
+            &SymexOptions {
+                reduction: Reduction::Dpor,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(x.stats.runs(), binom(w + r, w), "{name}");
+        assert_eq!(x.violation_lines().len(), 1, "{name}");
+    }
+}
