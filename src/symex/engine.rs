@@ -981,6 +981,16 @@ impl<'c, 'm> Engine<'c, 'm> {
             .then(|| e.f.clone())
     }
 
+    /// The summary of `key` with the threads asleep when it was computed.
+    fn ps_entry(&self, key: u64) -> Option<(Bool<'c>, BTreeSet<usize>)> {
+        let n = self.opts.summary_table_size.max(1);
+        let e = self
+            .ps
+            .get(&((key as usize) % n))
+            .filter(|e| e.key == key)?;
+        Some((e.f.clone(), e.asleep.clone()))
+    }
+
     fn ps_merge(&mut self, key: u64, wp: &Bool<'c>, sleep: &[(usize, Vec<Access>)]) {
         if wp.as_bool() == Some(false) {
             return;
@@ -1380,16 +1390,29 @@ impl<'c, 'm> Engine<'c, 'm> {
             return fls;
         }
         let key = self.gcs_key(&st);
+        // Summary pruning.  `restricted`: the summary covers every
+        // continuation except those starting with threads that were asleep
+        // when it was computed but are awake now; only those are explored.
+        let mut restricted: Option<(Bool<'c>, Vec<usize>)> = None;
         if self.ag {
-            if let Some(ps) = self.ps_lookup(key, &sleep) {
+            if let Some((ps, asleep)) = self.ps_entry(key) {
+                let extra: Vec<usize> = asleep
+                    .iter()
+                    .copied()
+                    .filter(|t| enabled.contains(t) && !sleep.iter().any(|(q, _)| q == t))
+                    .collect();
                 if self.implied(&st, &ps) {
-                    if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
-                        eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
+                    if extra.is_empty() {
+                        if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+                            eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
+                        }
+                        self.stats.partial_runs += 1;
+                        self.stats.pruned_interleavings += 1;
+                        self.prune_dpor_update(&st, key);
+                        return ps;
                     }
-                    self.stats.partial_runs += 1;
-                    self.stats.pruned_interleavings += 1;
                     self.prune_dpor_update(&st, key);
-                    return ps;
+                    restricted = Some((ps, extra));
                 }
             }
         }
@@ -1426,7 +1449,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let d = self.nodes.len() - 1;
         let sleeping: HashSet<usize> = sleep.iter().map(|(t, _)| *t).collect();
-        let mut wp = tru.clone();
+        let mut wp = match &restricted {
+            Some((ps, _)) => ps.clone(),
+            None => tru.clone(),
+        };
         let mut explored = 0usize;
         // Exploration order: round robin from the thread after the one that
         // ran last (the first run alternates threads, as in the paper's
@@ -1435,6 +1461,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         let mut order = enabled.clone();
         if let Some(&last) = st.sched.last() {
             order.sort_by_key(|t| (t + nthreads - last - 1) % nthreads);
+        }
+        if let Some((_, extra)) = &restricted {
+            order.retain(|t| extra.contains(t));
         }
         if self.dpor {
             match order.iter().find(|t| !sleeping.contains(t)) {
@@ -1506,7 +1535,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         // continuations not starting with a sleeping thread: the summary
         // remembers those threads and is only used at a later visit where
         // they are asleep too (sleep sets and state matching, cf. §5.2).
-        if self.ag && !self.stop {
+        if self.ag && !self.stop && restricted.is_none() {
             self.ps_merge(key, &wp, &sleep);
         }
         wp
