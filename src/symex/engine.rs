@@ -106,6 +106,9 @@ struct Thread<'c> {
     ret: Option<BV<'c>>,
     atomic: u32,
     clock: Vec<usize>,
+    /// The rest of the thread is thread-local code that ends the thread
+    /// (e.g. its final assertion check): it is run as late as possible.
+    tail: bool,
 }
 
 /// Effects of the current segment (between two nodes) over the state
@@ -144,6 +147,8 @@ struct State<'c> {
     /// Running a new thread's local prefix up to its first visible
     /// operation: not a transition of its own.
     normalizing: bool,
+    /// The thread whose deferred tail is being run.
+    tail_run: Option<usize>,
 }
 
 struct Tr {
@@ -187,6 +192,8 @@ enum EndKind {
 enum Next {
     Enabled(Vec<Access>),
     Disabled(Vec<Access>),
+    /// Only thread-local code is left (deferred).
+    Tail,
     Done,
 }
 
@@ -213,6 +220,10 @@ pub(crate) struct Engine<'c, 'm> {
     last_progress: Instant,
     slice: Option<super::slice::Slice>,
     obj_global: HashMap<u32, Name>,
+    /// Per function: may it (or a callee) perform a visible operation?
+    fn_visible: Vec<bool>,
+    /// Per function and block: may a visible operation be reached from it?
+    bb_reach_visible: Vec<Vec<bool>>,
 }
 
 fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -331,7 +342,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             last_progress: Instant::now(),
             slice: None,
             obj_global: HashMap::new(),
+            fn_visible: Vec::new(),
+            bb_reach_visible: Vec::new(),
         };
+        e.compute_tail_info();
         if e.opts.schedule.is_some() {
             e.dpor = false;
             e.ag = false;
@@ -765,6 +779,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             created: Vec::new(),
             steps: 0,
             normalizing: false,
+            tail_run: None,
         }
     }
 
@@ -782,6 +797,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             ret: None,
             atomic: 0,
             clock: vec![],
+            tail: false,
         });
         st
     }
@@ -806,6 +822,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         for t in &st.threads {
             t.status.hash(&mut h);
             t.atomic.hash(&mut h);
+            t.tail.hash(&mut h);
             for fr in &t.frames {
                 (fr.f, fr.bb, fr.ip).hash(&mut h);
             }
@@ -1223,12 +1240,16 @@ impl<'c, 'm> Engine<'c, 'm> {
         match self.next_of_raw(st, t) {
             Next::Enabled(a) => Next::Enabled(self.relevant_acc(a)),
             Next::Disabled(a) => Next::Disabled(self.relevant_acc(a)),
+            Next::Tail => Next::Tail,
             Next::Done => Next::Done,
         }
     }
 
     fn next_of_raw(&self, st: &State<'c>, t: usize) -> Next {
         let th = &st.threads[t];
+        if th.tail && th.status == TStatus::Run {
+            return Next::Tail;
+        }
         match &th.status {
             TStatus::Done => Next::Done,
             TStatus::WaitCond { cond, .. } => Next::Disabled(vec![Access {
@@ -1333,6 +1354,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let seg = std::mem::take(&mut st.seg);
         if st.normalizing {
             st.normalizing = false;
+            st.tail_run = None;
             st.tr_acc.retain(|a| !matches!(a.res, Res::ThreadEnd(_)));
         } else {
             self.commit(&mut st, tid);
@@ -1370,6 +1392,22 @@ impl<'c, 'm> Engine<'c, 'm> {
         // An atomic section excludes every other thread while its owner can move.
         if let Some(a) = enabled.iter().find(|t| st.threads[**t].atomic > 0) {
             enabled = vec![*a];
+        }
+        // Deferred tails run when nothing else can move, or as soon as a
+        // thread waits to join them (they commute with everything else).
+        let tails: Vec<usize> = (0..nexts.len())
+            .filter(|t| matches!(nexts[*t], Next::Tail))
+            .collect();
+        if !tails.is_empty() {
+            let joined = tails.iter().copied().find(|u| {
+                nexts.iter().any(|n| {
+                    matches!(n, Next::Disabled(a) if a.iter().any(|x| x.res == Res::ThreadEnd(*u)))
+                })
+            });
+            if enabled.is_empty() || joined.is_some() {
+                let u = joined.unwrap_or(tails[0]);
+                return self.run_tail(st, u, sleep);
+            }
         }
         if enabled.is_empty() {
             let blocked: Vec<String> = (0..nexts.len())
@@ -1541,9 +1579,209 @@ impl<'c, 'm> Engine<'c, 'm> {
         wp
     }
 
+    /// Run the deferred tail of thread `u` (a node with a single successor,
+    /// summarised like any other node).
+    fn run_tail(
+        &mut self,
+        mut st: State<'c>,
+        u: usize,
+        sleep: Vec<(usize, Vec<Access>)>,
+    ) -> Bool<'c> {
+        let key = self.gcs_key(&st);
+        if self.ag {
+            if let Some(ps) = self.ps_lookup(key, &sleep) {
+                if self.implied(&st, &ps) {
+                    if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+                        eprintln!("pruned before tail at schedule {:?}: PS = {ps}", st.sched);
+                    }
+                    self.stats.partial_runs += 1;
+                    self.prune_dpor_update(&st, key);
+                    return ps;
+                }
+            }
+        }
+        st.threads[u].tail = false;
+        st.normalizing = true;
+        st.tail_run = Some(u);
+        self.open.push(key);
+        let w = self.run_thread(st, u, false, sleep.clone());
+        self.open.pop();
+        if self.ag && !self.stop {
+            self.ps_merge(key, &w, &sleep);
+        }
+        w
+    }
+
+    /// Is every instruction thread `t` can still execute thread-local, and
+    /// does it end the thread?  (Static and conservative.)
+    fn is_tail(&self, st: &State<'c>, t: usize) -> bool {
+        let th = &st.threads[t];
+        let n = th.frames.len();
+        for (k, fr) in th.frames.iter().enumerate().rev() {
+            let f = &self.m.functions[fr.f];
+            let start = if k + 1 == n { fr.ip } else { fr.ip + 1 };
+            let bb = &f.basic_blocks[fr.bb];
+            if bb
+                .instrs
+                .iter()
+                .skip(start)
+                .any(|i| self.static_visible(fr.f, i))
+            {
+                return false;
+            }
+            let succ = super::slice::block_successors(f, &bb.term);
+            if succ.iter().any(|b| self.bb_reach_visible[fr.f][*b]) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// May this instruction be (or lead to) a visible operation, or create
+    /// a thread?
+    fn static_visible(&self, f: usize, i: &Instruction) -> bool {
+        match i {
+            Instruction::Load(l) => !self.is_private_alloca(f, &l.address),
+            Instruction::Store(s) => !self.is_private_alloca(f, &s.address),
+            Instruction::AtomicRMW(_) | Instruction::CmpXchg(_) | Instruction::Fence(_) => true,
+            Instruction::Call(c) => match callee_name(c) {
+                Some(n) => match self.fidx.get(&n) {
+                    Some(&fi) if !self.m.functions[fi].basic_blocks.is_empty() => {
+                        self.fn_visible.get(fi).copied().unwrap_or(true)
+                    }
+                    _ => {
+                        !(n.starts_with("llvm.dbg.")
+                            || n.starts_with("llvm.lifetime.")
+                            || n.starts_with("__VERIFIER_nondet_")
+                            || matches!(
+                                n.as_str(),
+                                "__assert_fail"
+                                    | "reach_error"
+                                    | "__VERIFIER_error"
+                                    | "__VERIFIER_assert"
+                                    | "__VERIFIER_assume"
+                                    | "abort"
+                                    | "printf"
+                                    | "puts"
+                                    | "__VERIFIER_atomic_end"
+                            ))
+                    }
+                },
+                None => true,
+            },
+            _ => false,
+        }
+    }
+
+    /// An address that is an `alloca` of `f` never stored or passed on.
+    fn is_private_alloca(&self, f: usize, op: &Operand) -> bool {
+        let Operand::LocalOperand { name, .. } = op else {
+            return false;
+        };
+        let func = &self.m.functions[f];
+        let is_alloca = func
+            .basic_blocks
+            .iter()
+            .flat_map(|b| b.instrs.iter())
+            .any(|i| matches!(i, Instruction::Alloca(a) if &a.dest == name));
+        if !is_alloca {
+            return false;
+        }
+        let uses_as_value =
+            |o: &Operand| matches!(o, Operand::LocalOperand { name: n, .. } if n == name);
+        !func
+            .basic_blocks
+            .iter()
+            .flat_map(|b| b.instrs.iter())
+            .any(|i| match i {
+                Instruction::Store(s) => uses_as_value(&s.value),
+                Instruction::Call(c) => {
+                    !callee_name(c)
+                        .map(|n| n.starts_with("llvm."))
+                        .unwrap_or(false)
+                        && c.arguments.iter().any(|(a, _)| uses_as_value(a))
+                }
+                Instruction::GetElementPtr(_)
+                | Instruction::BitCast(_)
+                | Instruction::PtrToInt(_) => {
+                    Self::pure_operands_of(i).into_iter().any(uses_as_value)
+                }
+                _ => false,
+            })
+    }
+
+    fn pure_operands_of(i: &Instruction) -> Vec<&Operand> {
+        match i {
+            Instruction::GetElementPtr(g) => vec![&g.address],
+            Instruction::BitCast(c) => vec![&c.operand],
+            Instruction::PtrToInt(c) => vec![&c.operand],
+            _ => vec![],
+        }
+    }
+
+    fn compute_tail_info(&mut self) {
+        let nf = self.m.functions.len();
+        self.fn_visible = vec![true; nf];
+        // Fixpoint from "nothing visible" upwards.
+        let mut vis = vec![false; nf];
+        loop {
+            self.fn_visible = vis.clone();
+            let mut changed = false;
+            for (fi, f) in self.m.functions.iter().enumerate() {
+                if vis[fi] {
+                    continue;
+                }
+                let v = f.name.starts_with("__VERIFIER_atomic_")
+                    || f.basic_blocks
+                        .iter()
+                        .flat_map(|b| b.instrs.iter())
+                        .any(|i| self.static_visible(fi, i));
+                if v {
+                    vis[fi] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.fn_visible = vis;
+        self.bb_reach_visible = self
+            .m
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(fi, f)| {
+                let n = f.basic_blocks.len();
+                let succ: Vec<Vec<usize>> = f
+                    .basic_blocks
+                    .iter()
+                    .map(|b| super::slice::block_successors(f, &b.term))
+                    .collect();
+                let own: Vec<bool> = f
+                    .basic_blocks
+                    .iter()
+                    .map(|b| b.instrs.iter().any(|i| self.static_visible(fi, i)))
+                    .collect();
+                let mut reach = own.clone();
+                let mut changed = true;
+                while changed {
+                    changed = false;
+                    for b in 0..n {
+                        if !reach[b] && succ[b].iter().any(|s| reach[*s]) {
+                            reach[b] = true;
+                            changed = true;
+                        }
+                    }
+                }
+                reach
+            })
+            .collect();
+    }
+
     fn unpositioned(&self, st: &State<'c>, t: usize) -> bool {
         let th = &st.threads[t];
-        if th.status != TStatus::Run {
+        if th.status != TStatus::Run || th.tail {
             return false;
         }
         let fr = th.frames.last().unwrap();
@@ -1614,6 +1852,16 @@ impl<'c, 'm> Engine<'c, 'm> {
                         }
                     }
                 }
+            }
+            if !first
+                && !vis
+                && st.tail_run != Some(tid)
+                && st.threads[tid].atomic == 0
+                && st.threads[tid].status == TStatus::Run
+                && self.is_tail(&st, tid)
+            {
+                st.threads[tid].tail = true;
+                return self.explore_sched(st, tid, sleep);
             }
             if vis {
                 first = false;

@@ -355,6 +355,11 @@ fn operands(i: &Instruction) -> Vec<&Operand> {
     }
 }
 
+/// Successor blocks of a terminator (indices into `f.basic_blocks`).
+pub fn block_successors(f: &Function, t: &Terminator) -> Vec<usize> {
+    successors(f, t)
+}
+
 /// Can `target` be reached from any of `from`?
 fn reaches(succ: &[Vec<usize>], from: &[usize], target: usize) -> bool {
     let mut seen = vec![false; succ.len()];

@@ -1013,6 +1013,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     ret: None,
                     atomic: 0,
                     clock,
+                    tail: false,
                 });
                 if let Some(p) = self.m.functions[fi].parameters.first() {
                     let w = self.bits_of(&p.ty).unwrap_or(PW);
