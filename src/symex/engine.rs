@@ -224,6 +224,11 @@ pub(crate) struct Engine<'c, 'm> {
     fn_visible: Vec<bool>,
     /// Per function and block: may a visible operation be reached from it?
     bb_reach_visible: Vec<Vec<bool>>,
+    /// Per function, block and instruction index: is any instruction from
+    /// there to the end of the block possibly visible?
+    suffix_visible: Vec<Vec<Vec<bool>>>,
+    /// Allocas never stored or passed on, per function.
+    private_allocas: Vec<HashSet<Name>>,
 }
 
 fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -344,6 +349,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             obj_global: HashMap::new(),
             fn_visible: Vec::new(),
             bb_reach_visible: Vec::new(),
+            suffix_visible: Vec::new(),
+            private_allocas: Vec::new(),
         };
         e.compute_tail_info();
         if e.opts.schedule.is_some() {
@@ -1675,25 +1682,29 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// An address that is an `alloca` of `f` never stored or passed on.
     fn is_private_alloca(&self, f: usize, op: &Operand) -> bool {
-        let Operand::LocalOperand { name, .. } = op else {
-            return false;
-        };
-        let func = &self.m.functions[f];
-        let is_alloca = func
-            .basic_blocks
-            .iter()
-            .flat_map(|b| b.instrs.iter())
-            .any(|i| matches!(i, Instruction::Alloca(a) if &a.dest == name));
-        if !is_alloca {
-            return false;
+        match op {
+            Operand::LocalOperand { name, .. } => self
+                .private_allocas
+                .get(f)
+                .map(|s| s.contains(name))
+                .unwrap_or(false),
+            _ => false,
         }
-        let uses_as_value =
-            |o: &Operand| matches!(o, Operand::LocalOperand { name: n, .. } if n == name);
-        !func
+    }
+
+    fn compute_private_allocas(&self, func: &Function) -> HashSet<Name> {
+        let mut out = HashSet::new();
+        let instrs: Vec<&Instruction> = func
             .basic_blocks
             .iter()
             .flat_map(|b| b.instrs.iter())
-            .any(|i| match i {
+            .collect();
+        for i in &instrs {
+            let Instruction::Alloca(a) = i else { continue };
+            let name = &a.dest;
+            let uses_as_value =
+                |o: &Operand| matches!(o, Operand::LocalOperand { name: n, .. } if n == name);
+            let escapes = instrs.iter().any(|i| match i {
                 Instruction::Store(s) => uses_as_value(&s.value),
                 Instruction::Call(c) => {
                     !callee_name(c)
@@ -1707,7 +1718,12 @@ impl<'c, 'm> Engine<'c, 'm> {
                     Self::pure_operands_of(i).into_iter().any(uses_as_value)
                 }
                 _ => false,
-            })
+            });
+            if !escapes {
+                out.insert(name.clone());
+            }
+        }
+        out
     }
 
     fn pure_operands_of(i: &Instruction) -> Vec<&Operand> {
@@ -1720,6 +1736,12 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     fn compute_tail_info(&mut self) {
+        self.private_allocas = self
+            .m
+            .functions
+            .iter()
+            .map(|f| self.compute_private_allocas(f))
+            .collect();
         let nf = self.m.functions.len();
         self.fn_visible = vec![true; nf];
         // Fixpoint from "nothing visible" upwards.
@@ -1775,6 +1797,24 @@ impl<'c, 'm> Engine<'c, 'm> {
                     }
                 }
                 reach
+            })
+            .collect();
+        self.suffix_visible = self
+            .m
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(fi, f)| {
+                f.basic_blocks
+                    .iter()
+                    .map(|b| {
+                        let mut v = vec![false; b.instrs.len() + 1];
+                        for k in (0..b.instrs.len()).rev() {
+                            v[k] = v[k + 1] || self.static_visible(fi, &b.instrs[k]);
+                        }
+                        v
+                    })
+                    .collect()
             })
             .collect();
     }
