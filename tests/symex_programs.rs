@@ -139,6 +139,18 @@ fn soundness_same_violations_in_all_modes() {
             ag.violation_locations(),
             "{name}: none vs dpor+ag"
         );
+        // A program that can terminate normally still does under DPOR (a
+        // reduction must keep one run per trace, not only the failing ones).
+        assert_eq!(
+            none.stats.complete_runs > 0,
+            dpor.stats.complete_runs > 0,
+            "{name}: normal termination lost by dpor"
+        );
+        assert_eq!(
+            none.stats.complete_runs > 0,
+            ag.stats.complete_runs + ag.stats.partial_runs > 0,
+            "{name}: normal termination lost by dpor+ag"
+        );
         // The reductions never explore more complete runs than the baseline.
         assert!(
             dpor.stats.runs() <= none.stats.runs(),

@@ -1417,6 +1417,16 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
         }
         if enabled.is_empty() {
+            // The blocked threads' next operations may race with earlier
+            // transitions (e.g. the lock that completed the deadlock).
+            if self.dpor {
+                for (p, n) in nexts.iter().enumerate() {
+                    if let Next::Disabled(a) = n {
+                        let c = st.threads[p].clock.clone();
+                        self.race_update(p, a, &c);
+                    }
+                }
+            }
             let blocked: Vec<String> = (0..nexts.len())
                 .filter(|t| matches!(nexts[*t], Next::Disabled(_)))
                 .map(|t| format!("T{t}"))
@@ -1829,13 +1839,17 @@ impl<'c, 'm> Engine<'c, 'm> {
         fr.ip >= bb.instrs.len() || self.visible_access(st, t, &bb.instrs[fr.ip]).is_none()
     }
 
+    /// Location of a deadlock: the first thread blocked on a mutex or
+    /// condition variable, else the first unfinished thread.
     fn deadlock_loc(&self, st: &State<'c>) -> Option<((String, u32), String)> {
-        for (t, th) in st.threads.iter().enumerate() {
-            if th.status != TStatus::Done {
-                return Some(self.thread_loc(st, t));
-            }
-        }
-        None
+        let on_sync = (0..st.threads.len()).find(|t| match self.next_of_raw(st, *t) {
+            Next::Disabled(a) => a
+                .iter()
+                .any(|x| matches!(x.res, Res::Mutex(_) | Res::Cond(_))),
+            _ => false,
+        });
+        let t = on_sync.or_else(|| st.threads.iter().position(|th| th.status != TStatus::Done))?;
+        Some(self.thread_loc(st, t))
     }
 
     fn thread_loc(&self, st: &State<'c>, t: usize) -> ((String, u32), String) {
