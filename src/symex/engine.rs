@@ -1396,6 +1396,23 @@ impl<'c, 'm> Engine<'c, 'm> {
         let mut enabled: Vec<usize> = (0..nexts.len())
             .filter(|t| matches!(nexts[*t], Next::Enabled(_)))
             .collect();
+        // FG: every thread's next operation (enabled or not) may race with
+        // an earlier transition; done at every state, including deadlocked
+        // ones and those where a deferred tail runs.
+        if self.dpor {
+            for (p, n) in nexts.iter().enumerate() {
+                if let Next::Enabled(a) | Next::Disabled(a) = n {
+                    // An atomic section's accesses that could not be
+                    // predicted are only known once it ran; its race check
+                    // happens at commit time.
+                    if a.iter().any(|x| matches!(x.res, Res::All)) {
+                        continue;
+                    }
+                    let c = st.threads[p].clock.clone();
+                    self.race_update(p, a, &c);
+                }
+            }
+        }
         // An atomic section excludes every other thread while its owner can move.
         if let Some(a) = enabled.iter().find(|t| st.threads[**t].atomic > 0) {
             enabled = vec![*a];
@@ -1417,16 +1434,6 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
         }
         if enabled.is_empty() {
-            // The blocked threads' next operations may race with earlier
-            // transitions (e.g. the lock that completed the deadlock).
-            if self.dpor {
-                for (p, n) in nexts.iter().enumerate() {
-                    if let Next::Disabled(a) = n {
-                        let c = st.threads[p].clock.clone();
-                        self.race_update(p, a, &c);
-                    }
-                }
-            }
             let blocked: Vec<String> = (0..nexts.len())
                 .filter(|t| matches!(nexts[*t], Next::Disabled(_)))
                 .map(|t| format!("T{t}"))
@@ -1488,20 +1495,6 @@ impl<'c, 'm> Engine<'c, 'm> {
             tr: None,
         });
         self.open.push(key);
-        if self.dpor {
-            for (p, n) in nexts.iter().enumerate() {
-                if let Next::Enabled(a) | Next::Disabled(a) = n {
-                    // An atomic section's accesses that could not be
-                    // predicted are only known once it ran; its race check
-                    // happens at commit time.
-                    if a.iter().any(|x| matches!(x.res, Res::All)) {
-                        continue;
-                    }
-                    let c = st.threads[p].clock.clone();
-                    self.race_update(p, a, &c);
-                }
-            }
-        }
         let d = self.nodes.len() - 1;
         let sleeping: HashSet<usize> = sleep.iter().map(|(t, _)| *t).collect();
         let mut wp = match &restricted {
