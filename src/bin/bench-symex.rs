@@ -38,9 +38,20 @@ fn main() {
         };
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
         let mut row = format!("{name:<22}");
+        // Programs may ask for a smaller loop bound (`// bound: N`).
+        let bound: u32 = std::fs::read_to_string(&p)
+            .ok()
+            .and_then(|t| {
+                t.lines().find_map(|l| {
+                    l.strip_prefix("// bound: ")
+                        .and_then(|b| b.split_whitespace().next()?.parse().ok())
+                })
+            })
+            .unwrap_or(3);
         for r in [Reduction::None, Reduction::Dpor, Reduction::DporAg] {
             let o = SymexOptions {
                 reduction: r,
+                loop_bound: bound,
                 max_seconds: Some(60.0),
                 ..Default::default()
             };
