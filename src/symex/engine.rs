@@ -94,8 +94,16 @@ struct Frame<'c> {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 enum TStatus {
     Run,
-    WaitCond { cond: Addr, mutex: Addr },
-    Reacquire { mutex: Addr },
+    /// Stopped at the loop bound: the thread makes no further progress but
+    /// the others keep running (so DPOR still sees their later accesses).
+    Cut,
+    WaitCond {
+        cond: Addr,
+        mutex: Addr,
+    },
+    Reacquire {
+        mutex: Addr,
+    },
     Done,
 }
 
@@ -194,6 +202,8 @@ enum Next {
     Disabled(Vec<Access>),
     /// Only thread-local code is left (deferred).
     Tail,
+    /// Stopped at the loop bound.
+    Cut,
     Done,
 }
 
@@ -1248,6 +1258,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             Next::Enabled(a) => Next::Enabled(self.relevant_acc(a)),
             Next::Disabled(a) => Next::Disabled(self.relevant_acc(a)),
             Next::Tail => Next::Tail,
+            Next::Cut => Next::Cut,
             Next::Done => Next::Done,
         }
     }
@@ -1259,6 +1270,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         match &th.status {
             TStatus::Done => Next::Done,
+            TStatus::Cut => Next::Cut,
             TStatus::WaitCond { cond, .. } => Next::Disabled(vec![Access {
                 res: Res::Cond(*cond),
                 write: true,
@@ -1432,6 +1444,12 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let u = joined.unwrap_or(tails[0]);
                 return self.run_tail(st, u, sleep);
             }
+        }
+        if enabled.is_empty() && nexts.iter().any(|n| matches!(n, Next::Cut)) {
+            // A thread was cut at the loop bound: the run ends here (the
+            // others are finished or wait for it), counted as cut.
+            self.stats.cut_runs += 1;
+            return fls;
         }
         if enabled.is_empty() {
             let blocked: Vec<String> = (0..nexts.len())
@@ -1916,10 +1934,16 @@ impl<'c, 'm> Engine<'c, 'm> {
             match self.step(&mut st, tid) {
                 Ok(Step::Continue) => {}
                 Ok(Step::Yield) => return self.explore_sched(st, tid, sleep),
+                Ok(Step::End(EndKind::Cut)) => {
+                    st.threads[tid].status = TStatus::Cut;
+                    st.threads[tid].tail = false;
+                    st.threads[tid].atomic = 0;
+                    return self.explore_sched(st, tid, sleep);
+                }
                 Ok(Step::End(k)) => {
                     match k {
                         EndKind::AssumeFalse => self.stats.assume_false += 1,
-                        EndKind::Cut => self.stats.cut_runs += 1,
+                        EndKind::Cut => unreachable!("handled above"),
                         EndKind::Finding(kind, msg) => {
                             self.stats.error_runs += 1;
                             let (loc, f) = self.thread_loc(&st, tid);
@@ -1970,7 +1994,12 @@ impl<'c, 'm> Engine<'c, 'm> {
             child.pcon.push(cond);
             if let Err(m) = self.jump(&mut child, tid, target) {
                 if m == "cut" {
-                    self.stats.cut_runs += 1;
+                    child.threads[tid].status = TStatus::Cut;
+                    child.threads[tid].tail = false;
+                    child.threads[tid].atomic = 0;
+                    let w = self.explore_sched(child, tid, sleep.clone());
+                    let w = Bool::and(self.ctx, &[&condsv, &w]);
+                    wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
                 } else {
                     let (loc, f) = self.thread_loc(&child, tid);
                     self.report(&child, tid, FindingKind::Unsupported, m, loc, f);
