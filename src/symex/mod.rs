@@ -170,7 +170,8 @@ pub struct Stats {
     pub pruned_interleavings: u64,
     /// Runs ending because every enabled thread was in the sleep set.
     pub sleep_blocked: u64,
-    /// Paths cut at the loop bound (or the step limit).
+    /// Runs in which a thread was cut at the loop bound (or the step
+    /// limit); the other threads ran on until nobody could move.
     pub cut_runs: u64,
     /// Paths ending in an infeasible assumption (`__VERIFIER_assume`).
     pub assume_false: u64,
