@@ -232,6 +232,8 @@ pub(crate) struct Engine<'c, 'm> {
     obj_global: HashMap<u32, Name>,
     /// Per function: may it (or a callee) perform a visible operation?
     fn_visible: Vec<bool>,
+    /// `CONCORD_SYMEX_DEBUG` set: trace the exploration on stderr.
+    debug: bool,
     /// Per function and block: may a visible operation be reached from it?
     bb_reach_visible: Vec<Vec<bool>>,
     /// Per function, block and instruction index: is any instruction from
@@ -358,6 +360,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             slice: None,
             obj_global: HashMap::new(),
             fn_visible: Vec::new(),
+            debug: std::env::var_os("CONCORD_SYMEX_DEBUG").is_some(),
             bb_reach_visible: Vec::new(),
             suffix_visible: Vec::new(),
             private_allocas: Vec::new(),
@@ -1399,7 +1402,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             .map(|t| self.next_of(&st, t))
             .collect();
         if nexts.iter().all(|n| matches!(n, Next::Done)) {
-            if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+            if self.debug {
                 eprintln!("complete run: schedule {:?}", st.sched);
             }
             self.stats.complete_runs += 1;
@@ -1483,7 +1486,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .collect();
                 if self.implied(&st, &ps) {
                     if extra.is_empty() {
-                        if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+                        if self.debug {
                             eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
                         }
                         self.stats.partial_runs += 1;
@@ -1578,7 +1581,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             } else {
                 Vec::new()
             };
-            if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+            if self.debug {
                 eprintln!(
                     "node {:?}: explore T{t} (next {:?}), child sleep {:?}",
                     st.sched, tacc, child_sleep
@@ -1619,7 +1622,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {
-                    if std::env::var_os("CONCORD_SYMEX_DEBUG").is_some() {
+                    if self.debug {
                         eprintln!("pruned before tail at schedule {:?}: PS = {ps}", st.sched);
                     }
                     self.stats.partial_runs += 1;
