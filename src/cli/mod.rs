@@ -53,6 +53,12 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Print the analyses' Datalog rules for Soufflé or Z3's fixedpoint engine.
     Rules(query::RulesArgs),
+    /// Symbolically execute a pthread program and report assertion violations, error calls and deadlocks.
+    #[command(after_help = EXIT_CODES)]
+    Symex(crate::symex::cli::SymexArgs),
+    /// Re-execute a test case written by `concord symex` and confirm its violation.
+    #[command(after_help = EXIT_CODES)]
+    Replay(crate::symex::cli::ReplayArgs),
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
     #[command(after_help = EXIT_CODES)]
     Changes(ChangesArgs),
@@ -249,6 +255,8 @@ pub fn main() -> i32 {
         Command::Diff(args) => diff::run(args, cli.quiet),
         Command::Query(args) => query::run(args),
         Command::Rules(args) => query::run_rules(args),
+        Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
+        Command::Replay(args) => crate::symex::cli::replay(args),
         Command::Schema => {
             emit(&facts::schema::schema_markdown());
             Ok(exit::OK)
