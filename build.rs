@@ -16,6 +16,7 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("sync1", &["hb.dl", "rf.dl", "lockorder.dl"]),
     ("sync2", &["hb.dl", "rf.dl", "rank2.dl"]),
     ("sync3", &["hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]),
+    ("cia", &["cia.dl"]),
 ];
 
 fn main() {

@@ -7,6 +7,8 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Instant;
 
+pub mod impact;
+
 const EXIT_CODES: &str = "\
 Exit codes:
   0   success
@@ -47,6 +49,9 @@ pub enum Command {
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
     #[command(after_help = EXIT_CODES)]
     Changes(ChangesArgs),
+    /// Forward and backward change-impact sets across threads and functions.
+    #[command(after_help = EXIT_CODES)]
+    Impact(impact::ImpactArgs),
 }
 
 /// How to compile and model a program.
@@ -237,6 +242,7 @@ pub fn main() -> i32 {
     let result = match &cli.command {
         Command::Facts(args) => run_facts(args, cli.quiet),
         Command::Changes(args) => run_changes(args),
+        Command::Impact(args) => impact::run_impact(args),
         Command::Schema => {
             emit(&facts::schema::schema_markdown());
             Ok(exit::OK)
