@@ -254,7 +254,7 @@ pub fn given_groups(new: &FactSet, lines: &[(Option<String>, u32)]) -> Vec<Chang
     for (file, line) in lines {
         let mut by_file: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for s in &new.statements {
-            if s.line == *line && file.as_deref().is_none_or(|f| file_matches(&s.file, f)) {
+            if s.line == *line && file.as_deref().map_or(true, |f| file_matches(&s.file, f)) {
                 by_file.entry(s.file.clone()).or_default().push(s.id);
             }
         }

@@ -147,7 +147,7 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
                 s.line == line
                     && file
                         .as_deref()
-                        .is_none_or(|f| impact::file_matches(&s.file, f))
+                        .map_or(true, |f| impact::file_matches(&s.file, f))
             })
             .map(|s| s.id)
             .collect();
