@@ -96,7 +96,7 @@ impl GroupKind {
             GroupKind::Deleted => "deleted",
             GroupKind::Modified => "modified",
             GroupKind::Moved => "moved",
-            GroupKind::Given => "changed",
+            GroupKind::Given => "given",
         }
     }
 }
