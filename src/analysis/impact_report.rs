@@ -69,7 +69,9 @@ pub fn items(
     direction: Direction,
     version: Side,
 ) -> Vec<ImpactItem> {
-    let mut by: BTreeMap<(u32, String, String, u32), (BTreeSet<u32>, Vec<u32>)> = BTreeMap::new();
+    // (thread, function, file, line) -> (change groups, statements)
+    type Key = (u32, String, String, u32);
+    let mut by: BTreeMap<Key, (BTreeSet<u32>, Vec<u32>)> = BTreeMap::new();
     for (&s, groups) in set {
         let Some(info) = view.facts.statement(s) else {
             continue;
