@@ -409,3 +409,79 @@ fn deleted_statements_are_closed_in_old_version_and_mapped() {
     assert_eq!(lines(&doc, "fwd", "old"), set(&[5, 10, 13]));
     assert_eq!(lines(&doc, "fwd", "new"), set(&[5, 12]));
 }
+
+#[test]
+fn happens_before_filter_from_join_and_loop_created_threads() {
+    let src = "#include <pthread.h>\n\
+int x = 0;\n\
+int y = 0;\n\
+void *child(void *a) {\n\
+  int r = x;\n\
+  y = r;\n\
+  return 0;\n\
+}\n\
+int main(void) {\n\
+  pthread_t h[2];\n\
+  pthread_t c;\n\
+  for (int i = 0; i < 2; i++)\n\
+    pthread_create(&h[i], 0, child, 0);\n\
+  pthread_create(&c, 0, child, 0);\n\
+  pthread_join(c, 0);\n\
+  x = 5;\n\
+  return y;\n\
+}\n";
+    let f = facts_of_c(src);
+    let run = run_cia(Engine::Ascent, &f, &BTreeSet::new(), &BTreeSet::new());
+    let store_x = one(&f, 16, "store");
+    let loads: Vec<u32> = at(&f, 5, "load");
+    assert_eq!(loads.len(), 3, "three child instances");
+    let joined = f
+        .statements
+        .iter()
+        .find(|s| {
+            s.line == 5 && s.kind == "load" && {
+                let create = f
+                    .threads
+                    .iter()
+                    .find(|t| t.id == s.thread)
+                    .unwrap()
+                    .create_stmt
+                    .unwrap();
+                f.statement(create).unwrap().line == 14
+            }
+        })
+        .unwrap()
+        .id;
+    for &l in &loads {
+        let dep = run.deps.contains(&(l, store_x, 2));
+        // the joined child's read precedes `x = 5`; the loop children are never joined
+        assert_eq!(dep, l != joined, "load {l} (joined {joined})");
+    }
+    // two instances from one create in a loop: each may read the other's store of y?
+    // (no read of y in the children; main's `return y` may read every child's store)
+    let ret_load = one(&f, 17, "load");
+    assert_eq!(
+        at(&f, 6, "store")
+            .iter()
+            .filter(|&&w| run.deps.contains(&(ret_load, w, 2)))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn sibling_instances_of_a_loop_create_depend_on_each_other() {
+    let f = golden("loop-workers-join", "v2");
+    let run = run_cia(Engine::Ascent, &f, &BTreeSet::new(), &BTreeSet::new());
+    let loads = at(&f, 9, "load");
+    let stores = at(&f, 10, "store");
+    assert_eq!((loads.len(), stores.len()), (2, 2));
+    for &l in &loads {
+        let t = f.statement(l).unwrap().thread;
+        for &w in &stores {
+            let same = f.statement(w).unwrap().thread == t;
+            // own store comes after the load; the sibling's store may come first
+            assert_eq!(run.deps.contains(&(l, w, 2)), !same, "load {l} store {w}");
+        }
+    }
+}
