@@ -485,3 +485,22 @@ fn sibling_instances_of_a_loop_create_depend_on_each_other() {
         }
     }
 }
+
+#[test]
+fn a_thread_creation_controls_the_loops_of_the_thread() {
+    // ecdiff-fig5-adhoc-flag v2: thread2 (created on line 25) spins on line 15,
+    // then copies `a` into `x` (17), which main checks after the joins (28)
+    let (code, out, err) = run_cli(&[
+        "impact",
+        "bench-programs/ecdiff-fig5-adhoc-flag/v2.c",
+        "--changed",
+        "25",
+        "--direction",
+        "fwd",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(lines(&doc, "fwd", "new"), set(&[15, 17, 18, 25, 28]));
+}
