@@ -305,6 +305,25 @@ fn cli_single_program_with_changed_lines() {
         "x:y",
     ]);
     assert_eq!(code, 2);
+    // a line without statements is a mistake, not "nothing impacted"
+    let (code, _, err) = run_cli(&[
+        "impact",
+        "bench-programs/conc-ise-fig6/v1.c",
+        "--changed",
+        "14",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no statement"), "{err}");
+    // an absolute path names the same file
+    let abs = repo_root().join("bench-programs/conc-ise-fig6/v1.c");
+    let spec = format!("{}:19", abs.display());
+    let (code, _, err) = run_cli(&[
+        "impact",
+        "bench-programs/conc-ise-fig6/v1.c",
+        "--changed",
+        &spec,
+    ]);
+    assert_eq!(code, 1, "{err}");
 }
 
 #[test]

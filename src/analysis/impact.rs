@@ -272,9 +272,14 @@ pub fn given_groups(new: &FactSet, lines: &[(Option<String>, u32)]) -> Vec<Chang
     out
 }
 
-/// `path` names `wanted` (the same path, or ends with it at a `/`).
+/// `path` (a statement's file) and `wanted` (from the command line) name the
+/// same file: equal, or one ends with the other at a `/` (so `v2.c`,
+/// `bench/x/v2.c` and `/abs/bench/x/v2.c` all name `bench/x/v2.c`).
 pub fn file_matches(path: &str, wanted: &str) -> bool {
-    path == wanted || path.ends_with(&format!("/{}", wanted.trim_start_matches("./")))
+    let wanted = wanted.trim_start_matches("./");
+    path == wanted
+        || path.ends_with(&format!("/{wanted}"))
+        || (!path.is_empty() && wanted.ends_with(&format!("/{path}")))
 }
 
 fn collect(rows: &[(u32, u32)]) -> BTreeMap<u32, BTreeSet<u32>> {

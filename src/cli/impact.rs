@@ -105,6 +105,20 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
             (None, load_version(&args.old, &args.input)?)
         }
     };
+    if let Some((file, line)) = given.iter().find(|(file, line)| {
+        !new.facts.statements.iter().any(|s| {
+            s.line == *line
+                && file
+                    .as_deref()
+                    .map_or(true, |f| impact::file_matches(&s.file, f))
+        })
+    }) {
+        let at = file.as_deref().map_or(String::new(), |f| format!("{f}:"));
+        return usage(&format!(
+            "--changed {at}{line}: no statement of {} is on that line",
+            new.label
+        ));
+    }
     let (groups, map) = if !given.is_empty() {
         (impact::given_groups(&new.facts, &given), Default::default())
     } else {
