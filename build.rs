@@ -19,6 +19,7 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
         "sync3",
         &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl", "rank3.dl"],
     ),
+    ("cia", &["cia.dl"]),
 ];
 
 fn main() {

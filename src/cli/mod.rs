@@ -10,6 +10,8 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Instant;
 
+pub mod impact;
+
 pub const EXIT_CODES: &str = "\
 Exit codes:
   0   success
@@ -62,6 +64,9 @@ pub enum Command {
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
     #[command(after_help = EXIT_CODES)]
     Changes(ChangesArgs),
+    /// Forward and backward change-impact sets across threads and functions.
+    #[command(after_help = EXIT_CODES)]
+    Impact(impact::ImpactArgs),
 }
 
 /// How to compile and model a program.
@@ -257,6 +262,7 @@ pub fn main() -> i32 {
         Command::Rules(args) => query::run_rules(args),
         Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
         Command::Replay(args) => crate::symex::cli::replay(args),
+        Command::Impact(args) => impact::run_impact(args),
         Command::Schema => {
             emit(&facts::schema::schema_markdown());
             Ok(exit::OK)
