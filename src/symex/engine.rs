@@ -117,6 +117,8 @@ struct Thread<'c> {
     /// The rest of the thread is thread-local code that ends the thread
     /// (e.g. its final assertion check): it is run as late as possible.
     tail: bool,
+    /// The thread that created this one (None for main).
+    parent: Option<usize>,
 }
 
 /// Effects of the current segment (between two nodes) over the state
@@ -157,6 +159,11 @@ struct State<'c> {
     normalizing: bool,
     /// The thread whose deferred tail is being run.
     tail_run: Option<usize>,
+}
+
+/// Each thread's creator, by thread id.
+fn parents_of(st: &State<'_>) -> Vec<Option<usize>> {
+    st.threads.iter().map(|t| t.parent).collect()
 }
 
 struct Tr {
@@ -280,6 +287,7 @@ fn callee_name(c: &ins::Call) -> Option<String> {
 }
 
 const SYNC_CALLS: &[&str] = &[
+    "pthread_create",
     "pthread_join",
     "pthread_mutex_lock",
     "pthread_mutex_unlock",
@@ -818,6 +826,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             atomic: 0,
             clock: vec![],
             tail: false,
+            parent: None,
         });
         st
     }
@@ -1173,12 +1182,22 @@ impl<'c, 'm> Engine<'c, 'm> {
                 .get(q)
                 .map(|t| t.clock.clone())
                 .unwrap_or_default();
-            self.race_update(q, &[a], &clock);
+            let parents = parents_of(st);
+            self.race_update(q, &[a], &clock, &parents);
         }
     }
 
-    /// FG backtrack-set update for thread `p` about to do `acc` with clock `clock`.
-    fn race_update(&mut self, p: usize, acc: &[Access], clock: &[usize]) {
+    /// FG backtrack-set update for thread `p` about to do `acc` with clock
+    /// `clock`. Where `p` did not exist yet, its nearest enabled ancestor
+    /// is the thread to try first (it leads to `p`'s creation); only
+    /// without one does every enabled thread go in.
+    fn race_update(
+        &mut self,
+        p: usize,
+        acc: &[Access],
+        clock: &[usize],
+        parents: &[Option<usize>],
+    ) {
         for i in (0..self.nodes.len()).rev() {
             let Some(tr) = &self.nodes[i].tr else {
                 continue;
@@ -1194,8 +1213,22 @@ impl<'c, 'm> Engine<'c, 'm> {
             if n.enabled.contains(&p) {
                 n.backtrack.insert(p);
             } else {
-                let en = n.enabled.clone();
-                n.backtrack.extend(en);
+                let mut ancestor = parents.get(p).copied().flatten();
+                while let Some(a) = ancestor {
+                    if n.enabled.contains(&a) {
+                        break;
+                    }
+                    ancestor = parents.get(a).copied().flatten();
+                }
+                match ancestor {
+                    Some(a) => {
+                        n.backtrack.insert(a);
+                    }
+                    None => {
+                        let en = n.enabled.clone();
+                        n.backtrack.extend(en);
+                    }
+                }
             }
             break;
         }
@@ -1227,7 +1260,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         let n = st.threads.len();
         let pre = st.threads[tid].clock.clone();
         if self.dpor {
-            self.race_update(tid, &acc, &pre);
+            let parents = parents_of(st);
+            self.race_update(tid, &acc, &pre, &parents);
         }
         let mut c = pre;
         c.resize(n, 0);
@@ -1424,7 +1458,8 @@ impl<'c, 'm> Engine<'c, 'm> {
                         continue;
                     }
                     let c = st.threads[p].clock.clone();
-                    self.race_update(p, a, &c);
+                    let parents = parents_of(&st);
+                    self.race_update(p, a, &c, &parents);
                 }
             }
         }
@@ -2154,6 +2189,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 let arg = |k: usize| c.arguments.get(k).map(|a| &a.0);
                 match name.as_str() {
+                    // Creation changes which threads are enabled, so it ends
+                    // the transition (FG-DPOR: one visible step per
+                    // transition); it conflicts with no access.
+                    "pthread_create" => Some((vec![], true)),
                     "pthread_join" => {
                         let t = self.op_val(st, tid, arg(0)?).ok()?.simplify().as_u64()? as usize;
                         let done = st

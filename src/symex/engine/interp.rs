@@ -1014,6 +1014,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     atomic: 0,
                     clock,
                     tail: false,
+                    parent: Some(tid),
                 });
                 if let Some(p) = self.m.functions[fi].parameters.first() {
                     let w = self.bits_of(&p.ty).unwrap_or(PW);
