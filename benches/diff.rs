@@ -14,7 +14,8 @@
 //!
 //! Run: `cargo bench --bench diff` (all parts), or after `--`:
 //! `--repeats R` (default 3), `--no-z3`, `--no-synth`, `--only-synth`,
-//! `--timeout S` (per synthetic size, default 30), `--emit T N L` (print a
+//! `--timeout S` (per synthetic size, default 20), `--z3-timeout S`
+//! (per z3 run, default 20), `--emit T N L` (print a
 //! synthetic program's C source and exit).
 
 #[path = "synth/mod.rs"]
@@ -39,6 +40,7 @@ struct Options {
     pairs: bool,
     synth: bool,
     timeout: Duration,
+    z3_timeout: u64,
 }
 
 fn main() {
@@ -80,7 +82,8 @@ fn main() {
         z3: !has("--no-z3") && !has("--only-synth"),
         pairs: !has("--only-synth"),
         synth: !has("--no-synth"),
-        timeout: Duration::from_secs(value("--timeout").unwrap_or(30)),
+        timeout: Duration::from_secs(value("--timeout").unwrap_or(20)),
+        z3_timeout: value("--z3-timeout").unwrap_or(20),
     };
     println!(
         "concord diff benchmark — {} — {} cores — {}",
@@ -97,7 +100,7 @@ fn main() {
         pair_facts = bench_pairs(&opts);
     }
     if opts.z3 {
-        bench_z3(&pair_facts);
+        bench_z3(&pair_facts, opts.z3_timeout);
     }
     if opts.synth {
         bench_synth(&opts);
@@ -302,24 +305,36 @@ fn z3_answers(stdout: &str, outputs: &[(&str, usize)]) -> Option<Relations> {
     Some(rel)
 }
 
-fn run_z3(script: &str, dir: &Path, name: &str) -> (Duration, String, bool) {
+/// Wall time, stdout, and whether z3 finished in time with success.
+fn run_z3(script: &str, dir: &Path, name: &str, timeout_s: u64) -> (Duration, String, Z3Status) {
     let path = dir.join(format!("{name}.smt2"));
     std::fs::write(&path, script).expect("write z3 script");
     let t0 = Instant::now();
     let out = Command::new("z3")
-        .arg(format!("-T:{}", 120))
+        .arg(format!("-T:{timeout_s}"))
         .arg(&path)
         .output()
         .expect("run z3");
     let t = t0.elapsed();
-    (
-        t,
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        out.status.success(),
-    )
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let status = if stdout.lines().any(|l| l.trim() == "timeout") || t.as_secs() >= timeout_s {
+        Z3Status::Timeout
+    } else if out.status.success() && !stdout.contains("(error") {
+        Z3Status::Done
+    } else {
+        Z3Status::Error
+    };
+    (t, stdout, status)
 }
 
-fn bench_z3(measured: &[Measured]) {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Z3Status {
+    Done,
+    Timeout,
+    Error,
+}
+
+fn bench_z3(measured: &[Measured], timeout_s: u64) {
     println!("\n## Z3 fixedpoint engine (`z3 file.smt2`, wall time of the process, ms)");
     if !z3_available() {
         println!("z3 not on PATH: skipped (apt-get install -y z3 to include it)");
@@ -331,31 +346,38 @@ fn bench_z3(measured: &[Measured]) {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     let dir = tempfile::tempdir().expect("temp dir");
-    let (startup, _, _) = run_z3("(check-sat)\n", dir.path(), "empty");
+    let (startup, _, _) = run_z3("(check-sat)\n", dir.path(), "empty", timeout_s);
     println!(
-        "{version}; process start-up (empty script): {:.1} ms, included in every z3 time",
+        "{version}; process start-up (empty script): {:.1} ms, included in every z3 time; \
+         z3 time limit {timeout_s} s per run (-T), runs over it are left out of the totals",
         ms(startup)
     );
     println!(
         "{:<36} {:>3} {:>6} {:>9} {:>9} {:>8} {:>7}",
         "program", "ver", "rules", "z3", "ascent", "z3/asc", "agree"
     );
-    let mut totals: BTreeMap<RuleProgram, (Duration, Duration, usize, usize)> = BTreeMap::new();
+    // per program: z3 time, ascent time, runs finished, agreeing, timeouts
+    let mut totals: BTreeMap<RuleProgram, (Duration, Duration, usize, usize, usize)> =
+        BTreeMap::new();
     for m in measured {
         for (p, t_ascent, rel) in &m.rules {
             let script = z3_script(*p, &m.facts);
-            let (t_z3, stdout, ok) = run_z3(&script, dir.path(), "run");
-            let answer = if ok {
+            let (t_z3, stdout, status) = run_z3(&script, dir.path(), "run", timeout_s);
+            let answer = if status == Z3Status::Done {
                 z3_answers(&stdout, p.outputs())
             } else {
                 None
             };
             let agree = answer.as_ref() == Some(rel);
             let e = totals.entry(*p).or_default();
-            e.0 += t_z3;
-            e.1 += *t_ascent;
-            e.2 += 1;
-            e.3 += agree as usize;
+            if status == Z3Status::Timeout {
+                e.4 += 1;
+            } else {
+                e.0 += t_z3;
+                e.1 += *t_ascent;
+                e.2 += 1;
+                e.3 += agree as usize;
+            }
             let (case, ver) = m.label.split_once('/').unwrap();
             println!(
                 "{:<36} {:>3} {:>6} {:>9.1} {:>9.3} {:>8.0} {:>7}",
@@ -365,19 +387,19 @@ fn bench_z3(measured: &[Measured]) {
                 ms(t_z3),
                 ms(*t_ascent),
                 t_z3.as_secs_f64() / t_ascent.as_secs_f64(),
-                if agree {
-                    "yes"
-                } else if ok {
-                    "NO"
-                } else {
-                    "error"
+                match (status, agree) {
+                    (Z3Status::Done, true) => "yes",
+                    (Z3Status::Done, false) => "NO",
+                    (Z3Status::Timeout, _) => "timeout",
+                    (Z3Status::Error, _) => "error",
                 }
             );
         }
     }
-    for (p, (z, a, n, agree)) in totals {
+    for (p, (z, a, n, agree, timeouts)) in totals {
         println!(
-            "total {}: {n} programs, z3 {:.1} ms, ascent {:.2} ms, ratio z3/ascent {:.0}; z3 agrees with ascent on {agree}/{n}",
+            "total {}: {n} programs finished in z3 ({timeouts} over the limit), z3 {:.1} ms, \
+             ascent {:.2} ms on the same {n}, ratio z3/ascent {:.0}; z3 agrees with ascent on {agree}/{n}",
             p.name(),
             ms(z),
             ms(a),
@@ -472,7 +494,7 @@ impl SynthResult {
     }
 }
 
-const MEMORY_CAP_KB: u64 = 6 * 1024 * 1024;
+const MEMORY_CAP_KB: u64 = 3 * 1024 * 1024;
 
 fn run_child(size: Size, max_rank: u32, timeout: Duration) -> SynthResult {
     let exe = std::env::current_exe().expect("current exe");
@@ -574,13 +596,22 @@ fn bench_synth(opts: &Options) {
         "rank3may",
         "peakMB"
     );
-    // largest T*N whose extraction + all rules finished under 1 s, and likewise
-    // end to end (with the clang/opt front end)
-    let mut under_1s: Option<(u32, Size, f64)> = None;
-    let mut under_1s_e2e: Option<(u32, Size, f64)> = None;
+    // per rank k: the largest T*N whose extraction + syncK (the program that
+    // derives everything up to rank k) finished under 1 s; and the same with
+    // the clang-14/opt-14 front end included
+    let mut under_1s: [Option<(u32, Size, f64)>; 3] = [None; 3];
+    let mut under_1s_e2e: [Option<(u32, Size, f64)>; 3] = [None; 3];
     for (sweep, sizes) in sweeps {
         let mut max_rank = 3;
         for size in sizes {
+            if max_rank == 0 {
+                println!(
+                    "{:<8} {:<14} skipped: a smaller size of this sweep did not finish rank 1 within the cap",
+                    sweep,
+                    size.to_string()
+                );
+                continue;
+            }
             let r = run_child(size, max_rank, opts.timeout);
             let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
             let c = |phase: &str, key: &str| {
@@ -611,40 +642,40 @@ fn bench_synth(opts: &Options) {
                 r.hwm_mb(),
                 note
             );
-            if let (Some(e), Some(s1), Some(s2), Some(s3), Some(cmp)) = (
-                r.ms("extract"),
-                r.ms("sync1"),
-                r.ms("sync2"),
-                r.ms("sync3"),
-                r.ms("compile"),
-            ) {
-                let work = size.threads * size.accesses;
-                let analysis = e + s1 + s2 + s3;
-                if analysis < 1000.0 && !matches!(under_1s, Some((w, _, _)) if w >= work) {
-                    under_1s = Some((work, size, analysis));
+            let work = size.threads * size.accesses;
+            for (k, phase) in ["sync1", "sync2", "sync3"].into_iter().enumerate() {
+                let (Some(e), Some(rules), Some(front)) =
+                    (r.ms("extract"), r.ms(phase), r.ms("compile"))
+                else {
+                    continue;
+                };
+                let t = e + rules;
+                if t < 1000.0 && !matches!(under_1s[k], Some((w, _, _)) if w >= work) {
+                    under_1s[k] = Some((work, size, t));
                 }
-                if analysis + cmp < 1000.0 && !matches!(under_1s_e2e, Some((w, _, _)) if w >= work)
-                {
-                    under_1s_e2e = Some((work, size, analysis + cmp));
+                if t + front < 1000.0 && !matches!(under_1s_e2e[k], Some((w, _, _)) if w >= work) {
+                    under_1s_e2e[k] = Some((work, size, t + front));
                 }
             }
             // a rank that did not finish is skipped for the larger sizes of this sweep
-            for (rank, phase) in [(2, "sync2"), (3, "sync3")] {
+            for (rank, phase) in [(1, "sync1"), (2, "sync2"), (3, "sync3")] {
                 if max_rank >= rank && r.ms(phase).is_none() {
                     max_rank = rank - 1;
                 }
             }
         }
     }
-    match under_1s {
-        Some((work, size, t)) => println!(
-            "largest size analysed under 1 s (extraction + sync1 + sync2 + sync3): {size} = {work} accesses, {t:.0} ms"
-        ),
-        None => println!("no size analysed under 1 s"),
-    }
-    if let Some((work, size, t)) = under_1s_e2e {
+    for k in 0..3 {
+        let show = |x: Option<(u32, Size, f64)>| match x {
+            Some((work, size, t)) => format!("{size} = {work} accesses ({t:.0} ms)"),
+            None => "none".to_string(),
+        };
         println!(
-            "largest size under 1 s including the clang-14/opt-14 front end: {size} = {work} accesses, {t:.0} ms"
+            "largest size analysed under 1 s up to rank {}: extraction + sync{}: {}; with the front end: {}",
+            k + 1,
+            k + 1,
+            show(under_1s[k]),
+            show(under_1s_e2e[k])
         );
     }
 }
