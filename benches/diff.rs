@@ -346,9 +346,13 @@ fn bench_z3(measured: &[Measured], timeout_s: u64) {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     let dir = tempfile::tempdir().expect("temp dir");
-    let (startup, _, _) = run_z3("(check-sat)\n", dir.path(), "empty", timeout_s);
+    // start-up: best of 3 runs of an empty script (the first run is often cold)
+    let startup = (0..3)
+        .map(|_| run_z3("(check-sat)\n", dir.path(), "empty", timeout_s).0)
+        .min()
+        .unwrap();
     println!(
-        "{version}; process start-up (empty script): {:.1} ms, included in every z3 time; \
+        "{version}; process start-up (empty script, best of 3): {:.1} ms, included in every z3 time; \
          z3 time limit {timeout_s} s per run (-T), runs over it are left out of the totals",
         ms(startup)
     );
@@ -621,7 +625,7 @@ fn bench_synth(opts: &Options) {
             let mut note = r.stopped.clone().unwrap_or_default();
             if max_rank < 3 && note.is_empty() {
                 note = format!(
-                    "rank {} and up skipped (slower than the cap at a smaller size)",
+                    "rank {} and up not run: a smaller size of this sweep did not finish it within the cap",
                     max_rank + 1
                 );
             }
