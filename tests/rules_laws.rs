@@ -9,6 +9,10 @@
 //! - `may_rf_disjoint_no_rf`: rf_may ∩ rf_no = ∅;
 //! - `rf_write_read_same_location`: every rf_may(w, r) has shared_write(w, v)
 //!   and shared_read(r, v) for one v;
+//! - `read_has_source`: every shared read has at least one rf_may edge (a
+//!   load that runs reads some store, initial values included; the bench
+//!   programs have no unreachable loads, so an unsourced load means the NoRf
+//!   rules pruned every candidate);
 //! - `rank2_from_rank1`: every rank2_may(w1, r1, w2, r2) has rf_may(w1, r1)
 //!   and rf_may(w2, r2);
 //! - `rank2_disjoint_no`: rank2_may ∩ rank2_no = ∅;
@@ -128,6 +132,15 @@ fn violations(r: &Relations, inputs: &Inputs) -> BTreeMap<&'static str, String> 
             );
         }
     }
+    let sourced: BTreeSet<u32> = rf_may.iter().map(|e| e[1]).collect();
+    for &(rd, v) in &inputs.shared_read {
+        if !sourced.contains(&rd) {
+            flag(
+                "read_has_source",
+                format!("shared_read({rd}, {v}) has no rf_may edge"),
+            );
+        }
+    }
     if let Some(rank2) = r.get("rank2_may") {
         for p in rank2 {
             if !rf_may.contains(&p[0..2].to_vec()) || !rf_may.contains(&p[2..4].to_vec()) {
@@ -158,12 +171,13 @@ fn violations(r: &Relations, inputs: &Inputs) -> BTreeMap<&'static str, String> 
     out
 }
 
-const ALL_LAWS: [&str; 9] = [
+const ALL_LAWS: [&str; 10] = [
     "must_in_may",
     "must_irreflexive",
     "must_transitive",
     "may_rf_disjoint_no_rf",
     "rf_write_read_same_location",
+    "read_has_source",
     "rank2_from_rank1",
     "rank2_disjoint_no",
     "rank3_from_rank2",
@@ -274,6 +288,20 @@ fn each_law_detects_a_broken_relation_set() {
         "rf_write_read_same_location",
         Box::new(move |r| {
             r.get_mut("rf_may").unwrap().insert(vec![rd, w]);
+        }),
+    ));
+    // drop every edge into one read (and the rank pairs built on them)
+    let unsourced = rf_may[0][1];
+    corruptions.push((
+        "read_has_source",
+        Box::new(move |r| {
+            r.get_mut("rf_may").unwrap().retain(|e| e[1] != unsourced);
+            r.get_mut("rank2_may")
+                .unwrap()
+                .retain(|p| p[1] != unsourced && p[3] != unsourced);
+            r.get_mut("rank3_may")
+                .unwrap()
+                .retain(|t| t[1] != unsourced && t[3] != unsourced && t[5] != unsourced);
         }),
     ));
     // a rank-2 pair whose second edge is not a rank-1 edge
