@@ -14,8 +14,12 @@ use std::path::Path;
 /// layer order (happens-before, read-from, ranks, ...).
 pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("sync1", &["hb.dl", "rf.dl", "lockorder.dl"]),
-    ("sync2", &["hb.dl", "rf.dl", "rank2.dl"]),
-    ("sync3", &["hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]),
+    ("sync2", &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl"]),
+    (
+        "sync3",
+        &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl", "rank3.dl"],
+    ),
+    ("cia", &["cia.dl"]),
 ];
 
 fn main() {
@@ -24,7 +28,6 @@ fn main() {
     println!("cargo:rerun-if-changed=src/facts/schema.rs");
     let inputs = schema::souffle_input_decls();
     std::fs::write(Path::new(&out).join("input.dl"), &inputs).expect("write input.dl");
-    let mut index = String::new();
     for (name, files) in PROGRAMS {
         let mut sources: Vec<(String, String)> = vec![(
             "input.dl (generated from src/facts/schema.rs)".into(),
@@ -59,7 +62,13 @@ fn main() {
             concord_rulec::to_z3_fixedpoint(&program),
         )
         .unwrap();
-        index.push_str(&format!("{name} "));
+        // Column names of the outputs, so reports can show statement columns as source lines.
+        let mut columns = String::from("pub const OUTPUT_COLUMNS: &[(&str, &[&str])] = &[\n");
+        for rel in program.outputs() {
+            let cols: Vec<String> = rel.columns.iter().map(|(c, _)| format!("{c:?}")).collect();
+            columns.push_str(&format!("    ({:?}, &[{}]),\n", rel.name, cols.join(", ")));
+        }
+        columns.push_str("];\n");
+        std::fs::write(Path::new(&out).join(format!("{name}_columns.rs")), columns).unwrap();
     }
-    let _ = index;
 }

@@ -65,6 +65,9 @@ pub enum ConcordError {
     #[error("malformed fact directory {path}: {reason}")]
     BadFacts { path: PathBuf, reason: String },
 
+    #[error("{0}")]
+    Usage(String),
+
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -79,6 +82,7 @@ impl ConcordError {
             NewerLlvm { .. } | IrUnreadable { .. } | BadFacts { .. } => exit::IR_UNREADABLE,
             NoMain { .. } | Unsupported { .. } => exit::UNSUPPORTED_PROGRAM,
             Output { .. } => exit::OUTPUT_FAILED,
+            Usage(_) => exit::USAGE,
             Internal(_) => exit::INTERNAL,
         }
     }

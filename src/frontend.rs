@@ -181,11 +181,22 @@ pub fn opt_path() -> Result<PathBuf> {
     find_tool("CONCORD_OPT", &["opt-14"], "opt-14", "llvm-14")
 }
 
+/// `include/concord.h` (the symbolic-input marker), available to every C
+/// input as `#include <concord.h>` wherever concord is installed.
+const CONCORD_HEADER: &str = include_str!("../include/concord.h");
+
 fn compile_c(src: &Path, opts: &CompileOptions, out: &Path) -> Result<()> {
     let clang = clang_path()?;
+    let include = out.with_file_name("include");
+    std::fs::create_dir_all(&include)
+        .and_then(|_| std::fs::write(include.join("concord.h"), CONCORD_HEADER))
+        .map_err(|e| ConcordError::Internal(format!("writing concord.h: {e}")))?;
     let output = Command::new(&clang)
         .args(BASE_CFLAGS)
         .args(opts.clang_args())
+        // After the user's -I, so a project's own concord.h wins.
+        .arg("-idirafter")
+        .arg(&include)
         .arg(src)
         .arg("-o")
         .arg(out)

@@ -1,8 +1,9 @@
 //! concord: what did a patch to multithreaded C code really change?
 //!
 //! Data flows one way: `frontend` (C/IR → llvm-ir Module) → `facts`
-//! (relations) → analyses → reports. See `docs/` for the facts schema, the
-//! command line and the limitations.
+//! (relations) → `analysis` (Datalog rules) → `report`; `symex` explores
+//! the executions of a program with z3. See `docs/` for the facts schema,
+//! the rules, the command line and the limitations.
 
 pub mod analysis;
 pub mod cli;
@@ -10,4 +11,5 @@ pub mod error;
 pub mod facts;
 pub mod frontend;
 pub mod report;
+pub mod symex;
 pub mod versions;

@@ -3,6 +3,8 @@
 //! names and rows; the engines' own types stay inside the generated code.
 
 pub mod diff;
+pub mod impact;
+pub mod impact_report;
 pub mod lockorder;
 
 use crate::facts::FactSet;
@@ -27,6 +29,12 @@ macro_rules! rule_program {
                     "_crepe.rs"
                 ));
             }
+            include!(concat!(
+                env!("OUT_DIR"),
+                "/",
+                stringify!($name),
+                "_columns.rs"
+            ));
             /// The program in Soufflé syntax (input declarations included).
             pub const SOUFFLE: &str =
                 include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".dl"));
@@ -44,6 +52,7 @@ pub mod programs {
     rule_program!(sync1);
     rule_program!(sync2);
     rule_program!(sync3);
+    rule_program!(cia);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
@@ -51,16 +60,24 @@ pub enum RuleProgram {
     Sync1,
     Sync2,
     Sync3,
+    /// Change-impact analysis: dependences and impacted sets (rules/cia.dl).
+    Cia,
 }
 
 impl RuleProgram {
-    pub const ALL: [RuleProgram; 3] = [RuleProgram::Sync1, RuleProgram::Sync2, RuleProgram::Sync3];
+    pub const ALL: [RuleProgram; 4] = [
+        RuleProgram::Sync1,
+        RuleProgram::Sync2,
+        RuleProgram::Sync3,
+        RuleProgram::Cia,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             RuleProgram::Sync1 => "sync1",
             RuleProgram::Sync2 => "sync2",
             RuleProgram::Sync3 => "sync3",
+            RuleProgram::Cia => "cia",
         }
     }
 
@@ -78,6 +95,7 @@ impl RuleProgram {
             RuleProgram::Sync1 => programs::sync1::SOUFFLE,
             RuleProgram::Sync2 => programs::sync2::SOUFFLE,
             RuleProgram::Sync3 => programs::sync3::SOUFFLE,
+            RuleProgram::Cia => programs::cia::SOUFFLE,
         }
     }
 
@@ -86,16 +104,25 @@ impl RuleProgram {
             RuleProgram::Sync1 => programs::sync1::Z3,
             RuleProgram::Sync2 => programs::sync2::Z3,
             RuleProgram::Sync3 => programs::sync3::Z3,
+            RuleProgram::Cia => programs::cia::Z3,
         }
     }
 
-    /// `(name, arity)` of the relations the program derives and reports.
-    pub fn outputs(self) -> &'static [(&'static str, usize)] {
+    /// `(name, column names)` of the relations the program derives and reports.
+    pub fn outputs(self) -> &'static [(&'static str, &'static [&'static str])] {
         match self {
-            RuleProgram::Sync1 => programs::sync1::ascent::OUTPUT_RELATIONS,
-            RuleProgram::Sync2 => programs::sync2::ascent::OUTPUT_RELATIONS,
-            RuleProgram::Sync3 => programs::sync3::ascent::OUTPUT_RELATIONS,
+            RuleProgram::Sync1 => programs::sync1::OUTPUT_COLUMNS,
+            RuleProgram::Sync2 => programs::sync2::OUTPUT_COLUMNS,
+            RuleProgram::Sync3 => programs::sync3::OUTPUT_COLUMNS,
+            RuleProgram::Cia => programs::cia::OUTPUT_COLUMNS,
         }
+    }
+
+    /// The first program (in rank order) that derives `relation`.
+    pub fn deriving(relation: &str) -> Option<RuleProgram> {
+        RuleProgram::ALL
+            .into_iter()
+            .find(|p| p.outputs().iter().any(|(n, _)| *n == relation))
     }
 }
 
@@ -142,5 +169,7 @@ pub fn run(program: RuleProgram, engine: Engine, facts: &FactSet) -> Relations {
         (RuleProgram::Sync2, Engine::Crepe) => run_generated!(sync2::crepe::engine, facts),
         (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts),
         (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts),
+        (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts),
+        (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts),
     }
 }

@@ -1,5 +1,8 @@
 //! The command line: clap definitions and dispatch, nothing else.
 
+pub mod diff;
+pub mod query;
+
 use crate::error::{exit, ConcordError, Result};
 use crate::facts::{self, extract::ExtractOptions, io::FactFormat};
 use crate::frontend::{self, CompileOptions};
@@ -7,10 +10,12 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Instant;
 
-const EXIT_CODES: &str = "\
+pub mod impact;
+
+pub const EXIT_CODES: &str = "\
 Exit codes:
   0   success
-  1   findings (e.g. differences for `diff`)
+  1   findings: `diff` found differences, `changes` found changes
   2   bad command line
   3   input file missing or unreadable
   4   clang-14 / opt-14 not found
@@ -44,9 +49,24 @@ pub enum Command {
     Facts(FactsArgs),
     /// Print the facts schema (the text of docs/facts.md).
     Schema,
+    /// Synchronisation differences: read-from edges (ranks 1-3) and lock orders one version allows and the other does not.
+    Diff(diff::DiffArgs),
+    /// Print any input or derived relation, statements shown as source locations.
+    Query(query::QueryArgs),
+    /// Print the analyses' Datalog rules for Soufflé or Z3's fixedpoint engine.
+    Rules(query::RulesArgs),
+    /// Symbolically execute a pthread program and report assertion violations, error calls and deadlocks.
+    #[command(after_help = EXIT_CODES)]
+    Symex(crate::symex::cli::SymexArgs),
+    /// Re-execute a test case written by `concord symex` and confirm its violation.
+    #[command(after_help = EXIT_CODES)]
+    Replay(crate::symex::cli::ReplayArgs),
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
     #[command(after_help = EXIT_CODES)]
     Changes(ChangesArgs),
+    /// Forward and backward change-impact sets across threads and functions.
+    #[command(after_help = EXIT_CODES)]
+    Impact(impact::ImpactArgs),
 }
 
 /// How to compile and model a program.
@@ -237,6 +257,12 @@ pub fn main() -> i32 {
     let result = match &cli.command {
         Command::Facts(args) => run_facts(args, cli.quiet),
         Command::Changes(args) => run_changes(args),
+        Command::Diff(args) => diff::run(args, cli.quiet),
+        Command::Query(args) => query::run(args),
+        Command::Rules(args) => query::run_rules(args),
+        Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
+        Command::Replay(args) => crate::symex::cli::replay(args),
+        Command::Impact(args) => impact::run_impact(args),
         Command::Schema => {
             emit(&facts::schema::schema_markdown());
             Ok(exit::OK)

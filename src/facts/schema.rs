@@ -151,6 +151,14 @@ pub static RELATIONS: &[Relation] = &[
         example: "`3\t9`",
     },
     Relation {
+        name: "thread_always",
+        columns: &[col("s", Stmt)],
+        group: Group::Order,
+        meaning: "hb event `s` runs in every run of its thread that completes: it post-dominates the thread's first statement, or it is a `pthread_create`/`pthread_join` inside a loop, which the thread model assumes runs once per modelled instance.",
+        source: "the post-dominator tree of the thread's inlined control-flow graph, walked from its first statement; plus the unrolled create and join sites",
+        example: "`12`",
+    },
+    Relation {
         name: "mutex_lock",
         columns: &[col("s", Stmt), col("m", Loc)],
         group: Group::Synchronization,

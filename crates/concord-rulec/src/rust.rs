@@ -262,7 +262,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "#[allow(dead_code)]\npub fn run(input: &Input) -> Output {{"
+        "#[allow(dead_code, clippy::field_reassign_with_default)]\npub fn run(input: &Input) -> Output {{"
     );
     let _ = writeln!(s, "    let mut input = input.clone();");
     s.push_str(&input_fact_pushes(&l, &|r| format!("input.{}", r.snake)));
@@ -341,7 +341,7 @@ pub fn to_crepe(p: &CheckedProgram, mod_name: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "#[allow(dead_code)]\npub fn run(input: &Input) -> Output {{"
+        "#[allow(dead_code, clippy::field_reassign_with_default)]\npub fn run(input: &Input) -> Output {{"
     );
     let pushes = input_fact_pushes(&l, &|r| format!("input.{}", r.snake));
     if !pushes.is_empty() {

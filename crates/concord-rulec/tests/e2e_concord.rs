@@ -13,9 +13,11 @@ const COND: u32 = 2; // flag
 const MUTEX: u32 = 100;
 
 /// Straight-line thread: po, dom and postdom between every ordered pair.
+/// A straight-line thread: every statement runs, in order.
 fn straight(i: &mut asc::Input, thread: u32, stmts: &[u32]) {
     for (k, &s) in stmts.iter().enumerate() {
         i.stmt_thread.push((s, thread));
+        i.thread_always.push((s,));
         for &t in &stmts[k + 1..] {
             i.po.push((s, t));
             i.dom.push((s, t));

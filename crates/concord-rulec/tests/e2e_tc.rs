@@ -49,9 +49,10 @@ fn tc_expected_answers() {
     );
     assert_eq!(asc::INPUT_RELATIONS, &[("edge", 2), ("node", 1)]);
 
-    let mut c = tc_crepe::Input::default();
-    c.edge = i.edge.clone();
-    c.node = i.node.clone();
+    let c = tc_crepe::Input {
+        edge: i.edge.clone(),
+        node: i.node.clone(),
+    };
     let oc = tc_crepe::run(&c);
     assert_eq!(format!("{o:?}"), format!("{oc:?}"));
 }

@@ -259,36 +259,26 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     };
 
     // --- hb events -----------------------------------------------------------
-    let shared_reads: BTreeMap<StmtId, Vec<LocId>> = acc
-        .reads
-        .iter()
-        .map(|(&s, cells)| {
-            (
-                s,
-                cells
-                    .iter()
-                    .copied()
-                    .filter(|&c| is_shared(c))
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
-    let shared_writes: BTreeMap<StmtId, Vec<LocId>> = acc
-        .writes
-        .iter()
-        .map(|(&s, cells)| {
-            (
-                s,
-                cells
-                    .iter()
-                    .copied()
-                    .filter(|&c| is_shared(c))
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
+    // The shared part of each statement's accesses.
+    let shared_only =
+        |accesses: &BTreeMap<StmtId, BTreeSet<LocId>>| -> BTreeMap<StmtId, Vec<LocId>> {
+            accesses
+                .iter()
+                .map(|(&s, cells)| {
+                    (
+                        s,
+                        cells
+                            .iter()
+                            .copied()
+                            .filter(|&c| is_shared(c))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .filter(|(_, v)| !v.is_empty())
+                .collect()
+        };
+    let shared_reads = shared_only(&acc.reads);
+    let shared_writes = shared_only(&acc.writes);
     let mut events: HashSet<StmtId> = HashSet::new();
     events.extend(shared_reads.keys());
     events.extend(shared_writes.keys());
@@ -373,6 +363,21 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     events.extend(busy.iter().map(|&(_, _, x)| x));
 
     // --- order between events --------------------------------------------------
+    // Always-executed events; create/join sites the thread model unrolls
+    // (inside loops) are assumed to run once per modelled instance.
+    for tg in &graphs {
+        for s in order::always_executed(tg) {
+            if events.contains(&s) {
+                add!("thread_always", vec![s]);
+            }
+        }
+        for &s in &tg.nodes {
+            let unrolled = handle_of_create.contains_key(&s) || joins.iter().any(|(j, _)| *j == s);
+            if unrolled && tg.in_cycle(s) {
+                add!("thread_always", vec![s]);
+            }
+        }
+    }
     let mut dom_pairs: BTreeSet<(u32, u32)> = BTreeSet::new();
     for tg in &graphs {
         let ord = order::event_order(tg, &events);

@@ -185,6 +185,26 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
     out
 }
 
+/// Statements on every complete run of the thread: the post-dominator
+/// chain of its first statement.
+pub fn always_executed(tg: &ThreadGraph) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    if tg.nodes.is_empty() {
+        return out;
+    }
+    let mut at = Some(0usize);
+    let mut steps = 0;
+    while let Some(i) = at {
+        out.push(tg.nodes[i]);
+        at = tg.ipdom[i];
+        steps += 1;
+        if steps > tg.nodes.len() {
+            break;
+        }
+    }
+    out
+}
+
 /// Control dependence (Ferrante, Ottenstein, Warren) from post-dominance:
 /// for a branch A and successor B, every node from B up the post-dominator
 /// tree to A's immediate post-dominator (exclusive) depends on A.

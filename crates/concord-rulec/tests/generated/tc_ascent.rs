@@ -118,7 +118,7 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
 }
 
 /// Evaluates the rules on `input` with the ascent engine.
-#[allow(dead_code)]
+#[allow(dead_code, clippy::field_reassign_with_default)]
 pub fn run(input: &Input) -> Output {
     let mut input = input.clone();
     input.edge.push((100u32, 101u32));

@@ -125,7 +125,7 @@ impl Output {
 }
 
 /// Evaluates the rules on `input` with the crepe engine.
-#[allow(dead_code)]
+#[allow(dead_code, clippy::field_reassign_with_default)]
 pub fn run(input: &Input) -> Output {
     let mut input = input.clone();
     input.edge.push((100u32, 101u32));

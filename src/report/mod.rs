@@ -1,5 +1,7 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
+pub mod diff;
+
 use crate::cli::LoadedVersion;
 use crate::facts::FactSet;
 use crate::versions::{Change, ChangeKind, VersionMatch};
@@ -114,7 +116,7 @@ pub fn changes_text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) 
     out
 }
 
-fn stmt_json(f: &FactSet, id: Option<u32>) -> serde_json::Value {
+pub fn stmt_json(f: &FactSet, id: Option<u32>) -> serde_json::Value {
     match id.and_then(|i| f.statement(i)) {
         Some(s) => json!({
             "id": s.id, "file": s.file, "line": s.line, "col": s.col,

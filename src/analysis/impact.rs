@@ -1,0 +1,425 @@
+//! Change-impact analysis (Conc-iSE §5, Algorithm 3): forward and backward
+//! impacted sets of a patch, across threads and functions.
+//!
+//! The dependences and their transitive closures are the rules of
+//! `rules/cia.dl`; this module only chooses the seeds and runs them:
+//!
+//! 1. statements *deleted* by the patch are closed (forward and backward) in
+//!    the old version;
+//! 2. the old statements so reached are mapped through Δmap into the new
+//!    version, and closed again there, together with the statements *added*,
+//!    *modified* or *moved* by the patch (moved counts as modified).
+//!
+//! Every seed belongs to a [`ChangeGroup`] (one changed source line of one
+//! kind), and every impacted statement remembers the groups that reach it.
+
+use super::{programs, Engine};
+use crate::facts::FactSet;
+use crate::versions::{ChangeKind, VersionMatch};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Which version a statement id belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Old,
+    New,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Fwd,
+    Bwd,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Fwd => "fwd",
+            Direction::Bwd => "bwd",
+        }
+    }
+}
+
+/// Kinds of dependence edges (`k` column of `cia_dep`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DepKind {
+    /// Through an SSA value (operands, parameters, returns, thread arguments).
+    Data,
+    /// Through memory: a read of a location another statement may write.
+    Memory,
+    /// Control: a branch decides whether it runs; a call or thread creation starts it.
+    Control,
+    /// A phi's value is selected by the branch taken into its block.
+    Merge,
+}
+
+impl DepKind {
+    pub fn from_code(k: u32) -> DepKind {
+        match k {
+            1 => DepKind::Data,
+            2 => DepKind::Memory,
+            3 => DepKind::Control,
+            _ => DepKind::Merge,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DepKind::Data => "data",
+            DepKind::Memory => "memory",
+            DepKind::Control => "control",
+            DepKind::Merge => "merge",
+        }
+    }
+}
+
+/// The kind of a change group as reported (moved is kept apart from
+/// modified for the reader but is analysed the same way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GroupKind {
+    Added,
+    Deleted,
+    Modified,
+    Moved,
+    /// Named by the user with `--changed`.
+    Given,
+}
+
+impl GroupKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupKind::Added => "added",
+            GroupKind::Deleted => "deleted",
+            GroupKind::Modified => "modified",
+            GroupKind::Moved => "moved",
+            GroupKind::Given => "given",
+        }
+    }
+}
+
+/// One changed source line (of one kind, in one version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeGroup {
+    pub id: u32,
+    pub kind: GroupKind,
+    /// The version whose statements are the seeds (old for deleted).
+    pub side: Side,
+    pub file: String,
+    /// 0 when the statements have no source line.
+    pub line: u32,
+    /// The statements of this change, in `side`'s ids.
+    pub statements: Vec<u32>,
+}
+
+/// What the analysis found.
+#[derive(Debug, Clone, Default)]
+pub struct ImpactResult {
+    pub groups: Vec<ChangeGroup>,
+    /// Impacted statement of the new version -> the change groups reaching it.
+    pub fwd: BTreeMap<u32, BTreeSet<u32>>,
+    pub bwd: BTreeMap<u32, BTreeSet<u32>>,
+    /// The same in the old version: the closures of deleted statements.
+    pub fwd_old: BTreeMap<u32, BTreeSet<u32>>,
+    pub bwd_old: BTreeMap<u32, BTreeSet<u32>>,
+    /// Seeds in the new version per direction (group, statement), including
+    /// old impacted statements mapped through Δmap.
+    pub seeds_fwd: BTreeSet<(u32, u32)>,
+    pub seeds_bwd: BTreeSet<(u32, u32)>,
+    /// Seeds in the new version that came through Δmap: new stmt -> old stmt.
+    pub mapped_from: BTreeMap<u32, u32>,
+    /// Dependence edges `(u, d, kind)`: `u` depends on `d`.
+    pub deps_new: Vec<(u32, u32, DepKind)>,
+    pub deps_old: Vec<(u32, u32, DepKind)>,
+}
+
+/// Output of one run of the cia program.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CiaRun {
+    pub deps: Vec<(u32, u32, u32)>,
+    pub before: Vec<(u32, u32)>,
+    pub fwd: Vec<(u32, u32)>,
+    pub bwd: Vec<(u32, u32)>,
+}
+
+macro_rules! run_cia {
+    ($engine:path, $facts:expr, $fwd:expr, $bwd:expr) => {{
+        use $engine as e;
+        let mut input = e::Input::default();
+        for (name, _) in e::INPUT_RELATIONS {
+            for row in $facts.rows(name) {
+                input
+                    .push_row(name, row)
+                    .expect("the extractor and the rules share one schema");
+            }
+        }
+        for s in $facts.statements.iter().filter(|s| s.kind == "phi") {
+            input.push_row("cia_phi", &[s.id]).expect("cia_phi");
+        }
+        for &(g, s) in $fwd {
+            input.push_row("cia_seed_fwd", &[g, s]).expect("seed");
+        }
+        for &(g, s) in $bwd {
+            input.push_row("cia_seed_bwd", &[g, s]).expect("seed");
+        }
+        let out = e::run(&input);
+        let pairs = |name: &str| -> Vec<(u32, u32)> {
+            out.rows(name)
+                .expect("declared output")
+                .into_iter()
+                .map(|r| (r[0], r[1]))
+                .collect()
+        };
+        CiaRun {
+            deps: out
+                .rows("cia_dep")
+                .expect("declared output")
+                .into_iter()
+                .map(|r| (r[0], r[1], r[2]))
+                .collect(),
+            before: pairs("cia_before"),
+            fwd: pairs("impact_fwd"),
+            bwd: pairs("impact_bwd"),
+        }
+    }};
+}
+
+/// Run `rules/cia.dl` on one version with the given seeds `(group, stmt)`.
+pub fn run_cia(
+    engine: Engine,
+    facts: &FactSet,
+    fwd: &BTreeSet<(u32, u32)>,
+    bwd: &BTreeSet<(u32, u32)>,
+) -> CiaRun {
+    use programs::cia;
+    match engine {
+        Engine::Ascent => run_cia!(cia::ascent, facts, fwd, bwd),
+        Engine::Crepe => run_cia!(cia::crepe::engine, facts, fwd, bwd),
+    }
+}
+
+fn group_kind(k: ChangeKind) -> GroupKind {
+    match k {
+        ChangeKind::Added => GroupKind::Added,
+        ChangeKind::Deleted => GroupKind::Deleted,
+        ChangeKind::Modified => GroupKind::Modified,
+        ChangeKind::Moved => GroupKind::Moved,
+    }
+}
+
+/// Group the changes of Δdiff by (kind, version, file, line).
+pub fn change_groups(m: &VersionMatch, old: &FactSet, new: &FactSet) -> Vec<ChangeGroup> {
+    let mut by_key: BTreeMap<(Side, String, u32, GroupKind), Vec<u32>> = BTreeMap::new();
+    for c in &m.changes {
+        let (side, id, facts) = match (c.kind, c.new, c.old) {
+            (ChangeKind::Deleted, _, Some(o)) => (Side::Old, o, old),
+            (_, Some(n), _) => (Side::New, n, new),
+            (_, None, Some(o)) => (Side::Old, o, old),
+            (_, None, None) => continue,
+        };
+        let (file, line) = facts
+            .statement(id)
+            .map_or((String::new(), 0), |s| (s.file.clone(), s.line));
+        by_key
+            .entry((side, file, line, group_kind(c.kind)))
+            .or_default()
+            .push(id);
+    }
+    by_key
+        .into_iter()
+        .enumerate()
+        .map(|(i, ((side, file, line, kind), mut statements))| {
+            statements.sort_unstable();
+            statements.dedup();
+            ChangeGroup {
+                id: i as u32,
+                kind,
+                side,
+                file,
+                line,
+                statements,
+            }
+        })
+        .collect()
+}
+
+/// Change groups for `--changed LINE,...`: every statement of the new
+/// version on one of those lines (a line of a file whose path ends with
+/// `file`, when given).
+pub fn given_groups(new: &FactSet, lines: &[(Option<String>, u32)]) -> Vec<ChangeGroup> {
+    let mut out = Vec::new();
+    for (file, line) in lines {
+        let mut by_file: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        for s in &new.statements {
+            if s.line == *line && file.as_deref().map_or(true, |f| file_matches(&s.file, f)) {
+                by_file.entry(s.file.clone()).or_default().push(s.id);
+            }
+        }
+        for (f, statements) in by_file {
+            out.push(ChangeGroup {
+                id: out.len() as u32,
+                kind: GroupKind::Given,
+                side: Side::New,
+                file: f,
+                line: *line,
+                statements,
+            });
+        }
+    }
+    out
+}
+
+/// `path` (a statement's file) and `wanted` (from the command line) name the
+/// same file: equal, or one ends with the other at a `/` (so `v2.c`,
+/// `bench/x/v2.c` and `/abs/bench/x/v2.c` all name `bench/x/v2.c`).
+pub fn file_matches(path: &str, wanted: &str) -> bool {
+    let wanted = wanted.trim_start_matches("./");
+    path == wanted
+        || path.ends_with(&format!("/{wanted}"))
+        || (!path.is_empty() && wanted.ends_with(&format!("/{path}")))
+}
+
+fn collect(rows: &[(u32, u32)]) -> BTreeMap<u32, BTreeSet<u32>> {
+    let mut out: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for &(g, s) in rows {
+        out.entry(s).or_default().insert(g);
+    }
+    out
+}
+
+fn deps(run: &CiaRun) -> Vec<(u32, u32, DepKind)> {
+    run.deps
+        .iter()
+        .map(|&(u, d, k)| (u, d, DepKind::from_code(k)))
+        .collect()
+}
+
+/// Algorithm 3 over the given change groups. `old` is only consulted when
+/// some group is on the old side (deleted statements).
+pub fn analyse(
+    engine: Engine,
+    groups: Vec<ChangeGroup>,
+    old: Option<&FactSet>,
+    new: &FactSet,
+    map: &BTreeMap<u32, u32>,
+) -> ImpactResult {
+    let mut result = ImpactResult::default();
+    let old_seeds: BTreeSet<(u32, u32)> = groups
+        .iter()
+        .filter(|g| g.side == Side::Old)
+        .flat_map(|g| g.statements.iter().map(move |&s| (g.id, s)))
+        .collect();
+    let mut seeds: BTreeSet<(u32, u32)> = groups
+        .iter()
+        .filter(|g| g.side == Side::New)
+        .flat_map(|g| g.statements.iter().map(move |&s| (g.id, s)))
+        .collect();
+    let mut seeds_fwd = seeds.clone();
+    let mut seeds_bwd = std::mem::take(&mut seeds);
+    if let (Some(old), false) = (old, old_seeds.is_empty()) {
+        let run = run_cia(engine, old, &old_seeds, &old_seeds);
+        for &(g, s) in &run.fwd {
+            if let Some(&n) = map.get(&s) {
+                seeds_fwd.insert((g, n));
+                result.mapped_from.entry(n).or_insert(s);
+            }
+        }
+        for &(g, s) in &run.bwd {
+            if let Some(&n) = map.get(&s) {
+                seeds_bwd.insert((g, n));
+                result.mapped_from.entry(n).or_insert(s);
+            }
+        }
+        result.fwd_old = collect(&run.fwd);
+        result.bwd_old = collect(&run.bwd);
+        result.deps_old = deps(&run);
+    }
+    let run = run_cia(engine, new, &seeds_fwd, &seeds_bwd);
+    result.fwd = collect(&run.fwd);
+    result.bwd = collect(&run.bwd);
+    result.deps_new = deps(&run);
+    result.seeds_fwd = seeds_fwd;
+    result.seeds_bwd = seeds_bwd;
+    result.groups = groups;
+    result
+}
+
+/// One step of an explanation: `stmt` reached through an edge of `kind`
+/// from the previous step (`None` for the seed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub stmt: u32,
+    pub kind: Option<DepKind>,
+}
+
+/// A shortest dependence chain in the new version from a seed of the
+/// direction to one of `targets` (forward: each step depends on the
+/// previous one; backward: the previous step depends on each step).
+pub fn explain(
+    result: &ImpactResult,
+    dir: Direction,
+    targets: &BTreeSet<u32>,
+) -> Option<Vec<Step>> {
+    let seeds: BTreeSet<u32> = match dir {
+        Direction::Fwd => result.seeds_fwd.iter().map(|&(_, s)| s).collect(),
+        Direction::Bwd => result.seeds_bwd.iter().map(|&(_, s)| s).collect(),
+    };
+    let mut next: BTreeMap<u32, Vec<(u32, DepKind)>> = BTreeMap::new();
+    for &(u, d, k) in &result.deps_new {
+        match dir {
+            Direction::Fwd => next.entry(d).or_default().push((u, k)),
+            Direction::Bwd => next.entry(u).or_default().push((d, k)),
+        }
+    }
+    let mut prev: BTreeMap<u32, Option<(u32, DepKind)>> = BTreeMap::new();
+    let mut queue = VecDeque::new();
+    for &s in &seeds {
+        prev.insert(s, None);
+        queue.push_back(s);
+    }
+    while let Some(s) = queue.pop_front() {
+        if targets.contains(&s) {
+            let mut chain = vec![];
+            let mut cur = s;
+            loop {
+                match prev[&cur] {
+                    Some((p, k)) => {
+                        chain.push(Step {
+                            stmt: cur,
+                            kind: Some(k),
+                        });
+                        cur = p;
+                    }
+                    None => {
+                        chain.push(Step {
+                            stmt: cur,
+                            kind: None,
+                        });
+                        break;
+                    }
+                }
+            }
+            chain.reverse();
+            return Some(chain);
+        }
+        for &(t, k) in next.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
+            if let std::collections::btree_map::Entry::Vacant(e) = prev.entry(t) {
+                e.insert(Some((s, k)));
+                queue.push_back(t);
+            }
+        }
+    }
+    None
+}
+
+/// Source lines (of statements with a line) in a set of impacted statements.
+pub fn lines_of(facts: &FactSet, set: &BTreeMap<u32, BTreeSet<u32>>) -> BTreeSet<u32> {
+    set.keys()
+        .filter_map(|&s| facts.statement(s))
+        .filter(|s| s.line != 0)
+        .map(|s| s.line)
+        .collect()
+}

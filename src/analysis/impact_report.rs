@@ -1,0 +1,475 @@
+//! Output of `concord impact`: text, JSON (versioned), DOT and SARIF.
+//! Computes nothing beyond grouping the result of [`super::impact`] by
+//! source line.
+
+use super::impact::{ChangeGroup, DepKind, Direction, ImpactResult, Side, Step};
+use crate::facts::FactSet;
+use serde::Serialize;
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Version of the `concord impact` JSON document; bump on incompatible change.
+pub const IMPACT_JSON_VERSION: u32 = 1;
+
+/// One version as the report sees it.
+pub struct View<'a> {
+    pub facts: &'a FactSet,
+    pub source: Option<&'a str>,
+    pub label: &'a str,
+}
+
+/// One impacted source line of one thread instance and function.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ImpactItem {
+    pub direction: Direction,
+    pub version: Side,
+    pub thread: u32,
+    /// Start function of the thread instance (`main` for thread 0).
+    pub thread_function: String,
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    /// Ids of the change groups that impact this line.
+    pub changes: Vec<u32>,
+    /// Statement ids of this line, thread and function in the impacted set.
+    pub statements: Vec<u32>,
+    /// The source text of the line, when the source is available.
+    pub text: Option<String>,
+}
+
+fn source_line(source: Option<&str>, line: u32) -> Option<String> {
+    if line == 0 {
+        return None;
+    }
+    source
+        .and_then(|s| s.lines().nth(line as usize - 1))
+        .map(|l| l.trim().to_string())
+}
+
+fn short(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| file.to_string())
+}
+
+fn thread_function(f: &FactSet, t: u32) -> String {
+    f.threads
+        .iter()
+        .find(|th| th.id == t)
+        .map(|th| th.function.clone())
+        .unwrap_or_default()
+}
+
+/// Group an impacted set by (thread, function, line); statements without
+/// a source line are left out (they are counted in `statements`).
+pub fn items(
+    view: &View<'_>,
+    set: &BTreeMap<u32, BTreeSet<u32>>,
+    direction: Direction,
+    version: Side,
+) -> Vec<ImpactItem> {
+    // (thread, function, file, line) -> (change groups, statements)
+    type Key = (u32, String, String, u32);
+    let mut by: BTreeMap<Key, (BTreeSet<u32>, Vec<u32>)> = BTreeMap::new();
+    for (&s, groups) in set {
+        let Some(info) = view.facts.statement(s) else {
+            continue;
+        };
+        if info.line == 0 {
+            continue;
+        }
+        let e = by
+            .entry((
+                info.thread,
+                info.function.clone(),
+                info.file.clone(),
+                info.line,
+            ))
+            .or_default();
+        e.0.extend(groups.iter().copied());
+        e.1.push(s);
+    }
+    by.into_iter()
+        .map(
+            |((thread, function, file, line), (changes, statements))| ImpactItem {
+                direction,
+                version,
+                thread,
+                thread_function: thread_function(view.facts, thread),
+                function,
+                file,
+                line,
+                changes: changes.into_iter().collect(),
+                statements,
+                text: source_line(view.source, line),
+            },
+        )
+        .collect()
+}
+
+/// All items of a result for the chosen directions: new version first,
+/// then the old-version closures of deleted statements.
+pub fn all_items(
+    result: &ImpactResult,
+    old: Option<&View<'_>>,
+    new: &View<'_>,
+    dirs: &[Direction],
+) -> Vec<ImpactItem> {
+    let mut out = Vec::new();
+    for &d in dirs {
+        let set = match d {
+            Direction::Fwd => &result.fwd,
+            Direction::Bwd => &result.bwd,
+        };
+        out.extend(items(new, set, d, Side::New));
+    }
+    if let Some(old) = old {
+        for &d in dirs {
+            let set = match d {
+                Direction::Fwd => &result.fwd_old,
+                Direction::Bwd => &result.bwd_old,
+            };
+            out.extend(items(old, set, d, Side::Old));
+        }
+    }
+    out
+}
+
+fn group_label(g: &ChangeGroup) -> String {
+    let side = match g.side {
+        Side::Old => "old",
+        Side::New => "new",
+    };
+    if g.line == 0 {
+        format!("{} ({side}, no source line)", g.kind.as_str())
+    } else {
+        format!("{} {side} {}:{}", g.kind.as_str(), short(&g.file), g.line)
+    }
+}
+
+fn tags(ids: &[u32]) -> String {
+    ids.iter()
+        .map(|i| format!("c{i}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn dir_title(d: Direction, v: Side) -> &'static str {
+    match (d, v) {
+        (Direction::Fwd, Side::New) => {
+            "forward (statements of the new version the changes may affect)"
+        }
+        (Direction::Bwd, Side::New) => {
+            "backward (statements of the new version that may affect the changes)"
+        }
+        (Direction::Fwd, Side::Old) => {
+            "forward in the old version (affected by deleted statements; mapped above)"
+        }
+        (Direction::Bwd, Side::Old) => {
+            "backward in the old version (affecting deleted statements; mapped above)"
+        }
+    }
+}
+
+pub fn impact_text(
+    result: &ImpactResult,
+    old: Option<&View<'_>>,
+    new: &View<'_>,
+    dirs: &[Direction],
+) -> String {
+    let all = all_items(result, old, new, dirs);
+    let mut out = match old {
+        Some(o) => format!("impact {} -> {}\n", o.label, new.label),
+        None => format!("impact {}\n", new.label),
+    };
+    if result.groups.is_empty() {
+        out.push_str("no changes: nothing is impacted\n");
+        return out;
+    }
+    out.push_str("changes:\n");
+    for g in &result.groups {
+        let view = match g.side {
+            Side::Old => old.unwrap_or(new),
+            Side::New => new,
+        };
+        let text = source_line(view.source, g.line).unwrap_or_default();
+        out.push_str(&format!("  [c{}] {}  {}\n", g.id, group_label(g), text));
+    }
+    for version in [Side::New, Side::Old] {
+        for &d in dirs {
+            let sel: Vec<&ImpactItem> = all
+                .iter()
+                .filter(|i| i.direction == d && i.version == version)
+                .collect();
+            if version == Side::Old && sel.is_empty() {
+                continue;
+            }
+            let lines: BTreeSet<u32> = sel.iter().map(|i| i.line).collect();
+            out.push_str(&format!(
+                "{}: {} line{}\n",
+                dir_title(d, version),
+                lines.len(),
+                if lines.len() == 1 { "" } else { "s" }
+            ));
+            let mut last: Option<(u32, &str)> = None;
+            for i in sel {
+                if last != Some((i.thread, i.function.as_str())) {
+                    if last.map(|l| l.0) != Some(i.thread) {
+                        out.push_str(&format!("  thread {} ({})\n", i.thread, i.thread_function));
+                    }
+                    let f = if i.function.is_empty() {
+                        "(global initialisers)"
+                    } else {
+                        i.function.as_str()
+                    };
+                    out.push_str(&format!("    {f}\n"));
+                    last = Some((i.thread, i.function.as_str()));
+                }
+                out.push_str(&format!(
+                    "      {}:{:<5} {:<40} [{}]\n",
+                    short(&i.file),
+                    i.line,
+                    i.text.as_deref().unwrap_or(""),
+                    tags(&i.changes)
+                ));
+            }
+        }
+    }
+    out
+}
+
+pub fn impact_json(
+    result: &ImpactResult,
+    old: Option<&View<'_>>,
+    new: &View<'_>,
+    dirs: &[Direction],
+) -> String {
+    let all = all_items(result, old, new, dirs);
+    let lines = |d: Direction, v: Side| -> Vec<u32> {
+        all.iter()
+            .filter(|i| i.direction == d && i.version == v)
+            .map(|i| i.line)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
+    let mut summary = serde_json::Map::new();
+    for &d in dirs {
+        summary.insert(
+            match d {
+                Direction::Fwd => "forward".into(),
+                Direction::Bwd => "backward".into(),
+            },
+            json!({
+                "lines": lines(d, Side::New),
+                "statements": match d { Direction::Fwd => result.fwd.len(), Direction::Bwd => result.bwd.len() },
+                "old_lines": lines(d, Side::Old),
+            }),
+        );
+    }
+    let doc = json!({
+        "version": IMPACT_JSON_VERSION,
+        "old": old.map(|o| o.label),
+        "new": new.label,
+        "directions": dirs.iter().map(|d| d.as_str()).collect::<Vec<_>>(),
+        "changes": result.groups,
+        "summary": summary,
+        "impacted": all,
+    });
+    serde_json::to_string_pretty(&doc).expect("json")
+}
+
+/// The dependence graph among impacted lines of the new version.
+pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> String {
+    let mut member: BTreeSet<u32> = BTreeSet::new();
+    for &d in dirs {
+        match d {
+            Direction::Fwd => member.extend(result.fwd.keys()),
+            Direction::Bwd => member.extend(result.bwd.keys()),
+        }
+    }
+    let seeds: BTreeSet<u32> = result
+        .seeds_fwd
+        .iter()
+        .chain(result.seeds_bwd.iter())
+        .map(|&(_, s)| s)
+        .collect();
+    let node = |s: u32| -> Option<String> {
+        new.facts
+            .statement(s)
+            .filter(|i| i.line != 0)
+            .map(|i| format!("t{}:{}:{}", i.thread, i.function, i.line))
+    };
+    let mut nodes: BTreeMap<String, bool> = BTreeMap::new();
+    for &s in &member {
+        if let Some(n) = node(s) {
+            *nodes.entry(n).or_default() |= seeds.contains(&s);
+        }
+    }
+    let mut edges: BTreeSet<(String, String, &'static str)> = BTreeSet::new();
+    for &(u, d, k) in &result.deps_new {
+        if member.contains(&u) && member.contains(&d) {
+            if let (Some(a), Some(b)) = (node(d), node(u)) {
+                if a != b {
+                    edges.insert((a, b, k.as_str()));
+                }
+            }
+        }
+    }
+    let mut out =
+        String::from("digraph impact {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n");
+    for (n, seed) in &nodes {
+        let line: u32 = n
+            .rsplit(':')
+            .next()
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0);
+        let text = source_line(new.source, line).unwrap_or_default();
+        let label = format!("{n}\\n{}", text.replace('\\', "\\\\").replace('"', "\\\""));
+        out.push_str(&format!(
+            "  \"{n}\" [label=\"{label}\"{}];\n",
+            if *seed {
+                ", style=filled, fillcolor=lightyellow"
+            } else {
+                ""
+            }
+        ));
+    }
+    for (a, b, k) in edges {
+        let style = match k {
+            "control" => ", style=dashed",
+            "memory" => ", color=blue",
+            _ => "",
+        };
+        out.push_str(&format!("  \"{a}\" -> \"{b}\" [label=\"{k}\"{style}];\n"));
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// SARIF 2.1.0: one `note` result per impacted line of the new version.
+pub fn impact_sarif(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> String {
+    let its: Vec<ImpactItem> = dirs
+        .iter()
+        .flat_map(|&d| {
+            let set = match d {
+                Direction::Fwd => &result.fwd,
+                Direction::Bwd => &result.bwd,
+            };
+            items(new, set, d, Side::New)
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = its
+        .iter()
+        .map(|i| {
+            let rule = match i.direction {
+                Direction::Fwd => "impact/forward",
+                Direction::Bwd => "impact/backward",
+            };
+            let changes: Vec<String> = i
+                .changes
+                .iter()
+                .filter_map(|&c| result.groups.get(c as usize))
+                .map(group_label)
+                .collect();
+            json!({
+                "ruleId": rule,
+                "level": "note",
+                "message": { "text": format!(
+                    "{} impacted in thread {} ({}), function {}, by: {}",
+                    match i.direction { Direction::Fwd => "forward", Direction::Bwd => "backward" },
+                    i.thread, i.thread_function, i.function, changes.join("; ")) },
+                "locations": [{ "physicalLocation": {
+                    "artifactLocation": { "uri": i.file },
+                    "region": { "startLine": i.line }
+                }}]
+            })
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "concord",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://example.invalid/concord",
+                "rules": [
+                    { "id": "impact/forward", "shortDescription": { "text": "May be affected by the patch (forward change impact)" } },
+                    { "id": "impact/backward", "shortDescription": { "text": "May affect a changed statement (backward change impact)" } }
+                ]
+            }},
+            "results": results
+        }]
+    });
+    serde_json::to_string_pretty(&doc).expect("json")
+}
+
+/// A dependence chain, one step a line.
+pub fn explain_text(
+    result: &ImpactResult,
+    old: Option<&View<'_>>,
+    new: &View<'_>,
+    dir: Direction,
+    target: &str,
+    chain: Option<&[Step]>,
+) -> String {
+    let what = match dir {
+        Direction::Fwd => "forward: how a change reaches",
+        Direction::Bwd => "backward: how it reaches a change from",
+    };
+    let Some(chain) = chain else {
+        return format!("{what} {target}: not impacted\n");
+    };
+    let mut out = format!("{what} {target}\n");
+    let describe = |s: u32, f: &FactSet, src: Option<&str>| -> String {
+        f.statement(s)
+            .map(|i| {
+                format!(
+                    "{}:{} [thread {}, {}] {}  | {}",
+                    short(&i.file),
+                    i.line,
+                    i.thread,
+                    i.function,
+                    source_line(src, i.line).unwrap_or_default(),
+                    i.text
+                )
+            })
+            .unwrap_or_else(|| format!("statement {s}"))
+    };
+    for (n, step) in chain.iter().enumerate() {
+        let seed_tag = if n == 0 {
+            let groups: Vec<String> = result
+                .seeds_fwd
+                .iter()
+                .chain(result.seeds_bwd.iter())
+                .filter(|&&(_, s)| s == step.stmt)
+                .map(|&(g, _)| format!("c{g}"))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let mut tag = format!("change {}", groups.join(","));
+            if let (Some(&o), Some(old)) = (result.mapped_from.get(&step.stmt), old) {
+                tag.push_str(&format!(
+                    " (via Δmap from old {})",
+                    describe(o, old.facts, old.source)
+                ));
+            }
+            tag
+        } else {
+            let k = step.kind.unwrap_or(DepKind::Data);
+            match dir {
+                Direction::Fwd => format!("{} dep on previous", k.as_str()),
+                Direction::Bwd => format!("previous has {} dep on", k.as_str()),
+            }
+        };
+        out.push_str(&format!(
+            "  {:>2}. {:<28} {}\n",
+            n + 1,
+            seed_tag,
+            describe(step.stmt, new.facts, new.source)
+        ));
+    }
+    out
+}

@@ -1,0 +1,227 @@
+//! `concord query` (any relation, statements as source locations) and
+//! `concord rules` (the rules for other engines).
+
+use super::{emit, load_version, InputArgs, EXIT_CODES};
+use crate::analysis::{run as run_rules_on, Engine, RuleProgram};
+use crate::error::{exit, ConcordError, Result};
+use crate::facts::schema::{self, ColumnKind};
+use crate::facts::FactSet;
+use clap::Args;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueryFormat {
+    Tsv,
+    Json,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = EXIT_CODES)]
+pub struct QueryArgs {
+    /// The program (.c, .ll, .bc) or a fact directory.
+    pub program: PathBuf,
+    /// An extracted relation (see `concord schema`) or a derived one (hb_must, hb_may, rf_may, rf_no, rank2_may, lock_order, ...).
+    pub relation: String,
+    /// Keep rows whose column COL matches VALUE: a statement as an id, a line, or file:line; a location by name; a thread by id. Repeatable.
+    #[arg(long = "where", value_name = "COL=VALUE")]
+    pub filters: Vec<String>,
+    #[arg(long, value_enum, default_value_t = QueryFormat::Tsv)]
+    pub format: QueryFormat,
+    #[arg(long, value_enum, default_value_t = Engine::Ascent)]
+    pub engine: Engine,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Derived relations name their columns by convention: `t…` threads;
+/// `m…`, `c…`, `v…` locations; everything else statements.
+fn derived_kind(column: &str) -> ColumnKind {
+    match column.chars().next() {
+        Some('t') => ColumnKind::Thread,
+        Some('m' | 'c' | 'v') => ColumnKind::Loc,
+        _ => ColumnKind::Stmt,
+    }
+}
+
+/// Column names and kinds of a relation, and the program deriving it (None: extracted).
+type RelationShape = (Vec<(String, ColumnKind)>, Option<RuleProgram>);
+
+fn columns_of(relation: &str) -> Option<RelationShape> {
+    if let Some(r) = schema::relation(relation) {
+        return Some((
+            r.columns
+                .iter()
+                .map(|c| (c.name.to_string(), c.kind))
+                .collect(),
+            None,
+        ));
+    }
+    let program = RuleProgram::deriving(relation)?;
+    let (_, cols) = program.outputs().iter().find(|(n, _)| *n == relation)?;
+    Some((
+        cols.iter()
+            .map(|c| (c.to_string(), derived_kind(c)))
+            .collect(),
+        Some(program),
+    ))
+}
+
+fn matches(f: &FactSet, kind: ColumnKind, id: u32, value: &str) -> bool {
+    match kind {
+        ColumnKind::Stmt => {
+            let Some(s) = f.statement(id) else {
+                return false;
+            };
+            if let Some((file, line)) = value.rsplit_once(':') {
+                line.parse::<u32>().is_ok_and(|l| l == s.line)
+                    && (s.file == file || s.file.ends_with(&format!("/{file}")))
+            } else {
+                value.parse::<u32>().is_ok_and(|v| v == s.line || v == id)
+            }
+        }
+        ColumnKind::Loc => {
+            f.location(id).is_some_and(|l| l.name == value)
+                || value.parse::<u32>().is_ok_and(|v| v == id)
+        }
+        ColumnKind::Thread | ColumnKind::Number => value
+            .trim_start_matches('t')
+            .parse::<u32>()
+            .is_ok_and(|v| v == id),
+    }
+}
+
+fn cell_text(f: &FactSet, kind: ColumnKind, id: u32) -> String {
+    match kind {
+        ColumnKind::Stmt => f.statement(id).map_or(id.to_string(), |s| {
+            let func = if s.function.is_empty() {
+                "global"
+            } else {
+                &s.function
+            };
+            format!(
+                "{}:{}:{} {} t{} #{}",
+                s.file, s.line, s.col, func, s.thread, id
+            )
+        }),
+        ColumnKind::Loc => f.location(id).map_or(id.to_string(), |l| l.name.clone()),
+        ColumnKind::Thread => format!("t{id}"),
+        ColumnKind::Number => id.to_string(),
+    }
+}
+
+fn cell_json(f: &FactSet, kind: ColumnKind, id: u32) -> Value {
+    match kind {
+        ColumnKind::Stmt => crate::report::stmt_json(f, Some(id)),
+        ColumnKind::Loc => json!({"id": id, "name": f.location(id).map(|l| l.name.clone())}),
+        ColumnKind::Thread | ColumnKind::Number => json!(id),
+    }
+}
+
+pub fn run(args: &QueryArgs) -> Result<i32> {
+    let (columns, program) = columns_of(&args.relation).ok_or_else(|| {
+        let mut known: Vec<&str> = schema::RELATIONS.iter().map(|r| r.name).collect();
+        known.extend(RuleProgram::Sync3.outputs().iter().map(|(n, _)| *n));
+        ConcordError::Usage(format!(
+            "unknown relation `{}`; known: {}",
+            args.relation,
+            known.join(", ")
+        ))
+    })?;
+    let mut filters = Vec::new();
+    for f in &args.filters {
+        let (col, value) = f
+            .split_once('=')
+            .ok_or_else(|| ConcordError::Usage(format!("--where takes COL=VALUE, got `{f}`")))?;
+        let index = columns.iter().position(|(c, _)| c == col).ok_or_else(|| {
+            let names: Vec<&str> = columns.iter().map(|(c, _)| c.as_str()).collect();
+            ConcordError::Usage(format!(
+                "`{}` has no column `{col}` (columns: {})",
+                args.relation,
+                names.join(", ")
+            ))
+        })?;
+        filters.push((index, value.to_string()));
+    }
+    let version = load_version(&args.program, &args.input)?;
+    let f = &version.facts;
+    let rows: Vec<Vec<u32>> = match program {
+        None => f.rows(&args.relation).cloned().collect(),
+        Some(p) => run_rules_on(p, args.engine, f)
+            .remove(&args.relation)
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+    };
+    let kept: Vec<&Vec<u32>> = rows
+        .iter()
+        .filter(|row| {
+            filters
+                .iter()
+                .all(|(i, v)| matches(f, columns[*i].1, row[*i], v))
+        })
+        .collect();
+    let out = match args.format {
+        QueryFormat::Tsv => {
+            let mut s = columns
+                .iter()
+                .map(|(c, _)| c.as_str())
+                .collect::<Vec<_>>()
+                .join("\t")
+                + "\n";
+            for row in &kept {
+                let cells: Vec<String> = row
+                    .iter()
+                    .zip(&columns)
+                    .map(|(&id, (_, k))| cell_text(f, *k, id))
+                    .collect();
+                s.push_str(&cells.join("\t"));
+                s.push('\n');
+            }
+            s
+        }
+        QueryFormat::Json => {
+            let items: Vec<Value> = kept
+                .iter()
+                .map(|row| {
+                    Value::Object(
+                        row.iter()
+                            .zip(&columns)
+                            .map(|(&id, (c, k))| (c.clone(), cell_json(f, *k, id)))
+                            .collect(),
+                    )
+                })
+                .collect();
+            let doc = json!({"version": crate::report::JSON_VERSION, "relation": args.relation, "rows": items});
+            serde_json::to_string_pretty(&doc).expect("json") + "\n"
+        }
+    };
+    emit(&out);
+    Ok(exit::OK)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RulesTarget {
+    /// Soufflé `.dl` (input declarations included; facts from `concord facts`).
+    Souffle,
+    /// SMT-LIB for Z3's fixedpoint engine (append facts and queries).
+    Z3,
+}
+
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    /// Target engine.
+    #[arg(long, value_enum)]
+    pub emit: RulesTarget,
+    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every rule).
+    #[arg(long, value_enum, default_value_t = RuleProgram::Sync3)]
+    pub program: RuleProgram,
+}
+
+pub fn run_rules(args: &RulesArgs) -> Result<i32> {
+    emit(match args.emit {
+        RulesTarget::Souffle => args.program.souffle(),
+        RulesTarget::Z3 => args.program.z3(),
+    });
+    Ok(exit::OK)
+}

@@ -1,0 +1,247 @@
+//! Lean symbolic executor for pthread programs (`concord symex`).
+//!
+//! The executor interprets an [`llvm_ir::Module`] directly.  Integers are z3
+//! bit-vectors of their exact width (i1 is a 1-bit vector); pointers are
+//! 96-bit vectors `object id (32 bits) ++ offset (64 bits)`.  Threads are
+//! scheduled at *visible* operations (shared-memory accesses and blocking
+//! synchronisation); thread-local branches whose both sides are feasible are
+//! b-PPs.  See `docs/symex.md` for the semantics, the CLI and the limits.
+//!
+//! ```no_run
+//! # fn f(m: &llvm_ir::Module) -> Result<(), concord::symex::SymexError> {
+//! use concord::symex::{explore, Reduction, SymexOptions};
+//! let opts = SymexOptions { reduction: Reduction::DporAg, ..Default::default() };
+//! let result = explore(m, &opts)?;
+//! println!("{} complete runs, {} findings", result.stats.complete_runs, result.findings.len());
+//! # Ok(()) }
+//! ```
+
+pub mod cli;
+mod engine;
+pub mod output;
+pub mod slice;
+pub mod testutil;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Which reduction the exploration uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Reduction {
+    /// Algorithm 1 of the paper: every thread-local path and every interleaving.
+    #[default]
+    None,
+    /// Flanagan–Godefroid dynamic partial-order reduction with sleep sets.
+    Dpor,
+    /// DPOR plus assertion-guided pruning (Algorithm 2, §5.2, §6).
+    DporAg,
+}
+
+impl std::str::FromStr for Reduction {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(Reduction::None),
+            "dpor" => Ok(Reduction::Dpor),
+            "dpor+ag" | "ag" => Ok(Reduction::DporAg),
+            o => Err(format!("unknown reduction `{o}` (none, dpor, dpor+ag)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Reduction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Reduction::None => "none",
+            Reduction::Dpor => "dpor",
+            Reduction::DporAg => "dpor+ag",
+        })
+    }
+}
+
+/// Options of one exploration.
+#[derive(Clone, Debug)]
+pub struct SymexOptions {
+    pub reduction: Reduction,
+    /// A basic block may be entered at most `loop_bound + 1` times per
+    /// function activation; paths going further are cut and counted.
+    pub loop_bound: u32,
+    /// Stop after this many runs (complete + error + cut + deadlock + partial).
+    pub max_runs: Option<u64>,
+    /// Stop after this many seconds.
+    pub max_seconds: Option<f64>,
+    /// Number of entries of the bounded summary table (§6.2).
+    pub summary_table_size: usize,
+    /// Maximal number of weakest preconditions merged into one summary (§6.2).
+    pub summary_max_merges: u32,
+    /// Use the static slice of the assertions (§6.1) in dpor+ag mode.
+    pub slice: bool,
+    /// Print progress on stderr.
+    pub progress: bool,
+    /// Replay: follow this thread schedule (thread ids at scheduling points).
+    pub schedule: Option<Vec<usize>>,
+    /// Replay: concrete values of the symbolic inputs, by name.
+    pub inputs: Option<BTreeMap<String, u64>>,
+    /// Entry function.
+    pub entry: String,
+}
+
+impl Default for SymexOptions {
+    fn default() -> Self {
+        SymexOptions {
+            reduction: Reduction::None,
+            loop_bound: 3,
+            max_runs: None,
+            max_seconds: None,
+            summary_table_size: 1 << 16,
+            summary_max_merges: 256,
+            slice: true,
+            progress: false,
+            schedule: None,
+            inputs: None,
+            entry: "main".into(),
+        }
+    }
+}
+
+/// What a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// `assert` / `__assert_fail` / `__VERIFIER_assert` failed.
+    Assertion,
+    /// `reach_error()` or `__VERIFIER_error()` reached.
+    ErrorCall,
+    /// `abort()` outside an assume helper.
+    Abort,
+    /// No thread can move but some have not finished.
+    Deadlock,
+    /// Null, dangling or out-of-bounds access, bad free, bad lock use.
+    MemoryError,
+    /// An instruction or library call the executor does not model.
+    Unsupported,
+}
+
+impl FindingKind {
+    /// Is this a property violation (as opposed to a limitation)?
+    pub fn is_violation(self) -> bool {
+        !matches!(self, FindingKind::Unsupported)
+    }
+}
+
+/// One symbolic input with the value of the witness.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputValue {
+    pub name: String,
+    pub bits: u32,
+    pub value: u64,
+}
+
+/// A finding with a witness (inputs + schedule).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    /// `file:line:col` (or `function:block` without debug info).
+    pub location: String,
+    pub line: u32,
+    pub function: String,
+    pub message: String,
+    pub thread: usize,
+    pub inputs: Vec<InputValue>,
+    /// Thread chosen at each scheduling point, from the start.
+    pub schedule: Vec<usize>,
+    /// How many explored paths reached this finding.
+    pub hits: u64,
+}
+
+/// Counters of one exploration.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Stats {
+    /// Runs that ended normally (every thread finished).
+    pub complete_runs: u64,
+    /// Runs that ended in a finding.
+    pub error_runs: u64,
+    /// Early terminations by assertion-guided pruning (partial runs).
+    pub partial_runs: u64,
+    /// Of the partial runs, those cut at a b-PP.
+    pub pruned_branches: u64,
+    /// Enabled threads not explored at scheduling points (DPOR) plus
+    /// scheduling points whose whole subtree was pruned by a summary.
+    pub pruned_interleavings: u64,
+    /// Runs ending because every enabled thread was in the sleep set.
+    pub sleep_blocked: u64,
+    /// Runs in which a thread was cut at the loop bound (or the step
+    /// limit); the other threads ran on until nobody could move.
+    pub cut_runs: u64,
+    /// Paths ending in an infeasible assumption (`__VERIFIER_assume`).
+    pub assume_false: u64,
+    pub solver_queries: u64,
+    pub solver_ms: f64,
+    pub total_ms: f64,
+    pub peak_memory_kb: u64,
+    pub summaries: u64,
+    /// Statements in the static slice (0 when not computed).
+    pub slice_size: u64,
+    /// Branches outside the slice where only one side was explored (Type B).
+    pub slice_skipped_branches: u64,
+    /// Stopped by max_runs / max_seconds.
+    pub incomplete: bool,
+}
+
+impl Stats {
+    /// Runs as counted in the paper: every explored execution that reached
+    /// an end (normal, error, cut at the bound, infeasible assumption).
+    /// Early terminations (`partial_runs`) and sleep-set blocked prefixes
+    /// (`sleep_blocked`) are reported separately.
+    pub fn runs(&self) -> u64 {
+        self.complete_runs + self.error_runs + self.cut_runs + self.assume_false
+    }
+}
+
+/// Result of [`explore`].
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Exploration {
+    pub findings: Vec<Finding>,
+    pub stats: Stats,
+}
+
+impl Exploration {
+    /// Locations of violations (not `unsupported`), sorted, deduplicated.
+    pub fn violation_locations(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .findings
+            .iter()
+            .filter(|f| f.kind.is_violation())
+            .map(|f| f.location.clone())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+    /// Source lines of violations, sorted, deduplicated.
+    pub fn violation_lines(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .findings
+            .iter()
+            .filter(|f| f.kind.is_violation())
+            .map(|f| f.line)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// Errors that stop an exploration before it starts.
+#[derive(Debug, thiserror::Error)]
+pub enum SymexError {
+    #[error("entry function `{0}` not found")]
+    NoEntry(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Explore `module` from its entry function.
+pub fn explore(module: &llvm_ir::Module, opts: &SymexOptions) -> Result<Exploration, SymexError> {
+    engine::run(module, opts)
+}

@@ -1,0 +1,452 @@
+//! Static backward slice of the properties (assertion-guided paper §6.1).
+//!
+//! Criteria: every instruction that can end a path with a finding (error
+//! calls, `abort`, `__VERIFIER_assert`/`assume`, divisions, memory accesses
+//! through non-constant addresses), every synchronisation call, and every
+//! call into an undefined function.  The slice is the closure over SSA data
+//! dependences, flow-insensitive memory dependences (a load depends on every
+//! store to the same global, or on every store when either address is not a
+//! plain global), control dependences (post-dominator based), call sites of
+//! functions containing relevant code, and callee returns of relevant calls.
+//!
+//! Two concurrency-aware additions keep a branch in the slice although no
+//! property depends on it: branches inside loops (they decide when the
+//! thread reaches the code after the loop, and whether the loop bound cuts
+//! the path) and branches controlling memory accesses or calls.
+//!
+//! The executor uses it in `dpor+ag` mode:
+//! * a branch outside the slice is a Type B pivot: only its first feasible
+//!   side is explored and its condition is left out of the weakest
+//!   precondition (which side runs cannot change any property);
+//! * accesses to globals that no relevant instruction reads are left out of
+//!   the DPOR dependence relation (their order cannot matter).
+
+use llvm_ir::instruction::Call;
+use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+type Id = (usize, usize, usize); // function, block, instruction (len = terminator)
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Mem {
+    Global(Name),
+    Any,
+}
+
+/// Result of the slicing.
+#[derive(Debug, Default, Clone)]
+pub struct Slice {
+    relevant: HashSet<Id>,
+    relevant_mem: HashSet<Name>,
+    all_mem: bool,
+}
+
+fn callee(c: &Call) -> Option<String> {
+    match c.function.as_ref().right() {
+        Some(Operand::ConstantOperand(cr)) => match cr.as_ref() {
+            Constant::GlobalReference { name, .. } => Some(match name {
+                Name::Name(s) => s.to_string(),
+                Name::Number(n) => n.to_string(),
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Slice {
+    /// Compute the slice of `m`.
+    pub fn compute(m: &Module) -> Slice {
+        let fidx: HashMap<&str, usize> = m
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.as_str(), i))
+            .collect();
+        let globals: HashSet<&Name> = m.global_vars.iter().map(|g| &g.name).collect();
+        let mut defs: Vec<HashMap<Name, Id>> = Vec::new();
+        let mut cd: Vec<HashMap<usize, Vec<usize>>> = Vec::new();
+        let mut call_sites: HashMap<usize, Vec<Id>> = HashMap::new();
+        let mut stores: Vec<(Id, Mem)> = Vec::new();
+        let mut work: Vec<Id> = Vec::new();
+        for (fi, f) in m.functions.iter().enumerate() {
+            let mut d = HashMap::new();
+            for (bi, b) in f.basic_blocks.iter().enumerate() {
+                for (ii, i) in b.instrs.iter().enumerate() {
+                    let id = (fi, bi, ii);
+                    if let Some(n) = i.try_get_result() {
+                        d.insert(n.clone(), id);
+                    }
+                    match i {
+                        Instruction::Store(s) => stores.push((id, mem_of(&s.address, &globals))),
+                        Instruction::AtomicRMW(a) => {
+                            stores.push((id, mem_of(&a.address, &globals)));
+                            work.push(id);
+                        }
+                        Instruction::CmpXchg(a) => {
+                            stores.push((id, mem_of(&a.address, &globals)));
+                            work.push(id);
+                        }
+                        Instruction::Load(l) if mem_of(&l.address, &globals) == Mem::Any => {
+                            work.push(id)
+                        }
+                        Instruction::UDiv(_)
+                        | Instruction::SDiv(_)
+                        | Instruction::URem(_)
+                        | Instruction::SRem(_) => work.push(id),
+                        Instruction::Call(c) => {
+                            let name = callee(c).unwrap_or_default();
+                            let target = fidx.get(name.as_str()).copied();
+                            let defined = target
+                                .map(|t| !m.functions[t].basic_blocks.is_empty())
+                                .unwrap_or(false);
+                            if let Some(t) = target.filter(|_| defined) {
+                                call_sites.entry(t).or_default().push(id);
+                                if name.starts_with("__VERIFIER_atomic_") {
+                                    work.push(id);
+                                }
+                            } else if !(name.starts_with("llvm.dbg.")
+                                || name.starts_with("llvm.lifetime.")
+                                || name.starts_with("__VERIFIER_nondet_"))
+                            {
+                                // Library calls: error calls, assumptions,
+                                // synchronisation, allocation, memory
+                                // intrinsics (which also write memory).
+                                work.push(id);
+                                stores.push((id, Mem::Any));
+                            }
+                            if name == "pthread_create" {
+                                if let Some(Operand::ConstantOperand(c2)) =
+                                    c.arguments.get(2).map(|a| &a.0)
+                                {
+                                    if let Constant::GlobalReference {
+                                        name: Name::Name(s),
+                                        ..
+                                    } = c2.as_ref()
+                                    {
+                                        if let Some(t) = fidx.get(s.as_str()) {
+                                            call_sites.entry(*t).or_default().push(id);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if let Terminator::Unreachable(_) = b.term {
+                    work.push((fi, bi, b.instrs.len()));
+                }
+            }
+            for p in &f.parameters {
+                d.insert(p.name.clone(), (fi, usize::MAX, 0));
+            }
+            defs.push(d);
+            cd.push(control_deps(f));
+        }
+        // Concurrency-aware additions: a branch stays relevant when it is
+        // part of a loop (it decides when the thread reaches the code after
+        // the loop, and whether the loop bound cuts the path) or when code
+        // it controls accesses memory or calls a function (visible
+        // operations whose timing matters to other threads).
+        for (fi, f) in m.functions.iter().enumerate() {
+            let succ: Vec<Vec<usize>> = f
+                .basic_blocks
+                .iter()
+                .map(|b| successors(f, &b.term))
+                .collect();
+            let mut controlled: HashMap<usize, Vec<usize>> = HashMap::new();
+            for (b, deps) in &cd[fi] {
+                for a in deps {
+                    controlled.entry(*a).or_default().push(*b);
+                }
+            }
+            for (bi, b) in f.basic_blocks.iter().enumerate() {
+                if succ[bi].len() < 2 {
+                    continue;
+                }
+                let id = (fi, bi, b.instrs.len());
+                let in_loop = reaches(&succ, &succ[bi], bi);
+                let effects = controlled.get(&bi).into_iter().flatten().any(|cb| {
+                    f.basic_blocks[*cb].instrs.iter().any(|i| {
+                        matches!(
+                            i,
+                            Instruction::Load(_)
+                                | Instruction::Store(_)
+                                | Instruction::Call(_)
+                                | Instruction::AtomicRMW(_)
+                                | Instruction::CmpXchg(_)
+                        ) && !matches!(i, Instruction::Call(c) if callee(c).map(|n| n.starts_with("llvm.dbg.")).unwrap_or(false))
+                    })
+                });
+                if in_loop || effects {
+                    work.push(id);
+                }
+            }
+        }
+        let mut rel: HashSet<Id> = HashSet::new();
+        let mut mem: HashSet<Mem> = HashSet::new();
+        let mut funcs_done: HashSet<usize> = HashSet::new();
+        while let Some(id) = work.pop() {
+            if !rel.insert(id) {
+                continue;
+            }
+            let (fi, bi, ii) = id;
+            if bi == usize::MAX {
+                // A parameter: every call site (and thread creation) matters.
+                for cs in call_sites.get(&fi).into_iter().flatten() {
+                    work.push(*cs);
+                }
+                continue;
+            }
+            let f = &m.functions[fi];
+            if funcs_done.insert(fi) {
+                for cs in call_sites.get(&fi).into_iter().flatten() {
+                    work.push(*cs);
+                }
+            }
+            for a in cd[fi].get(&bi).into_iter().flatten() {
+                work.push((fi, *a, m.functions[fi].basic_blocks[*a].instrs.len()));
+            }
+            let b = &f.basic_blocks[bi];
+            let mut ops: Vec<&Operand> = Vec::new();
+            if ii == b.instrs.len() {
+                match &b.term {
+                    Terminator::CondBr(c) => ops.push(&c.condition),
+                    Terminator::Switch(s) => ops.push(&s.operand),
+                    Terminator::Ret(r) => ops.extend(r.return_operand.iter()),
+                    _ => {}
+                }
+            } else {
+                let i = &b.instrs[ii];
+                match i {
+                    Instruction::Phi(p) => {
+                        for (o, pred) in &p.incoming_values {
+                            ops.push(o);
+                            if let Some(pb) = f.basic_blocks.iter().position(|x| &x.name == pred) {
+                                work.push((fi, pb, f.basic_blocks[pb].instrs.len()));
+                            }
+                        }
+                    }
+                    Instruction::Load(l) => {
+                        ops.push(&l.address);
+                        let lm = mem_of(&l.address, &globals);
+                        mem.insert(lm.clone());
+                        for (sid, sm) in &stores {
+                            if lm == Mem::Any || *sm == Mem::Any || *sm == lm {
+                                work.push(*sid);
+                            }
+                        }
+                    }
+                    Instruction::Call(c) => {
+                        ops.extend(c.arguments.iter().map(|a| &a.0));
+                        if let Some(t) = callee(c).and_then(|n| fidx.get(n.as_str()).copied()) {
+                            for (bj, bb) in m.functions[t].basic_blocks.iter().enumerate() {
+                                if let Terminator::Ret(_) = bb.term {
+                                    work.push((t, bj, bb.instrs.len()));
+                                }
+                            }
+                        }
+                    }
+                    _ => ops.extend(operands(i)),
+                }
+            }
+            for o in ops {
+                if let Operand::LocalOperand { name, .. } = o {
+                    if let Some(d) = defs[fi].get(name) {
+                        work.push(*d);
+                    }
+                }
+            }
+        }
+        let all_mem = mem.contains(&Mem::Any);
+        let relevant_mem = mem
+            .into_iter()
+            .filter_map(|x| {
+                if let Mem::Global(n) = x {
+                    Some(n)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        Slice {
+            relevant: rel,
+            relevant_mem,
+            all_mem,
+        }
+    }
+
+    /// Number of instructions in the slice.
+    pub fn size(&self) -> usize {
+        self.relevant.len()
+    }
+
+    /// Is the terminator of block `bb` of function `f` in the slice?
+    pub fn branch_relevant(&self, f: usize, bb: usize, term_index: usize) -> bool {
+        self.relevant.contains(&(f, bb, term_index))
+    }
+
+    /// May a relevant instruction read global `g`?
+    pub fn global_relevant(&self, g: &Name) -> bool {
+        self.all_mem || self.relevant_mem.contains(g)
+    }
+}
+
+fn mem_of(addr: &Operand, globals: &HashSet<&Name>) -> Mem {
+    match addr {
+        Operand::ConstantOperand(c) => match c.as_ref() {
+            Constant::GlobalReference { name, .. } if globals.contains(name) => {
+                Mem::Global(name.clone())
+            }
+            Constant::GetElementPtr(g) => match g.address.as_ref() {
+                Constant::GlobalReference { name, .. } if globals.contains(name) => {
+                    Mem::Global(name.clone())
+                }
+                _ => Mem::Any,
+            },
+            Constant::BitCast(b) => match b.operand.as_ref() {
+                Constant::GlobalReference { name, .. } if globals.contains(name) => {
+                    Mem::Global(name.clone())
+                }
+                _ => Mem::Any,
+            },
+            _ => Mem::Any,
+        },
+        _ => Mem::Any,
+    }
+}
+
+fn operands(i: &Instruction) -> Vec<&Operand> {
+    use Instruction as I;
+    match i {
+        I::Add(b) => vec![&b.operand0, &b.operand1],
+        I::Sub(b) => vec![&b.operand0, &b.operand1],
+        I::Mul(b) => vec![&b.operand0, &b.operand1],
+        I::UDiv(b) => vec![&b.operand0, &b.operand1],
+        I::SDiv(b) => vec![&b.operand0, &b.operand1],
+        I::URem(b) => vec![&b.operand0, &b.operand1],
+        I::SRem(b) => vec![&b.operand0, &b.operand1],
+        I::And(b) => vec![&b.operand0, &b.operand1],
+        I::Or(b) => vec![&b.operand0, &b.operand1],
+        I::Xor(b) => vec![&b.operand0, &b.operand1],
+        I::Shl(b) => vec![&b.operand0, &b.operand1],
+        I::LShr(b) => vec![&b.operand0, &b.operand1],
+        I::AShr(b) => vec![&b.operand0, &b.operand1],
+        I::ICmp(b) => vec![&b.operand0, &b.operand1],
+        I::ZExt(c) => vec![&c.operand],
+        I::SExt(c) => vec![&c.operand],
+        I::Trunc(c) => vec![&c.operand],
+        I::BitCast(c) => vec![&c.operand],
+        I::PtrToInt(c) => vec![&c.operand],
+        I::IntToPtr(c) => vec![&c.operand],
+        I::Freeze(c) => vec![&c.operand],
+        I::Select(s) => vec![&s.condition, &s.true_value, &s.false_value],
+        I::GetElementPtr(g) => {
+            let mut v = vec![&g.address];
+            v.extend(g.indices.iter());
+            v
+        }
+        I::Store(s) => vec![&s.address, &s.value],
+        I::AtomicRMW(a) => vec![&a.address, &a.value],
+        I::CmpXchg(a) => vec![&a.address, &a.expected, &a.replacement],
+        I::ExtractValue(e) => vec![&e.aggregate],
+        _ => vec![],
+    }
+}
+
+/// Successor blocks of a terminator (indices into `f.basic_blocks`).
+pub fn block_successors(f: &Function, t: &Terminator) -> Vec<usize> {
+    successors(f, t)
+}
+
+/// Can `target` be reached from any of `from`?
+fn reaches(succ: &[Vec<usize>], from: &[usize], target: usize) -> bool {
+    let mut seen = vec![false; succ.len()];
+    let mut stack: Vec<usize> = from.to_vec();
+    while let Some(b) = stack.pop() {
+        if b == target {
+            return true;
+        }
+        if std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        stack.extend(succ[b].iter().copied());
+    }
+    false
+}
+
+fn successors(f: &Function, t: &Terminator) -> Vec<usize> {
+    let ix = |n: &Name| f.basic_blocks.iter().position(|b| &b.name == n);
+    match t {
+        Terminator::Br(b) => ix(&b.dest).into_iter().collect(),
+        Terminator::CondBr(c) => [ix(&c.true_dest), ix(&c.false_dest)]
+            .into_iter()
+            .flatten()
+            .collect(),
+        Terminator::Switch(s) => s
+            .dests
+            .iter()
+            .map(|(_, d)| ix(d))
+            .chain([ix(&s.default_dest)])
+            .flatten()
+            .collect(),
+        _ => vec![],
+    }
+}
+
+/// Block -> the branching blocks it is control dependent on.
+fn control_deps(f: &Function) -> HashMap<usize, Vec<usize>> {
+    let n = f.basic_blocks.len();
+    let succ: Vec<Vec<usize>> = f
+        .basic_blocks
+        .iter()
+        .map(|b| successors(f, &b.term))
+        .collect();
+    let all: BTreeSet<usize> = (0..n).collect();
+    let mut pdom: Vec<BTreeSet<usize>> = (0..n)
+        .map(|b| {
+            if succ[b].is_empty() {
+                BTreeSet::from([b])
+            } else {
+                all.clone()
+            }
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            if succ[b].is_empty() {
+                continue;
+            }
+            let mut s: Option<BTreeSet<usize>> = None;
+            for x in &succ[b] {
+                s = Some(match s {
+                    None => pdom[*x].clone(),
+                    Some(acc) => acc.intersection(&pdom[*x]).copied().collect(),
+                });
+            }
+            let mut s = s.unwrap_or_default();
+            s.insert(b);
+            if s != pdom[b] {
+                pdom[b] = s;
+                changed = true;
+            }
+        }
+    }
+    let mut cd: HashMap<usize, Vec<usize>> = HashMap::new();
+    for a in 0..n {
+        if succ[a].len() < 2 {
+            continue;
+        }
+        for s in &succ[a] {
+            for b in pdom[*s].iter() {
+                if *b == a || !pdom[a].contains(b) {
+                    cd.entry(*b).or_default().push(a);
+                }
+            }
+        }
+    }
+    cd
+}

@@ -1,0 +1,34 @@
+// Two mutexes taken in opposite orders.
+// expect: deadlock
+// Reasoning: t1 holds a and waits for b while t2 holds b and waits for a;
+// main then waits in pthread_join forever.
+#include <pthread.h>
+#include <assert.h>
+#include "concord.h"
+
+pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+
+void *t1(void *arg) {
+  pthread_mutex_lock(&a);
+  pthread_mutex_lock(&b);
+  pthread_mutex_unlock(&b);
+  pthread_mutex_unlock(&a);
+  return 0;
+}
+
+void *t2(void *arg) {
+  pthread_mutex_lock(&b);
+  pthread_mutex_lock(&a);
+  pthread_mutex_unlock(&a);
+  pthread_mutex_unlock(&b);
+  return 0;
+}
+
+int main(void) {
+  pthread_t x, y;
+  pthread_create(&x, 0, t1, 0);
+  pthread_create(&y, 0, t2, 0);
+  pthread_join(x, 0);
+  pthread_join(y, 0);
+  return 0;
+}
