@@ -1,5 +1,5 @@
 //! Differential test of the two rule engines: every rule program (sync1,
-//! sync2, sync3) runs through ascent (production) and crepe (reference) on
+//! sync2, sync3, and main's change-impact program cia) runs through ascent (production) and crepe (reference) on
 //! the golden facts of every bench program, both versions, and the derived
 //! relations must be identical, relation by relation.
 //!
