@@ -7,6 +7,9 @@
 //!
 //! Run: `cargo bench --bench impact` (add `-- N` to take the best of N runs).
 
+#[path = "synth/mod.rs"]
+mod synth;
+
 use concord::analysis::impact::{analyse, change_groups, lines_of, ImpactResult};
 use concord::analysis::Engine;
 use concord::facts::extract::{extract, ExtractOptions};
@@ -176,5 +179,45 @@ fn main() {
             repeats,
         );
         row(&format!("synthetic {threads}x{len}"), &versions[1].0, &m);
+    }
+    println!(
+        "\nsynthetic programs of the diff benchmark (benches/synth: threads x accesses x locks; the patch changes the first store's constant)"
+    );
+    header();
+    for (threads, accesses, locks) in [
+        (4, 16, 2),
+        (8, 32, 4),
+        (16, 32, 4),
+        (32, 16, 2),
+        (32, 64, 8),
+    ] {
+        let size = synth::Size {
+            threads,
+            accesses,
+            locks,
+        };
+        let old_src = synth::generate(size);
+        // The first worker's first store `x<k> = s + 0;` becomes `... + 100;`.
+        let new_src = old_src.replacen(" = s + 0;", " = s + 100;", 1);
+        assert_ne!(
+            old_src, new_src,
+            "the synthetic program has a store to change"
+        );
+        let mut versions = Vec::new();
+        for (name, src) in [("v1.c", &old_src), ("v2.c", &new_src)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, src).unwrap();
+            let program = load_program(&path, &CompileOptions::default()).expect("compiles");
+            let facts = extract(&program, &ExtractOptions::default()).expect("extracts");
+            versions.push((facts, src.clone()));
+        }
+        let m = measure(
+            &versions[0].0,
+            Some(&versions[0].1),
+            &versions[1].0,
+            Some(&versions[1].1),
+            repeats,
+        );
+        row(&format!("synth {size}"), &versions[1].0, &m);
     }
 }
