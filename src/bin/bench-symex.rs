@@ -71,6 +71,26 @@ fn main() {
                 Err(e) => row += &format!(" | error: {e}"),
             }
         }
+        if let Some(paper) = paper_counts(&name) {
+            row += &format!(" | paper: {paper}");
+        }
         println!("{row}");
+    }
+    println!(
+        "\npaper column: runs reported by the assertion-guided paper for the same figure (none / dpor / dpor+ag); \
+         docs/symex.md explains each difference (Fig. 3: the paper counts distinct traces, 2^k, which dpor explores; \
+         none enumerates every interleaving)."
+    );
+}
+
+/// The assertion-guided paper's run counts for its figures (none / dpor / dpor+ag).
+fn paper_counts(program: &str) -> Option<String> {
+    match program {
+        "fig2" => Some("6 / - / 1 + 4 partial".into()),
+        "fig4" => Some("54 / 34 / 13".into()),
+        p => {
+            let k: u32 = p.strip_prefix("fig3_k")?.parse().ok()?;
+            Some(format!("{} / - / {} (k+1)", 1u64 << k, k + 1))
+        }
     }
 }
