@@ -6,7 +6,6 @@ use crate::analysis::lockorder::lock_order_diff;
 use crate::analysis::Engine;
 use crate::error::{exit, Result};
 use crate::report::diff::{self as report, DiffReport};
-use crate::versions::{match_versions, Version};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -48,16 +47,7 @@ pub fn run(args: &DiffArgs, quiet: bool) -> Result<i32> {
     let t1 = Instant::now();
     let new = load_version(&args.new, &args.input)?;
     let t2 = Instant::now();
-    let m = match_versions(
-        &Version {
-            facts: &old.facts,
-            source: old.source.as_deref(),
-        },
-        &Version {
-            facts: &new.facts,
-            source: new.source.as_deref(),
-        },
-    );
+    let m = super::match_loaded(&old, &new);
     let t3 = Instant::now();
     if !quiet {
         eprintln!("concord: comparing {} and {} ...", old.label, new.label);

@@ -123,16 +123,7 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
         (impact::given_groups(&new.facts, &given), Default::default())
     } else {
         let old = old.as_ref().expect("two versions");
-        let m = crate::versions::match_versions(
-            &crate::versions::Version {
-                facts: &old.facts,
-                source: old.source.as_deref(),
-            },
-            &crate::versions::Version {
-                facts: &new.facts,
-                source: new.source.as_deref(),
-            },
-        );
+        let m = super::match_loaded(old, &new);
         (impact::change_groups(&m, &old.facts, &new.facts), m.map)
     };
     let old_facts = if given.is_empty() {

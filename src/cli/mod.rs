@@ -187,6 +187,20 @@ pub fn load_version(path: &std::path::Path, input: &InputArgs) -> Result<LoadedV
     })
 }
 
+/// Δdiff and Δmap between two loaded versions.
+pub fn match_loaded(old: &LoadedVersion, new: &LoadedVersion) -> crate::versions::VersionMatch {
+    crate::versions::match_versions(
+        &crate::versions::Version {
+            facts: &old.facts,
+            source: old.source.as_deref(),
+        },
+        &crate::versions::Version {
+            facts: &new.facts,
+            source: new.source.as_deref(),
+        },
+    )
+}
+
 /// Load and extract a program's facts (shared by every subcommand).
 pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
     let program = frontend::load_program(path, &input.compile_options())?;
@@ -221,16 +235,7 @@ fn run_facts(args: &FactsArgs, quiet: bool) -> Result<i32> {
 fn run_changes(args: &ChangesArgs) -> Result<i32> {
     let old = load_version(&args.old, &args.input)?;
     let new = load_version(&args.new, &args.input)?;
-    let m = crate::versions::match_versions(
-        &crate::versions::Version {
-            facts: &old.facts,
-            source: old.source.as_deref(),
-        },
-        &crate::versions::Version {
-            facts: &new.facts,
-            source: new.source.as_deref(),
-        },
-    );
+    let m = match_loaded(&old, &new);
     match args.format {
         TextOrJson::Json => emit(&(crate::report::changes_json(&m, &old, &new) + "\n")),
         TextOrJson::Text => emit(&crate::report::changes_text(&m, &old, &new)),
