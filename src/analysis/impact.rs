@@ -13,7 +13,7 @@
 //! Every seed belongs to a [`ChangeGroup`] (one changed source line of one
 //! kind), and every impacted statement remembers the groups that reach it.
 
-use super::{programs, Engine};
+use super::{run_with, Engine, RuleProgram};
 use crate::facts::FactSet;
 use crate::versions::{ChangeKind, VersionMatch};
 use serde::Serialize;
@@ -145,48 +145,6 @@ pub struct CiaRun {
     pub bwd: Vec<(u32, u32)>,
 }
 
-macro_rules! run_cia {
-    ($engine:path, $facts:expr, $fwd:expr, $bwd:expr) => {{
-        use $engine as e;
-        let mut input = e::Input::default();
-        for (name, _) in e::INPUT_RELATIONS {
-            for row in $facts.rows(name) {
-                input
-                    .push_row(name, row)
-                    .expect("the extractor and the rules share one schema");
-            }
-        }
-        for s in $facts.statements.iter().filter(|s| s.kind == "phi") {
-            input.push_row("cia_phi", &[s.id]).expect("cia_phi");
-        }
-        for &(g, s) in $fwd {
-            input.push_row("cia_seed_fwd", &[g, s]).expect("seed");
-        }
-        for &(g, s) in $bwd {
-            input.push_row("cia_seed_bwd", &[g, s]).expect("seed");
-        }
-        let out = e::run(&input);
-        let pairs = |name: &str| -> Vec<(u32, u32)> {
-            out.rows(name)
-                .expect("declared output")
-                .into_iter()
-                .map(|r| (r[0], r[1]))
-                .collect()
-        };
-        CiaRun {
-            deps: out
-                .rows("cia_dep")
-                .expect("declared output")
-                .into_iter()
-                .map(|r| (r[0], r[1], r[2]))
-                .collect(),
-            before: pairs("cia_before"),
-            fwd: pairs("impact_fwd"),
-            bwd: pairs("impact_bwd"),
-        }
-    }};
-}
-
 /// Run `rules/cia.dl` on one version with the given seeds `(group, stmt)`.
 pub fn run_cia(
     engine: Engine,
@@ -194,10 +152,25 @@ pub fn run_cia(
     fwd: &BTreeSet<(u32, u32)>,
     bwd: &BTreeSet<(u32, u32)>,
 ) -> CiaRun {
-    use programs::cia;
-    match engine {
-        Engine::Ascent => run_cia!(cia::ascent, facts, fwd, bwd),
-        Engine::Crepe => run_cia!(cia::crepe::engine, facts, fwd, bwd),
+    let mut extra: Vec<(&str, Vec<u32>)> = Vec::new();
+    for st in facts.statements.iter().filter(|st| st.kind == "phi") {
+        extra.push(("cia_phi", vec![st.id]));
+    }
+    extra.extend(fwd.iter().map(|&(g, st)| ("cia_seed_fwd", vec![g, st])));
+    extra.extend(bwd.iter().map(|&(g, st)| ("cia_seed_bwd", vec![g, st])));
+    let mut out = run_with(RuleProgram::Cia, engine, facts, &extra);
+    let mut take = |name: &str| out.remove(name).expect("declared output");
+    let pairs = |rows: BTreeSet<Vec<u32>>| -> Vec<(u32, u32)> {
+        rows.into_iter().map(|r| (r[0], r[1])).collect()
+    };
+    CiaRun {
+        deps: take("cia_dep")
+            .into_iter()
+            .map(|r| (r[0], r[1], r[2]))
+            .collect(),
+        before: pairs(take("cia_before")),
+        fwd: pairs(take("impact_fwd")),
+        bwd: pairs(take("impact_bwd")),
     }
 }
 

@@ -138,7 +138,7 @@ pub enum Engine {
 pub type Relations = BTreeMap<String, BTreeSet<Vec<u32>>>;
 
 macro_rules! run_generated {
-    ($engine:path, $facts:expr) => {{
+    ($engine:path, $facts:expr, $extra:expr) => {{
         use $engine as e;
         let mut input = e::Input::default();
         for (name, _) in e::INPUT_RELATIONS {
@@ -147,6 +147,11 @@ macro_rules! run_generated {
                     .push_row(name, row)
                     .expect("the extractor and the rules share one schema");
             }
+        }
+        for (name, row) in $extra {
+            input
+                .push_row(name, row)
+                .unwrap_or_else(|e| panic!("extra input {name}: {e}"));
         }
         let output = e::run(&input);
         e::OUTPUT_RELATIONS
@@ -161,15 +166,26 @@ macro_rules! run_generated {
 
 /// Evaluate one rule program over one version's facts.
 pub fn run(program: RuleProgram, engine: Engine, facts: &FactSet) -> Relations {
+    run_with(program, engine, facts, &[])
+}
+
+/// Evaluate a rule program over facts plus rows of the program's own
+/// input relations (`extra`: relation name and row), such as impact seeds.
+pub fn run_with(
+    program: RuleProgram,
+    engine: Engine,
+    facts: &FactSet,
+    extra: &[(&str, Vec<u32>)],
+) -> Relations {
     use programs::*;
     match (program, engine) {
-        (RuleProgram::Sync1, Engine::Ascent) => run_generated!(sync1::ascent, facts),
-        (RuleProgram::Sync1, Engine::Crepe) => run_generated!(sync1::crepe::engine, facts),
-        (RuleProgram::Sync2, Engine::Ascent) => run_generated!(sync2::ascent, facts),
-        (RuleProgram::Sync2, Engine::Crepe) => run_generated!(sync2::crepe::engine, facts),
-        (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts),
-        (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts),
-        (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts),
-        (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts),
+        (RuleProgram::Sync1, Engine::Ascent) => run_generated!(sync1::ascent, facts, extra),
+        (RuleProgram::Sync1, Engine::Crepe) => run_generated!(sync1::crepe::engine, facts, extra),
+        (RuleProgram::Sync2, Engine::Ascent) => run_generated!(sync2::ascent, facts, extra),
+        (RuleProgram::Sync2, Engine::Crepe) => run_generated!(sync2::crepe::engine, facts, extra),
+        (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts, extra),
+        (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts, extra),
+        (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts, extra),
+        (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts, extra),
     }
 }

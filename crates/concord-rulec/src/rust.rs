@@ -210,6 +210,40 @@ fn input_fact_pushes(l: &Lowered, target: &dyn Fn(&LRel) -> String) -> String {
 /// `INPUT_RELATIONS`, `OUTPUT_RELATIONS`, `pub fn run(&Input) -> Output`, and
 /// the `ascent!` program struct `struct_name`. Meant to be `include!`d in a
 /// module of its own (e.g. `mod rules { include!(...); }`).
+/// The facts and rules of a program, one per line, in either engine's
+/// syntax: relations named by `name`, rules written `head arrow body`,
+/// comparisons by `cmp(lhs, rust operator, rhs)`.
+fn write_facts_and_rules(
+    s: &mut String,
+    l: &Lowered,
+    name: impl Fn(&LRel) -> &String,
+    arrow: &str,
+    cmp: impl Fn(&LArg, &str, &LArg) -> String,
+) {
+    for (ri, row) in &l.facts {
+        let r = &l.rels[*ri];
+        if r.kind != RelKind::Input {
+            let vals: Vec<String> = row.iter().map(|v| format!("{v}u32")).collect();
+            let _ = writeln!(s, "    {}({});", name(r), vals.join(", "));
+        }
+    }
+    for rule in &l.rules {
+        let _ = writeln!(s, "    // {}", rule.origin);
+        let head_args: Vec<String> = rule.head_args.iter().map(larg).collect();
+        let head = format!("{}({})", name(&l.rels[rule.head]), head_args.join(", "));
+        let body: Vec<String> = rule
+            .body
+            .iter()
+            .map(|it| match it {
+                LItem::Pos(r, vs) => format!("{}({})", name(&l.rels[*r]), args_list(vs)),
+                LItem::Neg(r, vs) => format!("!{}({})", name(&l.rels[*r]), args_list(vs)),
+                LItem::Cmp(a, op, b) => cmp(a, op.rust(), b),
+            })
+            .collect();
+        let _ = writeln!(s, "    {head} {arrow} {};", body.join(", "));
+    }
+}
+
 pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
     let l = lowered(p);
     let mut s = interface(p, &l, "ascent");
@@ -219,41 +253,19 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
     for r in &l.rels {
         let _ = writeln!(s, "    relation {}{};", r.snake, tuple_ty(r.arity));
     }
-    for (ri, row) in &l.facts {
-        let r = &l.rels[*ri];
-        if r.kind != RelKind::Input {
-            let vals: Vec<String> = row.iter().map(|v| format!("{v}u32")).collect();
-            let _ = writeln!(s, "    {}({});", r.snake, vals.join(", "));
-        }
-    }
-    for rule in &l.rules {
-        let _ = writeln!(s, "    // {}", rule.origin);
-        let head = format!(
-            "{}({})",
-            l.rels[rule.head].snake,
-            rule.head_args
-                .iter()
-                .map(larg)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        let body: Vec<String> = rule
-            .body
-            .iter()
-            .map(|it| match it {
-                LItem::Pos(r, vs) => format!("{}({})", l.rels[*r].snake, args_list(vs)),
-                LItem::Neg(r, vs) => format!("!{}({})", l.rels[*r].snake, args_list(vs)),
-                LItem::Cmp(a, op, b) => {
-                    let side = |x: &LArg| match x {
-                        LArg::Var(v) => format!("rulec_u32({v})"),
-                        LArg::Const(c) => format!("{c}u32"),
-                    };
-                    format!("if {} {} {}", side(a), op.rust(), side(b))
-                }
-            })
-            .collect();
-        let _ = writeln!(s, "    {head} <-- {};", body.join(", "));
-    }
+    write_facts_and_rules(
+        &mut s,
+        &l,
+        |r| &r.snake,
+        "<--",
+        |a, op, b| {
+            let side = |x: &LArg| match x {
+                LArg::Var(v) => format!("rulec_u32({v})"),
+                LArg::Const(c) => format!("{c}u32"),
+            };
+            format!("if {} {} {}", side(a), op, side(b))
+        },
+    );
     let _ = writeln!(s, "}}\n");
 
     let _ = writeln!(
@@ -305,35 +317,13 @@ pub fn to_crepe(p: &CheckedProgram, mod_name: &str) -> String {
             tuple_ty(r.arity).replace(",)", ")")
         );
     }
-    for (ri, row) in &l.facts {
-        let r = &l.rels[*ri];
-        if r.kind != RelKind::Input {
-            let vals: Vec<String> = row.iter().map(|v| format!("{v}u32")).collect();
-            let _ = writeln!(s, "    {}({});", r.camel, vals.join(", "));
-        }
-    }
-    for rule in &l.rules {
-        let _ = writeln!(s, "    // {}", rule.origin);
-        let head = format!(
-            "{}({})",
-            l.rels[rule.head].camel,
-            rule.head_args
-                .iter()
-                .map(larg)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        let body: Vec<String> = rule
-            .body
-            .iter()
-            .map(|it| match it {
-                LItem::Pos(r, vs) => format!("{}({})", l.rels[*r].camel, args_list(vs)),
-                LItem::Neg(r, vs) => format!("!{}({})", l.rels[*r].camel, args_list(vs)),
-                LItem::Cmp(a, op, b) => format!("({} {} {})", larg(a), op.rust(), larg(b)),
-            })
-            .collect();
-        let _ = writeln!(s, "    {head} <- {};", body.join(", "));
-    }
+    write_facts_and_rules(
+        &mut s,
+        &l,
+        |r| &r.camel,
+        "<-",
+        |a, op, b| format!("({} {} {})", larg(a), op, larg(b)),
+    );
     let _ = writeln!(s, "}}\n");
     let _ = writeln!(
         s,
