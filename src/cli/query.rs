@@ -213,7 +213,7 @@ pub struct RulesArgs {
     /// Target engine.
     #[arg(long, value_enum)]
     pub emit: RulesTarget,
-    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every rule).
+    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every synchronisation rule), cia (change impact).
     #[arg(long, value_enum, default_value_t = RuleProgram::Sync3)]
     pub program: RuleProgram,
 }
