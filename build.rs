@@ -12,7 +12,10 @@ use std::path::Path;
 
 /// Analysis programs: name and the rule files they are built from, in
 /// layer order (happens-before, read-from, ranks, ...).
+/// The points-to program reads the base IR facts; the others read the
+/// analysis facts extraction derives with its results.
 pub const PROGRAMS: &[(&str, &[&str])] = &[
+    ("pointsto", &["pointsto.dl"]),
     ("sync1", &["hb.dl", "rf.dl", "lockorder.dl"]),
     ("sync2", &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl"]),
     (
@@ -26,9 +29,15 @@ fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     println!("cargo:rerun-if-changed=rules");
     println!("cargo:rerun-if-changed=src/facts/schema.rs");
-    let inputs = schema::souffle_input_decls();
-    std::fs::write(Path::new(&out).join("input.dl"), &inputs).expect("write input.dl");
+    let analysis_inputs = schema::souffle_input_decls();
+    let ir_inputs = schema::souffle_ir_input_decls();
+    std::fs::write(Path::new(&out).join("input.dl"), &analysis_inputs).expect("write input.dl");
     for (name, files) in PROGRAMS {
+        let inputs = if *name == "pointsto" {
+            ir_inputs.clone()
+        } else {
+            analysis_inputs.clone()
+        };
         let mut sources: Vec<(String, String)> = vec![(
             "input.dl (generated from src/facts/schema.rs)".into(),
             inputs.clone(),

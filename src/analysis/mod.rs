@@ -53,6 +53,7 @@ pub mod programs {
     rule_program!(sync2);
     rule_program!(sync3);
     rule_program!(cia);
+    rule_program!(pointsto);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
@@ -62,14 +63,18 @@ pub enum RuleProgram {
     Sync3,
     /// Change-impact analysis: dependences and impacted sets (rules/cia.dl).
     Cia,
+    /// Points-to, call graph, thread starts and sharing over the base IR
+    /// facts (rules/pointsto.dl); extraction runs it first.
+    Pointsto,
 }
 
 impl RuleProgram {
-    pub const ALL: [RuleProgram; 4] = [
+    pub const ALL: [RuleProgram; 5] = [
         RuleProgram::Sync1,
         RuleProgram::Sync2,
         RuleProgram::Sync3,
         RuleProgram::Cia,
+        RuleProgram::Pointsto,
     ];
 
     pub fn name(self) -> &'static str {
@@ -78,6 +83,7 @@ impl RuleProgram {
             RuleProgram::Sync2 => "sync2",
             RuleProgram::Sync3 => "sync3",
             RuleProgram::Cia => "cia",
+            RuleProgram::Pointsto => "pointsto",
         }
     }
 
@@ -96,6 +102,7 @@ impl RuleProgram {
             RuleProgram::Sync2 => programs::sync2::SOUFFLE,
             RuleProgram::Sync3 => programs::sync3::SOUFFLE,
             RuleProgram::Cia => programs::cia::SOUFFLE,
+            RuleProgram::Pointsto => programs::pointsto::SOUFFLE,
         }
     }
 
@@ -105,6 +112,7 @@ impl RuleProgram {
             RuleProgram::Sync2 => programs::sync2::Z3,
             RuleProgram::Sync3 => programs::sync3::Z3,
             RuleProgram::Cia => programs::cia::Z3,
+            RuleProgram::Pointsto => programs::pointsto::Z3,
         }
     }
 
@@ -115,6 +123,7 @@ impl RuleProgram {
             RuleProgram::Sync2 => programs::sync2::OUTPUT_COLUMNS,
             RuleProgram::Sync3 => programs::sync3::OUTPUT_COLUMNS,
             RuleProgram::Cia => programs::cia::OUTPUT_COLUMNS,
+            RuleProgram::Pointsto => programs::pointsto::OUTPUT_COLUMNS,
         }
     }
 
@@ -187,5 +196,9 @@ pub fn run_with(
         (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts, extra),
         (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts, extra),
         (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts, extra),
+        (RuleProgram::Pointsto, Engine::Ascent) => run_generated!(pointsto::ascent, facts, extra),
+        (RuleProgram::Pointsto, Engine::Crepe) => {
+            run_generated!(pointsto::crepe::engine, facts, extra)
+        }
     }
 }

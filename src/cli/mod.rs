@@ -201,10 +201,19 @@ pub fn match_loaded(old: &LoadedVersion, new: &LoadedVersion) -> crate::versions
     )
 }
 
-/// Load and extract a program's facts (shared by every subcommand).
+/// `-q` was given: warnings stay silent too.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Load and extract a program's facts (shared by every subcommand). Parts
+/// of the program the model could not resolve are warned about on stderr.
 pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
     let program = frontend::load_program(path, &input.compile_options())?;
     let mut facts = facts::extract::extract(&program, &input.extract_options())?;
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        for w in facts::extract::unresolved_warnings(&facts) {
+            eprintln!("concord: warning: {w}");
+        }
+    }
     facts
         .manifest
         .cflags
@@ -259,6 +268,7 @@ pub fn main() -> i32 {
             };
         }
     };
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match &cli.command {
         Command::Facts(args) => run_facts(args, cli.quiet),
         Command::Changes(args) => run_changes(args),

@@ -59,10 +59,13 @@ fn columns_of(relation: &str) -> Option<RelationShape> {
     }
     let program = RuleProgram::deriving(relation)?;
     let (_, cols) = program.outputs().iter().find(|(n, _)| *n == relation)?;
+    // Points-to columns are IR ids (contexts, values, objects, paths).
+    let kind = |c: &str| match program {
+        RuleProgram::Pointsto => ColumnKind::Number,
+        _ => derived_kind(c),
+    };
     Some((
-        cols.iter()
-            .map(|c| (c.to_string(), derived_kind(c)))
-            .collect(),
+        cols.iter().map(|c| (c.to_string(), kind(c))).collect(),
         Some(program),
     ))
 }
@@ -120,7 +123,7 @@ fn cell_json(f: &FactSet, kind: ColumnKind, id: u32) -> Value {
 
 pub fn run(args: &QueryArgs) -> Result<i32> {
     let (columns, program) = columns_of(&args.relation).ok_or_else(|| {
-        let mut known: Vec<&str> = schema::RELATIONS.iter().map(|r| r.name).collect();
+        let mut known: Vec<&str> = schema::all().map(|r| r.name).collect();
         known.extend(RuleProgram::Sync3.outputs().iter().map(|(n, _)| *n));
         ConcordError::Usage(format!(
             "unknown relation `{}`; known: {}",

@@ -5,7 +5,7 @@
 //! `locations.tsv`, `threads.tsv`) have a header row and quote a field only
 //! when it contains a tab, quote or newline.
 
-use super::schema::RELATIONS;
+use super::schema;
 use super::{FactSet, LocationInfo, Manifest, StatementInfo, ThreadInfo};
 use crate::error::{ConcordError, Result};
 use std::collections::BTreeSet;
@@ -50,7 +50,7 @@ fn in_err(path: &Path, e: impl std::fmt::Display) -> ConcordError {
 
 pub fn write_dir(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| out_err(dir, e))?;
-    for rel in RELATIONS {
+    for rel in schema::all() {
         let path = dir.join(format!("{}.{}", rel.name, format.extension()));
         let mut text = String::new();
         let sep = format.delimiter() as char;
@@ -111,7 +111,7 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
     )
     .map_err(|e| in_err(&manifest_path, e))?;
     let mut relations = FactSet::empty_relations();
-    for rel in RELATIONS {
+    for rel in schema::all() {
         let (path, delim) = [FactFormat::Tsv, FactFormat::Csv]
             .iter()
             .map(|f| {
@@ -159,8 +159,7 @@ fn parse_row(line: &str, delim: char, arity: usize) -> std::result::Result<Vec<u
 
 /// Files `write_dir` produces, relative to the directory (for golden tests).
 pub fn file_names(format: FactFormat) -> BTreeSet<PathBuf> {
-    let mut names: BTreeSet<PathBuf> = RELATIONS
-        .iter()
+    let mut names: BTreeSet<PathBuf> = schema::all()
         .map(|r| PathBuf::from(format!("{}.{}", r.name, format.extension())))
         .collect();
     for t in [

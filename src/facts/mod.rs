@@ -72,10 +72,7 @@ pub struct FactSet {
 
 impl FactSet {
     pub fn empty_relations() -> BTreeMap<&'static str, BTreeSet<Row>> {
-        schema::RELATIONS
-            .iter()
-            .map(|r| (r.name, BTreeSet::new()))
-            .collect()
+        schema::all().map(|r| (r.name, BTreeSet::new())).collect()
     }
 
     pub fn rows(&self, relation: &str) -> impl Iterator<Item = &Row> {

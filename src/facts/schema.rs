@@ -43,6 +43,7 @@ pub enum Group {
     Synchronization,
     Memory,
     Dependence,
+    Ir,
 }
 
 impl Group {
@@ -53,14 +54,16 @@ impl Group {
             Group::Synchronization => "Synchronization",
             Group::Memory => "Memory accesses",
             Group::Dependence => "Dependence",
+            Group::Ir => "Base IR facts (inputs of the points-to rules)",
         }
     }
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Threads,
         Group::Order,
         Group::Synchronization,
         Group::Memory,
         Group::Dependence,
+        Group::Ir,
     ];
 }
 
@@ -109,6 +112,22 @@ pub static RELATIONS: &[Relation] = &[
         meaning: "thread `parent` starts thread instance `child` at statement `s`.",
         source: "a call to `pthread_create`; inside a loop, one child instance per unrolled iteration (bound: `--thread-loop-bound`, default 2)",
         example: "`12\t0\t1`: main creates thread 1 at statement 12",
+    },
+    Relation {
+        name: "unresolved_call",
+        columns: &[col("s", Stmt)],
+        group: Group::Threads,
+        meaning: "the call `s` goes through a pointer to which the points-to rules found no function: its effects are missing from the model (`concord` warns about each)",
+        source: "indirect calls with no `pt_call` row in the caller's context",
+        example: "`42`",
+    },
+    Relation {
+        name: "unresolved_thread_start",
+        columns: &[col("s", Stmt)],
+        group: Group::Threads,
+        meaning: "the `pthread_create` at `s` starts a routine the points-to rules could not find (or one without a body): the thread is missing from the model (`concord` warns about each)",
+        source: "`pthread_create` with no `pt_thread_start` row in the caller's context",
+        example: "`60`",
     },
     Relation {
         name: "thread_join",
@@ -320,8 +339,244 @@ pub static RELATIONS: &[Relation] = &[
     },
 ];
 
+/// The base IR relations: what each instruction says about pointers, the
+/// inputs of `rules/pointsto.dl`. Ids here are IR ids (instructions, values,
+/// objects, paths), not statement ids: an instruction has one id however
+/// many threads run it.
+pub static IR_RELATIONS: &[Relation] = &[
+    Relation {
+        name: "ir_main",
+        columns: &[col("f", Number)],
+        group: Group::Ir,
+        meaning: "function `f` is `main`, the root of the call graph in context 0",
+        source: "the module's `main`",
+        example: "`12`",
+    },
+    Relation {
+        name: "ir_func_obj",
+        columns: &[col("o", Number), col("f", Number)],
+        group: Group::Ir,
+        meaning: "object `o` is the code of function `f` (what a function pointer points to)",
+        source: "every function of the module",
+        example: "`3\\t12`",
+    },
+    Relation {
+        name: "ir_global_obj",
+        columns: &[col("o", Number)],
+        group: Group::Ir,
+        meaning: "object `o` is a global variable",
+        source: "every global of the module",
+        example: "`0`",
+    },
+    Relation {
+        name: "ir_global_init",
+        columns: &[col("o", Number), col("p", Number), col("o2", Number), col("p2", Number)],
+        group: Group::Ir,
+        meaning: "the initial value of global `o` at path `p` points to path `p2` of object `o2`",
+        source: "pointer constants in global initialisers (vtables, tables of functions)",
+        example: "`0\\t1\\t5\\t0`",
+    },
+    Relation {
+        name: "ir_insn_func",
+        columns: &[col("i", Number), col("f", Number)],
+        group: Group::Ir,
+        meaning: "instruction `i` (an allocation, call or thread create) belongs to function `f`",
+        source: "allocas, allocating calls, calls and `pthread_create`",
+        example: "`40\\t2`",
+    },
+    Relation {
+        name: "ir_var_func",
+        columns: &[col("v", Number), col("f", Number)],
+        group: Group::Ir,
+        meaning: "pointer constant `v` is an operand in function `f`",
+        source: "constant operands that point somewhere (globals, functions, constant GEPs)",
+        example: "`7\\t2`",
+    },
+    Relation {
+        name: "ir_alloc",
+        columns: &[col("i", Number), col("v", Number), col("o", Number)],
+        group: Group::Ir,
+        meaning: "instruction `i` defines value `v` as a pointer to the new object `o`",
+        source: "`alloca`; calls to `malloc`, `calloc`, `realloc`, `strdup`, ...",
+        example: "`40\\t9\\t21`",
+    },
+    Relation {
+        name: "ir_const_pts",
+        columns: &[col("v", Number), col("o", Number), col("p", Number)],
+        group: Group::Ir,
+        meaning: "pointer constant `v` points to path `p` of object `o`",
+        source: "constant operands: `@g`, `@f`, `getelementptr (@g, 0, 1)`, casts of them",
+        example: "`7\\t0\\t0`",
+    },
+    Relation {
+        name: "ir_copy",
+        columns: &[col("d", Number), col("s", Number)],
+        group: Group::Ir,
+        meaning: "value `d` may be value `s`",
+        source: "casts, `phi`, `select`, `freeze`, `extractvalue`/`insertvalue`, the pointer argument of `realloc`",
+        example: "`10\\t9`",
+    },
+    Relation {
+        name: "ir_gep",
+        columns: &[col("d", Number), col("b", Number), col("g", Number)],
+        group: Group::Ir,
+        meaning: "value `d` is the address computed from base `b` by GEP shape `g`",
+        source: "`getelementptr`",
+        example: "`11\\t10\\t2`",
+    },
+    Relation {
+        name: "ir_path_step",
+        columns: &[col("p", Number), col("g", Number), col("q", Number)],
+        group: Group::Ir,
+        meaning: "a pointer to path `p` moved by GEP shape `g` points to path `q`",
+        source: "the path table (paths bounded in depth and index, closed under the module's GEP shapes)",
+        example: "`0\\t2\\t3`",
+    },
+    Relation {
+        name: "ir_path_overlap",
+        columns: &[col("p", Number), col("q", Number)],
+        group: Group::Ir,
+        meaning: "paths `p` and `q` may name overlapping memory (one is a prefix of the other; `[*]` meets any element)",
+        source: "the path table",
+        example: "`0\\t3`",
+    },
+    Relation {
+        name: "ir_load",
+        columns: &[col("d", Number), col("a", Number)],
+        group: Group::Ir,
+        meaning: "value `d` is loaded from address `a`",
+        source: "`load`, the old value of `atomicrmw`/`cmpxchg`",
+        example: "`12\\t11`",
+    },
+    Relation {
+        name: "ir_store",
+        columns: &[col("v", Number), col("a", Number)],
+        group: Group::Ir,
+        meaning: "value `v` is stored at address `a`",
+        source: "`store`, `atomicrmw`, `cmpxchg`",
+        example: "`9\\t4`",
+    },
+    Relation {
+        name: "ir_memcopy",
+        columns: &[col("i", Number), col("d", Number), col("s", Number)],
+        group: Group::Ir,
+        meaning: "instruction `i` copies the memory at `s` to `d`",
+        source: "`llvm.memcpy.*`, `llvm.memmove.*`",
+        example: "`50\\t12\\t13`",
+    },
+    Relation {
+        name: "ir_call",
+        columns: &[col("i", Number), col("f", Number)],
+        group: Group::Ir,
+        meaning: "instruction `i` calls function `f` (which has a body) directly",
+        source: "`call @f(...)`",
+        example: "`41\\t3`",
+    },
+    Relation {
+        name: "ir_icall",
+        columns: &[col("i", Number), col("v", Number)],
+        group: Group::Ir,
+        meaning: "instruction `i` calls through the pointer value `v` (0: inline assembly or an unknown callee)",
+        source: "`call %fp(...)`",
+        example: "`42\\t15`",
+    },
+    Relation {
+        name: "ir_icall_heap",
+        columns: &[col("i", Number), col("d", Number), col("o", Number)],
+        group: Group::Ir,
+        meaning: "should the indirect call `i` reach an allocation function, its result `d` points to the new object `o`",
+        source: "indirect calls with a result (allocator hooks such as `my_malloc_f`)",
+        example: "`43\t31\t22`",
+    },
+    Relation {
+        name: "ir_extern_func",
+        columns: &[col("o", Number)],
+        group: Group::Ir,
+        meaning: "object `o` is a function declared outside the module (a library function)",
+        source: "the module's function declarations",
+        example: "`4`",
+    },
+    Relation {
+        name: "ir_extern_alloc",
+        columns: &[col("o", Number)],
+        group: Group::Ir,
+        meaning: "object `o` is an allocation function declared outside the module (`malloc`, `calloc`, ...)",
+        source: "function declarations whose name concord models as an allocator",
+        example: "`5`",
+    },
+    Relation {
+        name: "ir_actual",
+        columns: &[col("i", Number), col("n", Number), col("v", Number)],
+        group: Group::Ir,
+        meaning: "argument `n` (from 0) of call `i` is the value `v`",
+        source: "call operands that may be pointers",
+        example: "`41\\t0\\t9`",
+    },
+    Relation {
+        name: "ir_formal",
+        columns: &[col("f", Number), col("n", Number), col("v", Number)],
+        group: Group::Ir,
+        meaning: "parameter `n` of function `f` is the value `v`",
+        source: "function parameters",
+        example: "`3\\t0\\t30`",
+    },
+    Relation {
+        name: "ir_call_result",
+        columns: &[col("i", Number), col("v", Number)],
+        group: Group::Ir,
+        meaning: "call `i` defines value `v` with its result",
+        source: "calls with a result",
+        example: "`41\\t31`",
+    },
+    Relation {
+        name: "ir_ret",
+        columns: &[col("f", Number), col("v", Number)],
+        group: Group::Ir,
+        meaning: "function `f` may return value `v`",
+        source: "`ret`",
+        example: "`3\\t32`",
+    },
+    Relation {
+        name: "ir_thread_create",
+        columns: &[col("i", Number), col("r", Number), col("a", Number)],
+        group: Group::Ir,
+        meaning: "`pthread_create` at `i` starts the routine value `r` with payload value `a` (0: none)",
+        source: "`pthread_create(&t, attr, routine, payload)`",
+        example: "`60\\t7\\t9`",
+    },
+    Relation {
+        name: "ir_thread_ctx",
+        columns: &[col("c", Number), col("i", Number), col("k", Number)],
+        group: Group::Ir,
+        meaning: "a thread created at `i` by a function called at `c` runs in context `k`",
+        source: "each `pthread_create` under each direct call of its function (thread contexts are numbered after the instructions)",
+        example: "`41\\t60\\t900`",
+    },
+    Relation {
+        name: "ir_allocator",
+        columns: &[col("f", Number)],
+        group: Group::Ir,
+        meaning: "function `f` is an allocation wrapper: it returns memory it (or a wrapper it calls) allocated",
+        source: "returned values traced back through casts, GEPs, phis and selects to an allocating call",
+        example: "`5`",
+    },
+    Relation {
+        name: "ir_in_allocator",
+        columns: &[col("i", Number)],
+        group: Group::Ir,
+        meaning: "call `i` is made inside an allocation wrapper (a call to another wrapper keeps the caller's context)",
+        source: "calls inside the functions of `ir_allocator`",
+        example: "`44`",
+    },
+];
+
 pub fn relation(name: &str) -> Option<&'static Relation> {
-    RELATIONS.iter().find(|r| r.name == name)
+    all().find(|r| r.name == name)
+}
+
+/// Every extracted relation: the analysis facts, then the base IR facts.
+pub fn all() -> impl Iterator<Item = &'static Relation> {
+    RELATIONS.iter().chain(IR_RELATIONS.iter())
 }
 
 /// The schema page `docs/facts.md`, generated so it cannot drift from code.
@@ -354,7 +609,7 @@ happens-before is never computed over all instructions.\n\n",
     );
     for group in Group::ALL {
         out.push_str(&format!("## {}\n\n", group.title()));
-        for rel in RELATIONS.iter().filter(|r| r.group == group) {
+        for rel in all().filter(|r| r.group == group) {
             out.push_str(&format!("### `{}`\n\n", rel.signature()));
             out.push_str(&format!("{}\n\n", rel.meaning));
             out.push_str("| column | kind |\n| --- | --- |\n");
@@ -373,8 +628,17 @@ happens-before is never computed over all instructions.\n\n",
 /// Soufflé `.decl`/`.input` lines for every extracted relation, so exported
 /// facts load in other engines with the same names.
 pub fn souffle_input_decls() -> String {
+    decls(RELATIONS)
+}
+
+/// Input declarations of the points-to program: the base IR relations.
+pub fn souffle_ir_input_decls() -> String {
+    decls(IR_RELATIONS)
+}
+
+fn decls(relations: &[Relation]) -> String {
     let mut out = String::new();
-    for rel in RELATIONS {
+    for rel in relations {
         let cols: Vec<String> = rel
             .columns
             .iter()
@@ -397,7 +661,7 @@ mod tests {
     #[test]
     fn relation_names_are_unique_snake_case() {
         let mut seen = std::collections::HashSet::new();
-        for r in RELATIONS {
+        for r in all() {
             assert!(seen.insert(r.name), "duplicate relation {}", r.name);
             assert!(r
                 .name

@@ -6,13 +6,16 @@
 //! synchronisation idioms of EC-Diff §4.3–4.4, then SSA dependence.
 
 pub mod ir;
+pub mod ir_facts;
 pub mod order;
+pub mod paths;
 pub mod pointsto;
 pub mod program;
 
 use self::ir::LibCall;
+use self::ir_facts::IrFacts;
 use self::order::ThreadGraph;
-use self::pointsto::{LocId, Obj, PointsTo};
+use self::pointsto::{LocId, PointsTo};
 pub use self::program::ExtractOptions;
 use self::program::{ProgramModel, Site, StmtId};
 use super::{FactSet, LocationInfo, Manifest, Row, StatementInfo, ThreadInfo};
@@ -44,9 +47,12 @@ enum SyncOp {
 }
 
 pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
-    let model = ProgramModel::build(&program.module, &program.input, opts)?;
-    let mut pt = PointsTo::compute(&model);
+    let pt = PointsTo::compute(IrFacts::build(&program.module));
+    let model = ProgramModel::build(&program.module, &program.input, opts, &pt)?;
     let mut rel: BTreeMap<&'static str, BTreeSet<Row>> = FactSet::empty_relations();
+    for (name, rows) in &pt.ir.rows {
+        rel.insert(name, rows.clone());
+    }
     macro_rules! add {
         ($name:expr, $row:expr) => {{
             rel.get_mut($name).expect("declared relation").insert($row);
@@ -59,7 +65,6 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let mut sync_cells: BTreeSet<LocId> = BTreeSet::new();
     let mut handle_of_create: HashMap<StmtId, BTreeSet<LocId>> = HashMap::new();
     let mut joins: Vec<(StmtId, BTreeSet<LocId>)> = Vec::new();
-    let mut thread_args: BTreeSet<Obj> = BTreeSet::new();
     let mut asserts: BTreeSet<StmtId> = BTreeSet::new();
     for s in 0..model.stmts.len() as StmtId {
         let Some(finst) = model.finst_of(s) else {
@@ -98,7 +103,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                     continue;
                 }
                 let arg = |i: usize| call.arguments.get(i).map(|(a, _)| a);
-                let cells_of = |i: usize, pt: &mut PointsTo| -> BTreeSet<LocId> {
+                let cells_of = |i: usize, pt: &PointsTo| -> BTreeSet<LocId> {
                     arg(i)
                         .map(|a| pt.address_cells(&model, finst, a))
                         .unwrap_or_default()
@@ -108,7 +113,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                 let callee = ir::direct_callee(call).unwrap_or("");
                 match ir::classify(callee) {
                     LibCall::MutexLock | LibCall::MutexUnlock | LibCall::MutexTrylock => {
-                        let m = cells_of(0, &mut pt);
+                        let m = cells_of(0, &pt);
                         sync_cells.extend(m.iter().copied());
                         if let Some(m) = unique(&m) {
                             let op = match ir::classify(callee) {
@@ -120,15 +125,15 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                         }
                     }
                     LibCall::CondWait => {
-                        let c = cells_of(0, &mut pt);
-                        let m = cells_of(1, &mut pt);
+                        let c = cells_of(0, &pt);
+                        let m = cells_of(1, &pt);
                         sync_cells.extend(c.iter().chain(m.iter()).copied());
                         if let (Some(cond), Some(mutex)) = (unique(&c), unique(&m)) {
                             sync.insert(s, SyncOp::Wait { cond, mutex });
                         }
                     }
                     LibCall::CondSignal | LibCall::CondBroadcast => {
-                        let c = cells_of(0, &mut pt);
+                        let c = cells_of(0, &pt);
                         sync_cells.extend(c.iter().copied());
                         if let Some(c) = unique(&c) {
                             let op = if ir::classify(callee) == LibCall::CondSignal {
@@ -140,14 +145,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                         }
                     }
                     LibCall::ThreadCreate => {
-                        let h = cells_of(0, &mut pt);
+                        let h = cells_of(0, &pt);
                         sync_cells.extend(h.iter().copied());
                         handle_of_create.insert(s, h);
-                        if let Some(a) = arg(3) {
-                            for l in pt.pointees(&model, finst, a) {
-                                thread_args.insert(pt.locs[l as usize].obj.clone());
-                            }
-                        }
                     }
                     LibCall::ThreadJoin => {
                         // The handle is a value loaded from where create stored it.
@@ -166,13 +166,13 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                         asserts.insert(s);
                     }
                     LibCall::MemCopy => {
-                        let d = cells_of(0, &mut pt);
-                        let r = cells_of(1, &mut pt);
+                        let d = cells_of(0, &pt);
+                        let r = cells_of(1, &pt);
                         acc.writes.entry(s).or_default().extend(d);
                         acc.reads.entry(s).or_default().extend(r);
                     }
                     _ if callee.starts_with("llvm.memset.") => {
-                        let d = cells_of(0, &mut pt);
+                        let d = cells_of(0, &pt);
                         acc.writes.entry(s).or_default().extend(d);
                     }
                     _ => {}
@@ -185,24 +185,6 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for cells in handle_of_create.values() {
         sync_cells.extend(cells.iter().copied());
     }
-
-    // --- sharing: objects reachable from globals or thread arguments --------
-    let mut shared_objs: BTreeSet<Obj> = pt
-        .objects()
-        .filter(|o| matches!(o, Obj::Global(_)))
-        .cloned()
-        .collect();
-    shared_objs.extend(thread_args);
-    let mut frontier: Vec<Obj> = shared_objs.iter().cloned().collect();
-    while let Some(o) = frontier.pop() {
-        for next in pt.pointed_from(&o) {
-            if shared_objs.insert(next.clone()) {
-                frontier.push(next);
-            }
-        }
-    }
-    let is_shared =
-        |c: LocId| shared_objs.contains(&pt.locs[c as usize].obj) && !sync_cells.contains(&c);
 
     // Initial values of globals: one pseudo-write per global, of its cells
     // that some statement reads or writes (an unused global, or a mutex
@@ -217,13 +199,46 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for &s in &model.init_stmts {
         if let Site::Init { global } = model.stmts[s as usize].site {
             let cells = pt
-                .cells_of(&Obj::Global(global))
+                .global_cells(global)
                 .iter()
                 .copied()
                 .filter(|c| touched.contains(c));
             acc.writes.entry(s).or_default().extend(cells);
         }
     }
+
+    // --- sharing ----------------------------------------------------------------
+    // A cell is shared when its object may be reached by several threads
+    // (pt_shared: globals and what thread payloads reach) *and* two threads
+    // access it, one of them writing (initial values count as main's
+    // writes). A cell no other thread touches can take part in no
+    // cross-thread read-from and in no ordering the rules derive, so its
+    // accesses are not hb events: this keeps the events, and the order
+    // relations over them, to the memory threads really communicate through.
+    let mut writers: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
+    let mut accessors: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
+    for (map, is_write) in [(&acc.writes, true), (&acc.reads, false)] {
+        for (&s, cells) in map {
+            let t = model.stmts[s as usize].thread;
+            for &c in cells {
+                accessors.entry(c).or_default().insert(t);
+                if is_write {
+                    writers.entry(c).or_default().insert(t);
+                }
+            }
+        }
+    }
+    let conflicting: HashSet<LocId> = writers
+        .iter()
+        .filter(|(c, ws)| {
+            accessors
+                .get(c)
+                .is_some_and(|ts| ws.iter().any(|w| ts.iter().any(|t| t != w)))
+        })
+        .map(|(&c, _)| c)
+        .collect();
+    let is_shared =
+        |c: LocId| pt.is_shared(c) && !sync_cells.contains(&c) && conflicting.contains(&c);
 
     // --- thread graphs, control dependence, SSA dependence ------------------
     let graphs: Vec<ThreadGraph> = (0..model.threads.len())
@@ -521,6 +536,12 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for (call, index, d) in call_arguments(&model) {
         add!("call_arg", vec![call, index, d]);
     }
+    for &s in &model.unresolved_calls {
+        add!("unresolved_call", vec![s]);
+    }
+    for &s in &model.unresolved_starts {
+        add!("unresolved_thread_start", vec![s]);
+    }
 
     let mut facts = FactSet {
         statements: statement_table(&model),
@@ -565,6 +586,30 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     Ok(facts)
 }
 
+/// One line per call or thread start the points-to rules could not
+/// resolve (the `unresolved_call` and `unresolved_thread_start` facts),
+/// deduplicated across thread instances, for warnings on stderr.
+pub fn unresolved_warnings(facts: &FactSet) -> Vec<String> {
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for (rel, what) in [
+        (
+            "unresolved_call",
+            "call through a pointer with no known target: its callee is not modelled",
+        ),
+        (
+            "unresolved_thread_start",
+            "pthread_create with no known start routine: the thread is not modelled",
+        ),
+    ] {
+        for row in facts.rows(rel) {
+            if let Some(s) = facts.statement(row[0]) {
+                out.insert(format!("{}: in {}: {what}", s.location(), s.function));
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// The statement that defines an operand's value, following parameters
 /// back through call sites and thread creation.
 fn defining_stmt(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option<StmtId> {
@@ -579,7 +624,11 @@ fn defining_stmt(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option
     let caller = model.finsts[finst].caller?;
     let caller_finst = model.finst_of(caller)?;
     let call = model.call(caller)?;
-    let arg_index = if model.callee_of.get(&caller) == Some(&finst) {
+    let arg_index = if model
+        .callee_of
+        .get(&caller)
+        .is_some_and(|v| v.contains(&finst))
+    {
         index
     } else {
         3
@@ -604,7 +653,7 @@ fn ssa_dependence(model: &ProgramModel<'_>) -> BTreeSet<(StmtId, StmtId)> {
                 out.insert((d, s));
             }
         }
-        if let Some(&callee) = model.callee_of.get(&s) {
+        for &callee in model.callee_of.get(&s).into_iter().flatten() {
             for r in model.returns_of(callee) {
                 if let Some(T::Ret(ret)) = model.term(r) {
                     if ret.return_operand.is_some() {
@@ -638,7 +687,11 @@ fn add_call_site_dependence(model: &ProgramModel<'_>, control: &mut BTreeSet<(St
     let finst_stmts =
         |f: usize| -> Vec<StmtId> { model.finsts[f].blocks.iter().flatten().copied().collect() };
     let mut extra = Vec::new();
-    let mut callers: Vec<(StmtId, usize)> = model.callee_of.iter().map(|(&c, &f)| (c, f)).collect();
+    let mut callers: Vec<(StmtId, usize)> = model
+        .callee_of
+        .iter()
+        .flat_map(|(&c, fs)| fs.iter().map(move |&f| (c, f)))
+        .collect();
     for t in model.threads.iter().skip(1) {
         if let Some(c) = t.create_stmt {
             callers.push((c, t.entry));

@@ -1,451 +1,153 @@
-//! A flow-insensitive, field-sensitive (Andersen-style) points-to analysis
-//! over function instances. Abstract objects: each global, each `alloca` of
-//! each function instance, each allocation call of each instance. A location
-//! is an object plus a path of struct fields and array indices; an index the
-//! IR does not fix is `[*]`.
+//! Points-to results, read back from the rules (`rules/pointsto.dl`) run
+//! over the base IR facts ([`IrFacts`]). This module only indexes what the
+//! rules derived: the fixpoint itself is Datalog.
 //!
-//! Accesses are reported on *cells*: the finest known locations. An access
-//! expands to every cell it may touch, so two accesses may alias exactly when
-//! they share a cell (`a[*]` touches `a[1]`, `a[2]` and the unnamed elements
-//! `a[*]`; `a[1]` touches only `a[1]`).
+//! Accesses are reported on *cells*: per abstract object, the finest paths
+//! the analysis saw. An access through a path touches every cell below it
+//! (`a[*]` touches `a[1]`, `a[2]` and `a[*]`; `s` touches all fields of `s`).
 
-use super::ir::{self, LibCall};
-use super::program::{ProgramModel, Site, StmtId};
-use llvm_ir::constant::Constant;
-use llvm_ir::instruction::Instruction as I;
-use llvm_ir::terminator::Terminator as T;
-use llvm_ir::types::{NamedStructDef, Type};
-use llvm_ir::{Module, Name, Operand, TypeRef};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use super::ir_facts::{FuncId, InsnId, IrFacts, ObjId, ObjKind, VarId};
+use super::paths::PathId;
+use super::program::ProgramModel;
+use crate::analysis::{self, Engine, RuleProgram};
+use crate::facts::FactSet;
+use llvm_ir::{HasDebugLoc, Operand};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Obj {
-    /// Index into `module.global_vars`.
-    Global(usize),
-    /// The `alloca` statement (one per function instance).
-    Stack(StmtId),
-    /// The allocating call statement.
-    Heap(StmtId),
+/// A calling context: 0 for main, else a call site (or a thread context).
+pub type Ctx = u32;
+
+/// An abstract object: an allocation site and the context that allocated it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AbsObj {
+    pub site: ObjId,
+    pub ctx: Ctx,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Step {
-    Field(u32),
-    Index(u64),
-    AnyIndex,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Loc {
-    pub obj: Obj,
-    pub path: Vec<Step>,
+    pub obj: AbsObj,
+    pub path: PathId,
 }
 
 pub type LocId = u32;
-pub type PtsSet = BTreeSet<LocId>;
 
-#[derive(Default)]
+/// A resolved call or thread start: the function and the context it runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Callee {
+    pub func: FuncId,
+    pub ctx: Ctx,
+}
+
 pub struct PointsTo {
+    pub ir: IrFacts,
     pub locs: Vec<Loc>,
     index: HashMap<Loc, LocId>,
-    values: HashMap<(usize, Name), PtsSet>,
-    mem: HashMap<LocId, PtsSet>,
-    /// Cells (finest known locations) per object, filled by `finish`.
-    cells_of_obj: BTreeMap<Obj, Vec<LocId>>,
-}
-
-fn step_index(op: &Operand) -> Option<u64> {
-    match op {
-        Operand::ConstantOperand(c) => match c.as_ref() {
-            Constant::Int { value, .. } => Some(*value),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn const_index(c: &Constant) -> Option<u64> {
-    match c {
-        Constant::Int { value, .. } => Some(*value),
-        _ => None,
-    }
+    var: HashMap<(Ctx, VarId), Vec<LocId>>,
+    calls: HashMap<(Ctx, InsnId), Vec<Callee>>,
+    starts: HashMap<(Ctx, InsnId), Vec<Callee>>,
+    reach: HashMap<FuncId, Vec<Ctx>>,
+    extern_calls: HashSet<(Ctx, InsnId)>,
+    shared: HashSet<AbsObj>,
+    cells_of_obj: BTreeMap<AbsObj, Vec<LocId>>,
 }
 
 impl PointsTo {
-    pub fn intern(&mut self, loc: Loc) -> LocId {
-        if let Some(&id) = self.index.get(&loc) {
-            return id;
+    /// Run the points-to rules over the module's base facts.
+    pub fn compute(ir: IrFacts) -> PointsTo {
+        let mut input = FactSet::default();
+        input.relations = ir.rows.iter().map(|(k, v)| (*k, v.clone())).collect();
+        let out = analysis::run(RuleProgram::Pointsto, Engine::Ascent, &input);
+        let mut pt = PointsTo {
+            ir,
+            locs: Vec::new(),
+            index: HashMap::new(),
+            var: HashMap::new(),
+            calls: HashMap::new(),
+            starts: HashMap::new(),
+            reach: HashMap::new(),
+            extern_calls: HashSet::new(),
+            shared: HashSet::new(),
+            cells_of_obj: BTreeMap::new(),
+        };
+        let rows = |name: &str| out.get(name).into_iter().flatten();
+        for r in rows("pt_var") {
+            let l = pt.intern(r[2], r[3], r[4]);
+            pt.var.entry((r[0], r[1])).or_default().push(l);
         }
-        let id = self.locs.len() as LocId;
-        self.index.insert(loc.clone(), id);
-        self.locs.push(loc);
-        id
-    }
-
-    pub fn compute(model: &ProgramModel<'_>) -> PointsTo {
-        let mut pt = PointsTo::default();
-        pt.seed_globals(model.module);
-        // Naive iteration to a fixpoint: the programs concord reads are small,
-        // and every transfer only grows sets.
-        loop {
-            let mut changed = false;
-            for s in 0..model.stmts.len() as StmtId {
-                changed |= pt.transfer(model, s);
+        for r in rows("pt_heap") {
+            pt.intern(r[0], r[1], r[2]);
+            pt.intern(r[3], r[4], r[5]);
+        }
+        for r in rows("pt_call") {
+            let callee = Callee {
+                func: r[2],
+                ctx: r[3],
+            };
+            pt.calls.entry((r[0], r[1])).or_default().push(callee);
+        }
+        for r in rows("pt_thread_start") {
+            let callee = Callee {
+                func: r[2],
+                ctx: r[3],
+            };
+            pt.starts.entry((r[0], r[1])).or_default().push(callee);
+        }
+        for r in rows("pt_call_extern") {
+            pt.extern_calls.insert((r[0], r[1]));
+        }
+        for r in rows("pt_reach") {
+            pt.reach.entry(r[1]).or_default().push(r[0]);
+        }
+        for r in rows("pt_shared") {
+            pt.shared.insert(AbsObj {
+                site: r[0],
+                ctx: r[1],
+            });
+        }
+        // Globals' own cells exist even when only their root is named.
+        for (o, kind) in pt.ir.objs.clone().iter().enumerate() {
+            if let ObjKind::Global(_) = kind {
+                pt.intern(o as ObjId, 0, super::paths::ROOT);
             }
-            if !changed {
-                break;
-            }
+        }
+        for v in pt.calls.values_mut().chain(pt.starts.values_mut()) {
+            v.sort_unstable();
+            v.dedup();
         }
         pt.finish();
         pt
     }
 
-    fn seed_globals(&mut self, module: &Module) {
-        for (g, var) in module.global_vars.iter().enumerate() {
-            let root = self.intern(Loc {
-                obj: Obj::Global(g),
-                path: vec![],
-            });
-            if let Some(init) = &var.initializer {
-                let mut path = Vec::new();
-                self.seed_initializer(module, Obj::Global(g), &mut path, init);
-            }
-            let _ = root;
-        }
-    }
-
-    fn seed_initializer(&mut self, module: &Module, obj: Obj, path: &mut Vec<Step>, c: &Constant) {
-        match c {
-            Constant::Struct { values, .. } => {
-                for (i, v) in values.iter().enumerate() {
-                    path.push(Step::Field(i as u32));
-                    self.seed_initializer(module, obj.clone(), path, v);
-                    path.pop();
-                }
-            }
-            Constant::Array { elements, .. } => {
-                for (i, v) in elements.iter().enumerate() {
-                    path.push(Step::Index(i as u64));
-                    self.seed_initializer(module, obj.clone(), path, v);
-                    path.pop();
-                }
-            }
-            other => {
-                let targets = self.eval_const(module, other);
-                if !targets.is_empty() {
-                    let cell = self.intern(Loc {
-                        obj,
-                        path: path.clone(),
-                    });
-                    self.mem.entry(cell).or_default().extend(targets);
-                }
-            }
-        }
-    }
-
-    fn global_index(module: &Module, name: &Name) -> Option<usize> {
-        module.global_vars.iter().position(|g| &g.name == name)
-    }
-
-    pub fn eval_const(&mut self, module: &Module, c: &Constant) -> PtsSet {
-        match c {
-            Constant::GlobalReference { name, .. } => match Self::global_index(module, name) {
-                Some(g) => PtsSet::from([self.intern(Loc {
-                    obj: Obj::Global(g),
-                    path: vec![],
-                })]),
-                None => PtsSet::new(),
-            },
-            Constant::BitCast(b) => self.eval_const(module, &b.operand),
-            Constant::AddrSpaceCast(b) => self.eval_const(module, &b.operand),
-            Constant::IntToPtr(b) => self.eval_const(module, &b.operand),
-            Constant::PtrToInt(b) => self.eval_const(module, &b.operand),
-            Constant::GetElementPtr(g) => {
-                let base = self.eval_const(module, &g.address);
-                let pointee = match module.type_of(g.address.as_ref()).as_ref() {
-                    Type::PointerType { pointee_type, .. } => pointee_type.clone(),
-                    _ => return base,
-                };
-                let idx: Vec<Option<u64>> = g.indices.iter().map(|i| const_index(i)).collect();
-                self.apply_gep(module, &base, &pointee, &idx)
-            }
-            _ => PtsSet::new(),
-        }
-    }
-
-    fn eval(&mut self, model: &ProgramModel<'_>, finst: usize, op: &Operand) -> PtsSet {
-        match op {
-            Operand::LocalOperand { name, .. } => self
-                .values
-                .get(&(finst, name.clone()))
-                .cloned()
-                .unwrap_or_default(),
-            Operand::ConstantOperand(c) => self.eval_const(model.module, c),
-            Operand::MetadataOperand => PtsSet::new(),
-        }
-    }
-
-    fn apply_gep(
-        &mut self,
-        module: &Module,
-        base: &PtsSet,
-        source_ty: &TypeRef,
-        idx: &[Option<u64>],
-    ) -> PtsSet {
-        let mut out = PtsSet::new();
-        for &b in base {
-            let mut loc = self.locs[b as usize].clone();
-            // The first index moves the pointer itself, in units of source_ty.
-            match idx.first().copied().flatten() {
-                Some(0) => {}
-                first => {
-                    let step = first.map_or(Step::AnyIndex, Step::Index);
-                    match loc.path.last_mut() {
-                        Some(last @ Step::Index(_)) => {
-                            *last = match (*last, step) {
-                                (Step::Index(j), Step::Index(k)) => Step::Index(j + k),
-                                _ => Step::AnyIndex,
-                            }
-                        }
-                        Some(Step::AnyIndex) => {}
-                        _ => loc.path.push(step),
-                    }
-                }
-            }
-            let mut ty = source_ty.clone();
-            for i in idx.iter().skip(1) {
-                let (step, next) = match resolve(module, &ty).as_ref() {
-                    Type::StructType { element_types, .. } => {
-                        let k = i.unwrap_or(0) as usize;
-                        match element_types.get(k) {
-                            Some(t) => (Step::Field(k as u32), t.clone()),
-                            None => break,
-                        }
-                    }
-                    Type::ArrayType { element_type, .. }
-                    | Type::VectorType { element_type, .. } => {
-                        (i.map_or(Step::AnyIndex, Step::Index), element_type.clone())
-                    }
-                    _ => break,
-                };
-                loc.path.push(step);
-                ty = next;
-            }
-            out.insert(self.intern(loc));
-        }
-        out
-    }
-
-    fn add_value(&mut self, finst: usize, name: &Name, pts: PtsSet) -> bool {
-        if pts.is_empty() {
-            return false;
-        }
-        let entry = self.values.entry((finst, name.clone())).or_default();
-        let before = entry.len();
-        entry.extend(pts);
-        entry.len() != before
-    }
-
-    fn add_mem(&mut self, cell: LocId, pts: &PtsSet) -> bool {
-        if pts.is_empty() {
-            return false;
-        }
-        let entry = self.mem.entry(cell).or_default();
-        let before = entry.len();
-        entry.extend(pts.iter().copied());
-        entry.len() != before
-    }
-
-    /// What memory at these locations may hold (including overlapping locations).
-    fn load_from(&self, addrs: &PtsSet) -> PtsSet {
-        let mut out = PtsSet::new();
-        for (&cell, content) in &self.mem {
-            if addrs.iter().any(|&a| self.may_overlap(a, cell)) {
-                out.extend(content.iter().copied());
-            }
-        }
-        out
-    }
-
-    fn may_overlap(&self, a: LocId, b: LocId) -> bool {
-        let (la, lb) = (&self.locs[a as usize], &self.locs[b as usize]);
-        la.obj == lb.obj
-            && la
-                .path
-                .iter()
-                .zip(lb.path.iter())
-                .all(|(x, y)| x == y || *x == Step::AnyIndex || *y == Step::AnyIndex)
-    }
-
-    /// Bind callee parameters to actual arguments.
-    fn bind_params(
-        &mut self,
-        model: &ProgramModel<'_>,
-        caller: usize,
-        callee: usize,
-        args: &[&Operand],
-    ) -> bool {
-        let mut changed = false;
-        let params: Vec<Name> = model
-            .func(callee)
-            .parameters
-            .iter()
-            .map(|p| p.name.clone())
-            .collect();
-        for (p, a) in params.iter().zip(args) {
-            let v = self.eval(model, caller, a);
-            changed |= self.add_value(callee, p, v);
-        }
-        changed
-    }
-
-    fn transfer(&mut self, model: &ProgramModel<'_>, s: StmtId) -> bool {
-        let Site::Instr { finst, .. } = model.stmts[s as usize].site else {
-            if let Some(T::Ret(_)) = model.term(s) {
-                return false;
-            }
-            return false;
+    fn intern(&mut self, site: ObjId, ctx: Ctx, path: PathId) -> LocId {
+        let loc = Loc {
+            obj: AbsObj { site, ctx },
+            path,
         };
-        let module = model.module;
-        let instr = model.instr(s).expect("instruction site");
-        let mut changed = false;
-        match instr {
-            I::Alloca(a) => {
-                let id = self.intern(Loc {
-                    obj: Obj::Stack(s),
-                    path: vec![],
-                });
-                changed |= self.add_value(finst, &a.dest, PtsSet::from([id]));
-            }
-            I::GetElementPtr(g) => {
-                let base = self.eval(model, finst, &g.address);
-                let idx: Vec<Option<u64>> = g.indices.iter().map(step_index).collect();
-                let v = self.apply_gep(module, &base, &g.source_element_type, &idx);
-                changed |= self.add_value(finst, &g.dest, v);
-            }
-            I::BitCast(c) => changed |= self.copy(model, finst, &c.operand, &c.dest),
-            I::AddrSpaceCast(c) => changed |= self.copy(model, finst, &c.operand, &c.dest),
-            I::IntToPtr(c) => changed |= self.copy(model, finst, &c.operand, &c.dest),
-            I::PtrToInt(c) => changed |= self.copy(model, finst, &c.operand, &c.dest),
-            I::Freeze(c) => changed |= self.copy(model, finst, &c.operand, &c.dest),
-            I::Phi(p) => {
-                for (v, _) in &p.incoming_values {
-                    changed |= self.copy(model, finst, v, &p.dest);
-                }
-            }
-            I::Select(sel) => {
-                changed |= self.copy(model, finst, &sel.true_value, &sel.dest);
-                changed |= self.copy(model, finst, &sel.false_value, &sel.dest);
-            }
-            I::Load(l) => {
-                let addrs = self.eval(model, finst, &l.address);
-                let v = self.load_from(&addrs);
-                changed |= self.add_value(finst, &l.dest, v);
-            }
-            I::Store(st) => {
-                let addrs = self.eval(model, finst, &st.address);
-                let v = self.eval(model, finst, &st.value);
-                for a in addrs {
-                    changed |= self.add_mem(a, &v);
-                }
-            }
-            I::AtomicRMW(r) => {
-                let addrs = self.eval(model, finst, &r.address);
-                let v = self.eval(model, finst, &r.value);
-                let old = self.load_from(&addrs);
-                changed |= self.add_value(finst, &r.dest, old);
-                for a in addrs {
-                    changed |= self.add_mem(a, &v);
-                }
-            }
-            I::CmpXchg(x) => {
-                let addrs = self.eval(model, finst, &x.address);
-                let v = self.eval(model, finst, &x.replacement);
-                for a in addrs {
-                    changed |= self.add_mem(a, &v);
-                }
-            }
-            I::Call(call) => {
-                let args: Vec<&Operand> = call.arguments.iter().map(|(a, _)| a).collect();
-                if let Some(&callee) = model.callee_of.get(&s) {
-                    changed |= self.bind_params(model, finst, callee, &args);
-                    if let Some(dest) = &call.dest {
-                        for r in model.returns_of(callee) {
-                            if let Some(T::Ret(ret)) = model.term(r) {
-                                if let Some(op) = &ret.return_operand {
-                                    let v = self.eval(model, callee, op);
-                                    changed |= self.add_value(finst, dest, v);
-                                }
-                            }
-                        }
-                    }
-                    return changed;
-                }
-                match model.libcall(s) {
-                    LibCall::Alloc | LibCall::Realloc => {
-                        let id = self.intern(Loc {
-                            obj: Obj::Heap(s),
-                            path: vec![],
-                        });
-                        let mut v = PtsSet::from([id]);
-                        if model.libcall(s) == LibCall::Realloc {
-                            if let Some(a) = args.first() {
-                                v.extend(self.eval(model, finst, a));
-                            }
-                        }
-                        if let Some(dest) = &call.dest {
-                            changed |= self.add_value(finst, dest, v);
-                        }
-                    }
-                    LibCall::ThreadCreate => {
-                        let children = model.children_of.get(&s).cloned().unwrap_or_default();
-                        for child in children {
-                            let entry = model.threads[child as usize].entry;
-                            if let Some(arg) = args.get(3) {
-                                changed |= self.bind_params(model, finst, entry, &[arg]);
-                            }
-                        }
-                    }
-                    LibCall::MemCopy => {
-                        if let (Some(d), Some(src)) = (args.first(), args.get(1)) {
-                            let dst = self.eval(model, finst, d);
-                            let srcs = self.eval(model, finst, src);
-                            let content = self.load_from(&srcs);
-                            for a in dst {
-                                changed |= self.add_mem(a, &content);
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            _ => {}
+        if let Some(&id) = self.index.get(&loc) {
+            return id;
         }
-        changed
+        let id = self.locs.len() as LocId;
+        self.index.insert(loc, id);
+        self.locs.push(loc);
+        id
     }
 
-    fn copy(&mut self, model: &ProgramModel<'_>, finst: usize, from: &Operand, to: &Name) -> bool {
-        let v = self.eval(model, finst, from);
-        self.add_value(finst, to, v)
-    }
-
-    /// Compute the cells: per object, known locations no other known
-    /// location refines.
+    /// Cells: per object, the known paths no other known path refines.
     fn finish(&mut self) {
-        let mut by_obj: BTreeMap<Obj, Vec<LocId>> = BTreeMap::new();
+        let mut by_obj: BTreeMap<AbsObj, Vec<LocId>> = BTreeMap::new();
         for (id, loc) in self.locs.iter().enumerate() {
-            by_obj.entry(loc.obj.clone()).or_default().push(id as LocId);
+            by_obj.entry(loc.obj).or_default().push(id as LocId);
         }
+        let paths = &self.ir.paths;
         for (obj, ids) in by_obj {
             let cells: Vec<LocId> = ids
                 .iter()
                 .copied()
                 .filter(|&a| {
-                    let pa = &self.locs[a as usize].path;
-                    !ids.iter().any(|&b| {
-                        let pb = &self.locs[b as usize].path;
-                        pb.len() > pa.len() && pb[..pa.len()] == pa[..]
-                    })
+                    let pa = self.locs[a as usize].path;
+                    !ids.iter()
+                        .any(|&b| paths.refines(self.locs[b as usize].path, pa))
                 })
                 .collect();
             self.cells_of_obj.insert(obj, cells);
@@ -454,108 +156,110 @@ impl PointsTo {
 
     /// The cells an access through this location may touch.
     pub fn cells(&self, loc: LocId) -> Vec<LocId> {
-        let l = &self.locs[loc as usize];
+        let l = self.locs[loc as usize];
         self.cells_of_obj
             .get(&l.obj)
             .map(|cells| {
                 cells
                     .iter()
                     .copied()
-                    .filter(|&c| {
-                        let pc = &self.locs[c as usize].path;
-                        l.path
-                            .iter()
-                            .zip(pc.iter())
-                            .all(|(x, y)| x == y || *x == Step::AnyIndex)
-                    })
+                    .filter(|&c| self.ir.paths.covers(l.path, self.locs[c as usize].path))
                     .collect()
             })
             .unwrap_or_default()
     }
 
+    /// Locations an operand of a function instance may point to.
+    pub fn pointees(&self, model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Vec<LocId> {
+        let func = model.finsts[finst].func;
+        let Some(v) = self.ir.operand_var(func, op) else {
+            return Vec::new();
+        };
+        model.finsts[finst]
+            .ctxs
+            .iter()
+            .flat_map(|&c| self.var.get(&(c, v)).into_iter().flatten().copied())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+
     /// Cells reachable through an operand used as an address.
     pub fn address_cells(
-        &mut self,
+        &self,
         model: &ProgramModel<'_>,
         finst: usize,
         op: &Operand,
     ) -> BTreeSet<LocId> {
-        let pts = self.eval(model, finst, op);
-        pts.iter().flat_map(|&l| self.cells(l)).collect()
+        self.pointees(model, finst, op)
+            .into_iter()
+            .flat_map(|l| self.cells(l))
+            .collect()
     }
 
-    /// Locations an operand may point to (not expanded to cells).
-    pub fn pointees(&mut self, model: &ProgramModel<'_>, finst: usize, op: &Operand) -> PtsSet {
-        self.eval(model, finst, op)
+    /// The functions a call instruction may reach in a context, with theirs.
+    pub fn callees(&self, ctx: Ctx, insn: InsnId) -> &[Callee] {
+        self.calls.get(&(ctx, insn)).map_or(&[], |v| v.as_slice())
     }
 
-    pub fn cells_of(&self, obj: &Obj) -> &[LocId] {
-        self.cells_of_obj.get(obj).map_or(&[], |v| v.as_slice())
+    /// May this call through a pointer reach a library function?
+    pub fn calls_extern(&self, ctx: Ctx, insn: InsnId) -> bool {
+        self.extern_calls.contains(&(ctx, insn))
     }
 
-    pub fn objects(&self) -> impl Iterator<Item = &Obj> {
-        self.cells_of_obj.keys()
+    /// The start routines a `pthread_create` may start in a context.
+    pub fn thread_starts(&self, ctx: Ctx, insn: InsnId) -> &[Callee] {
+        self.starts.get(&(ctx, insn)).map_or(&[], |v| v.as_slice())
     }
 
-    /// Objects whose cells may hold pointers to `obj`'s... inverse: the
-    /// objects that pointers stored in `obj` may point to.
-    pub fn pointed_from(&self, obj: &Obj) -> BTreeSet<Obj> {
-        let mut out = BTreeSet::new();
-        for (&cell, content) in &self.mem {
-            if &self.locs[cell as usize].obj == obj {
-                for &t in content {
-                    out.insert(self.locs[t as usize].obj.clone());
-                }
-            }
-        }
-        out
+    /// Every context a function runs in.
+    pub fn contexts_of(&self, func: FuncId) -> &[Ctx] {
+        self.reach.get(&func).map_or(&[], |v| v.as_slice())
     }
 
-    /// A readable name for a location.
+    pub fn is_shared(&self, cell: LocId) -> bool {
+        self.shared.contains(&self.locs[cell as usize].obj)
+    }
+
+    /// The cells of a global variable.
+    pub fn global_cells(&self, global: usize) -> &[LocId] {
+        self.ir
+            .obj(ObjKind::Global(global))
+            .and_then(|site| self.cells_of_obj.get(&AbsObj { site, ctx: 0 }))
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    /// A readable name for a location, and its object's name.
     pub fn describe(&self, model: &ProgramModel<'_>, loc: LocId) -> (String, String) {
-        let l = &self.locs[loc as usize];
-        let object = match &l.obj {
-            Obj::Global(g) => ir::plain_name(&model.module.global_vars[*g].name),
-            Obj::Stack(s) => {
-                let func = model
-                    .finst_of(*s)
-                    .map(|f| model.func(f).name.clone())
-                    .unwrap_or_default();
-                let var = model
-                    .instr(*s)
+        let l = self.locs[loc as usize];
+        let module = model.module;
+        let insn_fn = |i: InsnId| {
+            let site = self.ir.insns[i as usize];
+            let f = &module.functions[site.func];
+            let instr = site.index.map(|k| &f.basic_blocks[site.block].instrs[k]);
+            (f, instr)
+        };
+        let object = match self.ir.objs[l.obj.site as usize] {
+            ObjKind::Global(g) => super::ir::plain_name(&module.global_vars[g].name),
+            ObjKind::Func(f) => module.functions[f].name.clone(),
+            ObjKind::Extern(e) => module.func_declarations[e].name.clone(),
+            ObjKind::Stack(i) => {
+                let (f, instr) = insn_fn(i);
+                let var = instr
                     .and_then(|i| i.try_get_result())
-                    .map(ir::plain_name)
+                    .map(super::ir::plain_name)
                     .unwrap_or_default();
-                format!("{func}::{var}")
+                format!("{}::{var}", f.name)
             }
-            Obj::Heap(s) => {
-                use llvm_ir::HasDebugLoc;
-                let line = model
-                    .instr(*s)
+            ObjKind::Heap(i) => {
+                let (_, instr) = insn_fn(i);
+                let line = instr
                     .and_then(|i| i.get_debug_loc().as_ref().map(|d| d.line))
                     .unwrap_or(0);
                 format!("heap@{line}")
             }
         };
-        let mut name = object.clone();
-        for step in &l.path {
-            match step {
-                Step::Field(k) => name.push_str(&format!(".{k}")),
-                Step::Index(k) => name.push_str(&format!("[{k}]")),
-                Step::AnyIndex => name.push_str("[*]"),
-            }
-        }
+        let name = format!("{object}{}", self.ir.paths.suffix(l.path));
         (name, object)
-    }
-}
-
-/// Follow named struct types to their definition.
-fn resolve(module: &Module, ty: &TypeRef) -> TypeRef {
-    match ty.as_ref() {
-        Type::NamedStructType { name } => match module.types.named_struct_def(name) {
-            Some(NamedStructDef::Defined(t)) => t.clone(),
-            _ => ty.clone(),
-        },
-        _ => ty.clone(),
     }
 }

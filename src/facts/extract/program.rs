@@ -1,10 +1,20 @@
-//! The program as thread instances: every function reached from a thread's
-//! start routine is cloned per call site (depth-bounded, recursion cut), so
-//! each thread has one inlined control-flow graph whose nodes are
-//! statements. Thread instances come from `pthread_create` sites; a site
-//! inside a loop yields `thread_loop_bound` instances.
+//! The program as threads: each thread has one control-flow graph whose
+//! nodes are statements (an instruction in one thread). Calls, direct or
+//! through pointers, and thread start routines come from the points-to
+//! rules ([`PointsTo`]), each with the calling context the rules analysed
+//! the callee in.
+//!
+//! Functions are cloned per call path while a thread stays within its
+//! statement budget and the call depth bound: clones keep paths valid, so
+//! code after a second call of a helper is not mistaken for a loop. Past
+//! the budget or the depth, a call links to one shared instance per
+//! (function, context) in the thread, so the model grows linearly with the
+//! program. Threads are abstract: one per create site, start routine and
+//! context, with two instances when the site may run more than once (a
+//! loop, or a thread that starts its own kind).
 
 use super::ir::{self, LibCall};
+use super::pointsto::{Callee, Ctx, PointsTo};
 use crate::error::{ConcordError, Result};
 use llvm_ir::instruction::Instruction;
 use llvm_ir::terminator::Terminator;
@@ -20,9 +30,14 @@ pub type FInstId = usize;
 pub struct ExtractOptions {
     /// Thread instances per `pthread_create` inside a loop.
     pub thread_loop_bound: u32,
-    /// Maximum nesting of cloned calls within one thread.
+    /// Maximum nesting of cloned calls within one thread; deeper calls
+    /// link to the thread's shared instance of the callee.
     pub call_depth_bound: usize,
-    /// Refuse programs with more thread instances than this.
+    /// Statements a thread may have before calls stop being cloned per
+    /// call path and link to shared instances.
+    pub clone_budget: usize,
+    /// Refuse programs with more thread instances than this (a guard
+    /// against runaway models, far above what real programs create).
     pub max_threads: usize,
 }
 
@@ -31,7 +46,8 @@ impl Default for ExtractOptions {
         ExtractOptions {
             thread_loop_bound: 2,
             call_depth_bound: 8,
-            max_threads: 64,
+            clone_budget: 20_000,
+            max_threads: 10_000,
         }
     }
 }
@@ -63,6 +79,8 @@ pub struct Stmt {
 pub struct FuncInstance {
     pub func: usize,
     pub thread: u32,
+    /// The points-to contexts this instance stands for.
+    pub ctxs: Vec<Ctx>,
     /// The call (or thread create) statement this instance was cloned for.
     pub caller: Option<StmtId>,
     /// Statements of each block, in order; the last is the terminator.
@@ -78,6 +96,8 @@ pub struct ThreadInst {
     pub create_stmt: Option<StmtId>,
     pub func: usize,
     pub instance: u32,
+    /// The points-to context of its start routine.
+    pub ctx: Ctx,
     pub entry: FInstId,
     /// All statements of the thread, in id order.
     pub stmts: Vec<StmtId>,
@@ -88,8 +108,12 @@ pub struct ProgramModel<'m> {
     pub stmts: Vec<Stmt>,
     pub finsts: Vec<FuncInstance>,
     pub threads: Vec<ThreadInst>,
-    /// Inlined call statement -> the callee instance.
-    pub callee_of: HashMap<StmtId, FInstId>,
+    /// Call statement -> the callee instances it may enter.
+    pub callee_of: HashMap<StmtId, Vec<FInstId>>,
+    /// Calls through pointers with no target, and thread creates with no
+    /// start routine the points-to rules could find.
+    pub unresolved_calls: Vec<StmtId>,
+    pub unresolved_starts: Vec<StmtId>,
     /// `pthread_create` statement -> the child thread instances.
     pub children_of: HashMap<StmtId, Vec<u32>>,
     /// Successors of each statement within its thread.
@@ -103,11 +127,19 @@ struct PendingThread {
     parent: u32,
     create_stmt: StmtId,
     func: usize,
+    ctx: Ctx,
     instance: u32,
+    /// (create instruction, routine, context) of this thread and its ancestors.
+    lineage: Vec<(u32, usize, Ctx)>,
 }
 
 impl<'m> ProgramModel<'m> {
-    pub fn build(module: &'m Module, path: &Path, opts: &ExtractOptions) -> Result<Self> {
+    pub fn build(
+        module: &'m Module,
+        path: &Path,
+        opts: &ExtractOptions,
+        pt: &PointsTo,
+    ) -> Result<Self> {
         let func_index: HashMap<&str, usize> = module
             .functions
             .iter()
@@ -123,6 +155,8 @@ impl<'m> ProgramModel<'m> {
             finsts: Vec::new(),
             threads: Vec::new(),
             callee_of: HashMap::new(),
+            unresolved_calls: Vec::new(),
+            unresolved_starts: Vec::new(),
             children_of: HashMap::new(),
             succ: Vec::new(),
             init_stmts: Vec::new(),
@@ -137,14 +171,20 @@ impl<'m> ProgramModel<'m> {
         let mut builder = Builder {
             path,
             opts,
+            pt,
             pending: VecDeque::new(),
             cyclic_blocks: HashMap::new(),
+            shared: HashMap::new(),
+            thread_start: 0,
+            lineage: Vec::new(),
         };
         builder.pending.push_back(PendingThread {
             parent: u32::MAX,
             create_stmt: StmtId::MAX,
             func: main,
+            ctx: 0,
             instance: 0,
+            lineage: Vec::new(),
         });
         while let Some(p) = builder.pending.pop_front() {
             let tid = model.threads.len() as u32;
@@ -160,7 +200,19 @@ impl<'m> ProgramModel<'m> {
             let first_stmt = model.stmts.len();
             let caller = (tid != 0).then_some(p.create_stmt);
             let mut stack = vec![p.func];
-            let entry = builder.instantiate(&mut model, p.func, tid, caller, &mut stack)?;
+            builder.shared.clear();
+            builder.thread_start = first_stmt;
+            builder.lineage = p.lineage.clone();
+            let entry = builder.instantiate(
+                &mut model,
+                Callee {
+                    func: p.func as u32,
+                    ctx: p.ctx,
+                },
+                tid,
+                caller,
+                &mut stack,
+            )?;
             let mut stmts: Vec<StmtId> =
                 (first_stmt as StmtId..model.stmts.len() as StmtId).collect();
             if tid == 0 {
@@ -180,6 +232,7 @@ impl<'m> ProgramModel<'m> {
                 create_stmt: caller,
                 func: p.func,
                 instance: p.instance,
+                ctx: p.ctx,
                 entry,
                 stmts,
             });
@@ -261,11 +314,17 @@ impl<'m> ProgramModel<'m> {
                 let list = self.finsts[f].blocks[b].clone();
                 for (k, &s) in list.iter().enumerate() {
                     if let Some(&next) = list.get(k + 1) {
-                        if let Some(&callee) = self.callee_of.get(&s) {
-                            let entry = self.finsts[callee].blocks[0][0];
-                            self.succ[s as usize].push(entry);
-                            for r in self.returns_of(callee) {
-                                self.succ[r as usize].push(next);
+                        if let Some(callees) = self.callee_of.get(&s).cloned() {
+                            for callee in callees {
+                                let entry = self.finsts[callee].blocks[0][0];
+                                if !self.succ[s as usize].contains(&entry) {
+                                    self.succ[s as usize].push(entry);
+                                }
+                                for r in self.returns_of(callee) {
+                                    if !self.succ[r as usize].contains(&next) {
+                                        self.succ[r as usize].push(next);
+                                    }
+                                }
                             }
                         } else {
                             self.succ[s as usize].push(next);
@@ -305,7 +364,7 @@ impl<'m> ProgramModel<'m> {
         let mut f = self.finst_of(s);
         while let Some(fi) = f {
             match self.finsts[fi].caller {
-                Some(c) if self.callee_of.get(&c) == Some(&fi) => {
+                Some(c) if self.callee_of.get(&c).is_some_and(|v| v.contains(&fi)) => {
                     chain.push(c);
                     f = self.finst_of(c);
                 }
@@ -319,25 +378,34 @@ impl<'m> ProgramModel<'m> {
 struct Builder<'a> {
     path: &'a Path,
     opts: &'a ExtractOptions,
+    pt: &'a PointsTo,
     pending: VecDeque<PendingThread>,
     cyclic_blocks: HashMap<usize, HashSet<usize>>,
+    /// The current thread's shared instances, per (function, context).
+    shared: HashMap<(usize, Ctx), FInstId>,
+    /// First statement of the thread being built (for its budget).
+    thread_start: usize,
+    lineage: Vec<(u32, usize, Ctx)>,
 }
 
 impl Builder<'_> {
     fn instantiate(
         &mut self,
         model: &mut ProgramModel<'_>,
-        func: usize,
+        callee: Callee,
         thread: u32,
         caller: Option<StmtId>,
         stack: &mut Vec<usize>,
     ) -> Result<FInstId> {
         let module = model.module;
+        let func = callee.func as usize;
+        let ctx = callee.ctx;
         let f = &module.functions[func];
         let fid = model.finsts.len();
         model.finsts.push(FuncInstance {
             func,
             thread,
+            ctxs: vec![ctx],
             caller,
             blocks: Vec::new(),
             defs: HashMap::new(),
@@ -349,8 +417,8 @@ impl Builder<'_> {
                     Instruction::Call(c) => Some(c),
                     _ => None,
                 };
-                let callee = call.and_then(ir::direct_callee);
-                let kind = callee.map_or(LibCall::Other, ir::classify);
+                let callee_name = call.and_then(ir::direct_callee);
+                let kind = callee_name.map_or(LibCall::Other, ir::classify);
                 if kind == LibCall::Debug {
                     continue;
                 }
@@ -366,33 +434,60 @@ impl Builder<'_> {
                 if let Some(dest) = instr.try_get_result() {
                     model.finsts[fid].defs.insert(dest.clone(), id);
                 }
-                let Some(call) = call else { continue };
+                if call.is_none() {
+                    continue;
+                }
+                let insn = self.pt.ir.insn_id(func, b, Some(i));
                 match kind {
                     LibCall::ThreadCreate => {
-                        self.schedule_threads(model, id, call, thread, fid, b)?
+                        self.schedule_threads(model, id, insn, ctx, thread, fid, b)?;
+                        continue;
                     }
-                    LibCall::UnmodelledThreads => {
-                        return Err(self.unsupported(
-                            instr,
-                            &format!(
+                    LibCall::UnmodelledThreads => return Err(self.unsupported(
+                        instr,
+                        &format!(
                             "`{}` starts a thread concord does not model (only pthread_create is)",
-                            callee.unwrap_or("?")
+                            callee_name.unwrap_or("?")
                         ),
-                        ))
-                    }
+                    )),
                     _ => {}
                 }
-                if let Some(&callee_idx) = callee.and_then(|n| model.func_index.get(n)) {
-                    let defined = !module.functions[callee_idx].basic_blocks.is_empty();
-                    if defined
-                        && !stack.contains(&callee_idx)
-                        && stack.len() < self.opts.call_depth_bound
-                    {
-                        stack.push(callee_idx);
-                        let child = self.instantiate(model, callee_idx, thread, Some(id), stack)?;
-                        stack.pop();
-                        model.callee_of.insert(id, child);
+                let targets = self.pt.callees(ctx, insn);
+                if callee_name.is_none() && targets.is_empty() && !self.pt.calls_extern(ctx, insn) {
+                    model.unresolved_calls.push(id);
+                    continue;
+                }
+                let mut entered = Vec::new();
+                for &target in targets {
+                    let g = target.func as usize;
+                    if module.functions[g].basic_blocks.is_empty() || stack.contains(&g) {
+                        continue; // no body, or recursion: the body is already modelled
                     }
+                    let over_budget = model.stmts.len() - self.thread_start
+                        > self.opts.clone_budget
+                        || stack.len() >= self.opts.call_depth_bound;
+                    let child = if over_budget {
+                        match self.shared.get(&(g, target.ctx)) {
+                            Some(&shared) => shared,
+                            None => {
+                                stack.push(g);
+                                let child =
+                                    self.instantiate(model, target, thread, Some(id), stack)?;
+                                stack.pop();
+                                self.shared.insert((g, target.ctx), child);
+                                child
+                            }
+                        }
+                    } else {
+                        stack.push(g);
+                        let child = self.instantiate(model, target, thread, Some(id), stack)?;
+                        stack.pop();
+                        child
+                    };
+                    entered.push(child);
+                }
+                if !entered.is_empty() {
+                    model.callee_of.insert(id, entered);
                 }
             }
             let term_id = model.new_stmt(
@@ -411,45 +506,54 @@ impl Builder<'_> {
         Ok(fid)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn schedule_threads(
         &mut self,
-        model: &ProgramModel<'_>,
+        model: &mut ProgramModel<'_>,
         create: StmtId,
-        call: &llvm_ir::instruction::Call,
+        insn: u32,
+        ctx: Ctx,
         parent: u32,
         finst: FInstId,
         block: usize,
     ) -> Result<()> {
-        let routine = call
-            .arguments
-            .get(2)
-            .and_then(|(op, _)| ir::function_operand(op))
-            .and_then(|name| model.func_index.get(name).copied());
-        let Some(func) = routine else {
-            return Err(self.unsupported(
-                &Instruction::Call(call.clone()),
-                "pthread_create's start routine is not a function named directly (function pointers are not modelled)",
-            ));
-        };
-        if model.module.functions[func].basic_blocks.is_empty() {
-            return Err(self.unsupported(
-                &Instruction::Call(call.clone()),
-                "pthread_create's start routine has no body in this module",
-            ));
+        let starts = self.pt.thread_starts(ctx, insn);
+        if starts.is_empty() {
+            model.unresolved_starts.push(create);
+            return Ok(());
         }
         let in_loop = self.in_loop(model, finst, block);
-        let copies = if in_loop {
-            self.opts.thread_loop_bound
-        } else {
-            1
-        };
-        for instance in 0..copies {
-            self.pending.push_back(PendingThread {
-                parent,
-                create_stmt: create,
-                func,
-                instance,
-            });
+        for &start in starts {
+            let func = start.func as usize;
+            if model.module.functions[func].basic_blocks.is_empty() {
+                model.unresolved_starts.push(create);
+                continue;
+            }
+            let key = (insn, func, start.ctx);
+            // A thread that (transitively) starts its own kind: two
+            // instances stand for all of them.
+            let seen = self.lineage.iter().filter(|k| **k == key).count();
+            if seen >= 2 {
+                continue;
+            }
+            let copies = if in_loop || seen == 1 {
+                self.opts.thread_loop_bound
+            } else {
+                1
+            };
+            let copies = if seen == 1 { 1 } else { copies };
+            let mut lineage = self.lineage.clone();
+            lineage.push(key);
+            for instance in 0..copies {
+                self.pending.push_back(PendingThread {
+                    parent,
+                    create_stmt: create,
+                    func,
+                    ctx: start.ctx,
+                    instance,
+                    lineage: lineage.clone(),
+                });
+            }
         }
         Ok(())
     }

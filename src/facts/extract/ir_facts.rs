@@ -1,0 +1,724 @@
+//! Base IR facts: what each instruction says about pointers, with no
+//! search and no fixpoint. The points-to rules (`rules/pointsto.dl`) derive
+//! points-to sets, the call graph (calls through pointers included) and
+//! thread start routines from these rows.
+//!
+//! Ids: instructions (`i`) are numbered from 1 over every defined function
+//! (0 is the root context); values (`v`) from 1 per SSA name or pointer
+//! constant of a function; objects (`o`) are globals, functions, `alloca`s
+//! and heap-allocating calls; paths (`p`) and GEP shapes (`g`) come from
+//! [`PathTable`].
+
+use super::ir::{self, LibCall};
+use super::paths::{GepShape, PathId, PathTable, ROOT};
+use crate::facts::Row;
+use llvm_ir::constant::Constant;
+use llvm_ir::instruction::Instruction as I;
+use llvm_ir::terminator::Terminator as T;
+use llvm_ir::types::Type;
+use llvm_ir::{Module, Name, Operand};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub type InsnId = u32;
+pub type VarId = u32;
+pub type ObjId = u32;
+pub type FuncId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ObjKind {
+    Global(usize),
+    Func(usize),
+    /// A function declared but not defined here (index into
+    /// `module.func_declarations`), such as `malloc` stored in a hook.
+    Extern(usize),
+    /// An `alloca` instruction.
+    Stack(InsnId),
+    /// A call that allocates (`malloc`, `calloc`, `realloc`, `strdup`, ...).
+    Heap(InsnId),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct InsnSite {
+    pub func: usize,
+    pub block: usize,
+    /// None for the block's terminator.
+    pub index: Option<usize>,
+}
+
+/// The IR relations, by name (see `schema::IR_RELATIONS`), plus the tables
+/// that give their ids meaning.
+pub struct IrFacts {
+    pub rows: BTreeMap<&'static str, BTreeSet<Row>>,
+    pub insns: Vec<InsnSite>,
+    block_base: Vec<Vec<InsnId>>,
+    vars: HashMap<(usize, Name), VarId>,
+    const_vars: HashMap<(usize, String), VarId>,
+    next_var: VarId,
+    pub objs: Vec<ObjKind>,
+    obj_index: HashMap<ObjKind, ObjId>,
+    pub paths: PathTable,
+    /// First context id past the instruction ids (thread contexts).
+    pub first_thread_ctx: u32,
+}
+
+impl IrFacts {
+    /// Instruction id of (function, block, index); `None` is the terminator.
+    pub fn insn_id(&self, func: usize, block: usize, index: Option<usize>) -> InsnId {
+        let base = self.block_base[func][block];
+        match index {
+            Some(i) => base + i as InsnId,
+            None => self.block_base[func].get(block + 1).copied().unwrap_or(0) - 1,
+        }
+    }
+
+    /// The value id of a function's SSA name or parameter.
+    pub fn var(&self, func: usize, name: &Name) -> Option<VarId> {
+        self.vars.get(&(func, name.clone())).copied()
+    }
+
+    /// The value id of an operand in a function (None: not a pointer source).
+    pub fn operand_var(&self, func: usize, op: &Operand) -> Option<VarId> {
+        match op {
+            Operand::LocalOperand { name, .. } => self.var(func, name),
+            Operand::ConstantOperand(c) => self.const_vars.get(&(func, c.to_string())).copied(),
+            Operand::MetadataOperand => None,
+        }
+    }
+
+    pub fn obj(&self, kind: ObjKind) -> Option<ObjId> {
+        self.obj_index.get(&kind).copied()
+    }
+
+    pub fn build(module: &Module) -> IrFacts {
+        let mut block_base = Vec::with_capacity(module.functions.len());
+        let mut insns = vec![InsnSite {
+            func: usize::MAX,
+            block: 0,
+            index: None,
+        }];
+        for (f, func) in module.functions.iter().enumerate() {
+            let mut bases = Vec::with_capacity(func.basic_blocks.len() + 1);
+            for (b, block) in func.basic_blocks.iter().enumerate() {
+                bases.push(insns.len() as InsnId);
+                for i in 0..block.instrs.len() {
+                    insns.push(InsnSite {
+                        func: f,
+                        block: b,
+                        index: Some(i),
+                    });
+                }
+                insns.push(InsnSite {
+                    func: f,
+                    block: b,
+                    index: None,
+                });
+            }
+            bases.push(insns.len() as InsnId);
+            block_base.push(bases);
+        }
+        let first_thread_ctx = insns.len() as u32;
+        let mut facts = IrFacts {
+            rows: crate::facts::schema::IR_RELATIONS
+                .iter()
+                .map(|r| (r.name, BTreeSet::new()))
+                .collect(),
+            insns,
+            block_base,
+            vars: HashMap::new(),
+            const_vars: HashMap::new(),
+            next_var: 1,
+            objs: Vec::new(),
+            obj_index: HashMap::new(),
+            paths: PathTable::new(),
+            first_thread_ctx,
+        };
+        Emitter::new(module).run(&mut facts);
+        facts
+    }
+
+    fn add(&mut self, rel: &'static str, row: Row) {
+        self.rows
+            .get_mut(rel)
+            .expect("declared IR relation")
+            .insert(row);
+    }
+
+    fn intern_obj(&mut self, kind: ObjKind) -> ObjId {
+        if let Some(&o) = self.obj_index.get(&kind) {
+            return o;
+        }
+        let o = self.objs.len() as ObjId;
+        self.objs.push(kind);
+        self.obj_index.insert(kind, o);
+        o
+    }
+
+    fn local_var(&mut self, func: usize, name: &Name) -> VarId {
+        if let Some(&v) = self.vars.get(&(func, name.clone())) {
+            return v;
+        }
+        let v = self.next_var;
+        self.next_var += 1;
+        self.vars.insert((func, name.clone()), v);
+        v
+    }
+}
+
+struct Emitter<'m> {
+    module: &'m Module,
+    func_index: HashMap<&'m str, usize>,
+    extern_index: HashMap<&'m str, usize>,
+    global_index: HashMap<&'m Name, usize>,
+    allocators: BTreeSet<usize>,
+}
+
+impl<'m> Emitter<'m> {
+    fn new(module: &'m Module) -> Self {
+        let func_index = module
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.as_str(), i))
+            .collect();
+        let extern_index = module
+            .func_declarations
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.as_str(), i))
+            .collect();
+        let global_index = module
+            .global_vars
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (&g.name, i))
+            .collect();
+        let mut e = Emitter {
+            module,
+            func_index,
+            extern_index,
+            global_index,
+            allocators: BTreeSet::new(),
+        };
+        e.allocators = e.find_allocators();
+        e
+    }
+
+    fn defined(&self, name: &str) -> Option<usize> {
+        self.func_index
+            .get(name)
+            .copied()
+            .filter(|&f| !self.module.functions[f].basic_blocks.is_empty())
+    }
+
+    /// Points-to of a constant: (object kind, path).
+    fn eval_const(&self, facts: &mut IrFacts, c: &Constant) -> Vec<(ObjKind, PathId)> {
+        match c {
+            Constant::GlobalReference { name, .. } => {
+                if let Some(&g) = self.global_index.get(name) {
+                    return vec![(ObjKind::Global(g), ROOT)];
+                }
+                let Some(n) = ir::name_str(name) else {
+                    return vec![];
+                };
+                if let Some(&f) = self.func_index.get(n) {
+                    vec![(ObjKind::Func(f), ROOT)]
+                } else if let Some(&e) = self.extern_index.get(n) {
+                    vec![(ObjKind::Extern(e), ROOT)]
+                } else {
+                    vec![]
+                }
+            }
+            Constant::BitCast(b) => self.eval_const(facts, &b.operand),
+            Constant::AddrSpaceCast(b) => self.eval_const(facts, &b.operand),
+            Constant::IntToPtr(b) => self.eval_const(facts, &b.operand),
+            Constant::PtrToInt(b) => self.eval_const(facts, &b.operand),
+            Constant::GetElementPtr(g) => {
+                let base = self.eval_const(facts, &g.address);
+                let source = match self.module.type_of(g.address.as_ref()).as_ref() {
+                    Type::PointerType { pointee_type, .. } => pointee_type.clone(),
+                    _ => return base,
+                };
+                let shape = GepShape {
+                    source,
+                    indices: g
+                        .indices
+                        .iter()
+                        .map(|i| match i.as_ref() {
+                            Constant::Int { value, .. } => Some(*value),
+                            _ => None,
+                        })
+                        .collect(),
+                };
+                facts.paths.shape(shape.clone());
+                base.into_iter()
+                    .map(|(o, p)| (o, facts.paths.apply(self.module, p, &shape)))
+                    .collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    /// The value id of an operand, creating one for pointer constants.
+    fn operand(&self, facts: &mut IrFacts, func: usize, op: &Operand) -> Option<VarId> {
+        match op {
+            Operand::LocalOperand { name, .. } => Some(facts.local_var(func, name)),
+            Operand::ConstantOperand(c) => {
+                let key = (func, c.to_string());
+                if let Some(&v) = facts.const_vars.get(&key) {
+                    return Some(v);
+                }
+                let targets = self.eval_const(facts, c);
+                if targets.is_empty() {
+                    return None;
+                }
+                let v = facts.next_var;
+                facts.next_var += 1;
+                facts.const_vars.insert(key, v);
+                facts.add("ir_var_func", vec![v, func as u32]);
+                for (kind, p) in targets {
+                    let o = facts.intern_obj(kind);
+                    facts.add("ir_const_pts", vec![v, o, p]);
+                }
+                Some(v)
+            }
+            Operand::MetadataOperand => None,
+        }
+    }
+
+    fn run(&self, facts: &mut IrFacts) {
+        if let Some(main) = self.defined("main") {
+            facts.add("ir_main", vec![main as u32]);
+        }
+        for f in 0..self.module.functions.len() {
+            let fo = facts.intern_obj(ObjKind::Func(f));
+            facts.add("ir_func_obj", vec![fo, f as u32]);
+        }
+        for (e, decl) in self.module.func_declarations.iter().enumerate() {
+            let o = facts.intern_obj(ObjKind::Extern(e));
+            facts.add("ir_extern_func", vec![o]);
+            if matches!(ir::classify(&decl.name), LibCall::Alloc | LibCall::Realloc) {
+                let o = facts.intern_obj(ObjKind::Extern(e));
+                facts.add("ir_extern_alloc", vec![o]);
+            }
+        }
+        for (g, var) in self.module.global_vars.iter().enumerate() {
+            let o = facts.intern_obj(ObjKind::Global(g));
+            facts.add("ir_global_obj", vec![o]);
+            if let Some(init) = &var.initializer {
+                let mut path = Vec::new();
+                self.global_init(facts, o, &mut path, init);
+            }
+        }
+        for &f in &self.allocators {
+            facts.add("ir_allocator", vec![f as u32]);
+        }
+        let callers = self.direct_call_sites(facts);
+        for (f, func) in self.module.functions.iter().enumerate() {
+            for (k, p) in func.parameters.iter().enumerate() {
+                let v = facts.local_var(f, &p.name);
+                facts.add("ir_formal", vec![f as u32, k as u32, v]);
+            }
+            for (b, block) in func.basic_blocks.iter().enumerate() {
+                for (i, instr) in block.instrs.iter().enumerate() {
+                    let id = facts.insn_id(f, b, Some(i));
+                    self.instruction(facts, f, id, instr, &callers);
+                }
+                if let T::Ret(r) = &block.term {
+                    if let Some(op) = &r.return_operand {
+                        if let Some(v) = self.operand(facts, f, op) {
+                            facts.add("ir_ret", vec![f as u32, v]);
+                        }
+                    }
+                }
+            }
+        }
+        facts.paths.close(self.module);
+        let steps: Vec<Row> = facts
+            .paths
+            .steps
+            .iter()
+            .map(|&(p, g, q)| vec![p, g, q])
+            .collect();
+        for row in steps {
+            facts.add("ir_path_step", row);
+        }
+        for (a, b) in facts.paths.overlaps() {
+            facts.add("ir_path_overlap", vec![a, b]);
+        }
+    }
+
+    /// Direct call sites of each defined function.
+    fn direct_call_sites(&self, facts: &IrFacts) -> HashMap<usize, Vec<InsnId>> {
+        let mut out: HashMap<usize, Vec<InsnId>> = HashMap::new();
+        for (f, func) in self.module.functions.iter().enumerate() {
+            for (b, block) in func.basic_blocks.iter().enumerate() {
+                for (i, instr) in block.instrs.iter().enumerate() {
+                    if let I::Call(c) = instr {
+                        if let Some(g) = ir::direct_callee(c).and_then(|n| self.defined(n)) {
+                            out.entry(g).or_default().push(facts.insn_id(f, b, Some(i)));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn global_init(&self, facts: &mut IrFacts, obj: ObjId, path: &mut Vec<u32>, c: &Constant) {
+        // Paths of initialisers are built from field/element positions; the
+        // table interns them so the rules see the same ids as for GEPs.
+        match c {
+            Constant::Struct { values, .. } => {
+                for (i, v) in values.iter().enumerate() {
+                    path.push(i as u32);
+                    self.global_init(facts, obj, path, v);
+                    path.pop();
+                }
+            }
+            Constant::Array { elements, .. } => {
+                for (i, v) in elements.iter().enumerate() {
+                    path.push(u32::MAX - (i as u32).min(super::paths::MAX_INDEX as u32));
+                    self.global_init(facts, obj, path, v);
+                    path.pop();
+                }
+            }
+            other => {
+                let targets = self.eval_const(facts, other);
+                if targets.is_empty() {
+                    return;
+                }
+                let steps = init_steps(path);
+                let p = facts.paths.intern(steps, Some(self.module.type_of(other)));
+                for (kind, tp) in targets {
+                    let o2 = facts.intern_obj(kind);
+                    facts.add("ir_global_init", vec![obj, p, o2, tp]);
+                }
+            }
+        }
+    }
+
+    fn instruction(
+        &self,
+        facts: &mut IrFacts,
+        f: usize,
+        id: InsnId,
+        instr: &I,
+        callers: &HashMap<usize, Vec<InsnId>>,
+    ) {
+        let fu = f as u32;
+        let copy = |facts: &mut IrFacts, dest: &Name, src: &Operand| {
+            if let Some(s) = self.operand(facts, f, src) {
+                let d = facts.local_var(f, dest);
+                facts.add("ir_copy", vec![d, s]);
+            }
+        };
+        match instr {
+            I::Alloca(a) => {
+                let o = facts.intern_obj(ObjKind::Stack(id));
+                let d = facts.local_var(f, &a.dest);
+                facts.add("ir_alloc", vec![id, d, o]);
+                facts.add("ir_insn_func", vec![id, fu]);
+            }
+            I::GetElementPtr(g) => {
+                let Some(b) = self.operand(facts, f, &g.address) else {
+                    return;
+                };
+                let shape = GepShape {
+                    source: g.source_element_type.clone(),
+                    indices: g
+                        .indices
+                        .iter()
+                        .map(|i| match i {
+                            Operand::ConstantOperand(c) => match c.as_ref() {
+                                Constant::Int { value, .. } => Some(*value),
+                                _ => None,
+                            },
+                            _ => None,
+                        })
+                        .collect(),
+                };
+                let gid = facts.paths.shape(shape);
+                let d = facts.local_var(f, &g.dest);
+                facts.add("ir_gep", vec![d, b, gid]);
+            }
+            I::BitCast(c) => copy(facts, &c.dest, &c.operand),
+            I::AddrSpaceCast(c) => copy(facts, &c.dest, &c.operand),
+            I::IntToPtr(c) => copy(facts, &c.dest, &c.operand),
+            I::PtrToInt(c) => copy(facts, &c.dest, &c.operand),
+            I::Freeze(c) => copy(facts, &c.dest, &c.operand),
+            I::ExtractValue(x) => copy(facts, &x.dest, &x.aggregate),
+            I::InsertValue(x) => {
+                copy(facts, &x.dest, &x.aggregate);
+                copy(facts, &x.dest, &x.element);
+            }
+            I::Phi(p) => {
+                for (v, _) in &p.incoming_values {
+                    copy(facts, &p.dest, v);
+                }
+            }
+            I::Select(s) => {
+                copy(facts, &s.dest, &s.true_value);
+                copy(facts, &s.dest, &s.false_value);
+            }
+            I::Load(l) => {
+                if let Some(a) = self.operand(facts, f, &l.address) {
+                    let d = facts.local_var(f, &l.dest);
+                    facts.add("ir_load", vec![d, a]);
+                }
+            }
+            I::Store(s) => self.store(facts, f, &s.value, &s.address),
+            I::AtomicRMW(r) => {
+                self.store(facts, f, &r.value, &r.address);
+                if let Some(a) = self.operand(facts, f, &r.address) {
+                    let d = facts.local_var(f, &r.dest);
+                    facts.add("ir_load", vec![d, a]);
+                }
+            }
+            I::CmpXchg(x) => {
+                self.store(facts, f, &x.replacement, &x.address);
+                if let Some(a) = self.operand(facts, f, &x.address) {
+                    let d = facts.local_var(f, &x.dest);
+                    facts.add("ir_load", vec![d, a]);
+                }
+            }
+            I::Call(call) => self.call(facts, f, id, call, callers),
+            _ => {}
+        }
+    }
+
+    fn store(&self, facts: &mut IrFacts, f: usize, value: &Operand, address: &Operand) {
+        if let (Some(v), Some(a)) = (
+            self.operand(facts, f, value),
+            self.operand(facts, f, address),
+        ) {
+            facts.add("ir_store", vec![v, a]);
+        }
+    }
+
+    fn call(
+        &self,
+        facts: &mut IrFacts,
+        f: usize,
+        id: InsnId,
+        call: &llvm_ir::instruction::Call,
+        callers: &HashMap<usize, Vec<InsnId>>,
+    ) {
+        let fu = f as u32;
+        let callee_name = ir::direct_callee(call);
+        let kind = callee_name.map_or(LibCall::Other, ir::classify);
+        if kind == LibCall::Debug {
+            return;
+        }
+        let arg = |facts: &mut IrFacts, k: usize| {
+            call.arguments
+                .get(k)
+                .and_then(|(a, _)| self.operand(facts, f, a))
+        };
+        let result = call.dest.as_ref().map(|d| facts.local_var(f, d));
+        // Every argument gets a value id, library calls included: extraction
+        // asks for the points-to sets of lock, condition and handle arguments.
+        let args: Vec<Option<VarId>> = (0..call.arguments.len()).map(|k| arg(facts, k)).collect();
+        match kind {
+            LibCall::Alloc | LibCall::Realloc => {
+                if let Some(d) = result {
+                    let o = facts.intern_obj(ObjKind::Heap(id));
+                    facts.add("ir_alloc", vec![id, d, o]);
+                    facts.add("ir_insn_func", vec![id, fu]);
+                    if kind == LibCall::Realloc {
+                        if let Some(a) = arg(facts, 0) {
+                            facts.add("ir_copy", vec![d, a]);
+                        }
+                    }
+                }
+                return;
+            }
+            LibCall::MemCopy => {
+                if let (Some(d), Some(s)) = (arg(facts, 0), arg(facts, 1)) {
+                    facts.add("ir_memcopy", vec![id, d, s]);
+                    facts.add("ir_insn_func", vec![id, fu]);
+                }
+                return;
+            }
+            LibCall::ThreadCreate => {
+                facts.add("ir_insn_func", vec![id, fu]);
+                let routine = arg(facts, 2).unwrap_or(0);
+                let payload = arg(facts, 3).unwrap_or(0);
+                facts.add("ir_thread_create", vec![id, routine, payload]);
+                // Thread contexts: the create site under each direct call
+                // of its function (so a `launch()` wrapper called twice
+                // starts two distinguishable threads).
+                let mut k = facts.first_thread_ctx + facts.rows["ir_thread_ctx"].len() as u32;
+                for &c in callers.get(&f).into_iter().flatten() {
+                    facts.add("ir_thread_ctx", vec![c, id, k]);
+                    k += 1;
+                }
+                return;
+            }
+            _ => {}
+        }
+        let in_allocator = self.allocators.contains(&f);
+        match callee_name {
+            Some(name) => {
+                let Some(g) = self.defined(name) else {
+                    return; // a library function: no body, no effect on pointers
+                };
+                facts.add("ir_call", vec![id, g as u32]);
+            }
+            None => {
+                let target = match &call.function {
+                    either::Either::Right(op) => self.operand(facts, f, op),
+                    either::Either::Left(_) => None, // inline assembly
+                };
+                let Some(v) = target else {
+                    facts.add("ir_icall", vec![id, 0]);
+                    facts.add("ir_insn_func", vec![id, fu]);
+                    return;
+                };
+                facts.add("ir_icall", vec![id, v]);
+                // Should the pointer turn out to be `malloc` (an allocator
+                // hook), the call allocates: its object is ready.
+                if let Some(d) = result {
+                    let o = facts.intern_obj(ObjKind::Heap(id));
+                    facts.add("ir_icall_heap", vec![id, d, o]);
+                }
+            }
+        }
+        facts.add("ir_insn_func", vec![id, fu]);
+        if in_allocator {
+            facts.add("ir_in_allocator", vec![id]);
+        }
+        for (k, a) in args.iter().enumerate() {
+            if let Some(a) = *a {
+                facts.add("ir_actual", vec![id, k as u32, a]);
+            }
+        }
+        if let Some(d) = result {
+            facts.add("ir_call_result", vec![id, d]);
+        }
+    }
+
+    /// Allocation wrappers: functions that return memory they (or an
+    /// allocation wrapper they call) allocated. Found by following each
+    /// returned value back through casts, GEPs, phis and selects.
+    fn find_allocators(&self) -> BTreeSet<usize> {
+        let mut found: BTreeSet<usize> = BTreeSet::new();
+        loop {
+            let mut changed = false;
+            for (f, func) in self.module.functions.iter().enumerate() {
+                if found.contains(&f) || func.basic_blocks.is_empty() {
+                    continue;
+                }
+                let defs: HashMap<&Name, &I> = func
+                    .basic_blocks
+                    .iter()
+                    .flat_map(|b| b.instrs.iter())
+                    .filter_map(|i| i.try_get_result().map(|d| (d, i)))
+                    .collect();
+                let returns_fresh = func.basic_blocks.iter().any(|b| match &b.term {
+                    T::Ret(r) => r
+                        .return_operand
+                        .as_ref()
+                        .is_some_and(|op| self.fresh(op, &defs, &found, 0)),
+                    _ => false,
+                });
+                if returns_fresh {
+                    found.insert(f);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return found;
+            }
+        }
+    }
+
+    fn fresh(
+        &self,
+        op: &Operand,
+        defs: &HashMap<&Name, &I>,
+        allocators: &BTreeSet<usize>,
+        depth: usize,
+    ) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        let Operand::LocalOperand { name, .. } = op else {
+            return false;
+        };
+        let Some(instr) = defs.get(name) else {
+            return false;
+        };
+        let next = |o: &Operand| self.fresh(o, defs, allocators, depth + 1);
+        match instr {
+            I::Call(c) => match ir::direct_callee(c) {
+                Some(n) => {
+                    matches!(ir::classify(n), LibCall::Alloc | LibCall::Realloc)
+                        || self.defined(n).is_some_and(|g| allocators.contains(&g))
+                }
+                None => match &c.function {
+                    either::Either::Right(op) => self.hook_allocates(op, defs),
+                    either::Either::Left(_) => false,
+                },
+            },
+            I::BitCast(c) => next(&c.operand),
+            I::AddrSpaceCast(c) => next(&c.operand),
+            I::GetElementPtr(g) => next(&g.address),
+            I::Phi(p) => p.incoming_values.iter().any(|(v, _)| next(v)),
+            I::Select(s) => next(&s.true_value) || next(&s.false_value),
+            _ => false,
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// Is this callee value loaded from a global hook initialised with an
+    /// allocation function (`static void *(*alloc_f)(size_t) = malloc;`)?
+    fn hook_allocates(&self, op: &Operand, defs: &HashMap<&Name, &I>) -> bool {
+        let Operand::LocalOperand { name, .. } = op else {
+            return false;
+        };
+        let Some(I::Load(l)) = defs.get(name) else {
+            return false;
+        };
+        let Operand::ConstantOperand(c) = &l.address else {
+            return false;
+        };
+        let Constant::GlobalReference { name, .. } = ir::strip_casts(c) else {
+            return false;
+        };
+        let Some(&g) = self.global_index.get(name) else {
+            return false;
+        };
+        let Some(init) = &self.module.global_vars[g].initializer else {
+            return false;
+        };
+        match ir::strip_casts(init) {
+            Constant::GlobalReference { name, .. } => ir::name_str(name)
+                .is_some_and(|n| matches!(ir::classify(n), LibCall::Alloc | LibCall::Realloc)),
+            _ => false,
+        }
+    }
+}
+
+/// Initialiser positions as path steps: struct fields as they are, array
+/// elements encoded from the top of the u32 range by `global_init`.
+fn init_steps(path: &[u32]) -> Vec<super::paths::Step> {
+    use super::paths::{Step, MAX_DEPTH, MAX_INDEX};
+    let mut out: Vec<Step> = path
+        .iter()
+        .map(|&k| {
+            if k > u32::MAX - MAX_INDEX as u32 - 1 {
+                let i = (u32::MAX - k) as u64;
+                if i < MAX_INDEX {
+                    Step::Index(i)
+                } else {
+                    Step::AnyIndex
+                }
+            } else {
+                Step::Field(k)
+            }
+        })
+        .collect();
+    out.truncate(MAX_DEPTH);
+    out
+}
