@@ -61,6 +61,9 @@ impl std::fmt::Display for End {
 pub struct Outcome {
     pub end: End,
     pub wall: Duration,
+    /// User + system CPU time of the child (and its waited-for children):
+    /// steadier than wall time on a machine shared with other work.
+    pub cpu: Duration,
     /// Peak resident set size in KB (`ru_maxrss`).
     pub peak_kb: u64,
     pub stdout: String,
@@ -149,10 +152,15 @@ pub fn run(cmd: &mut Command, limits: Limits) -> std::io::Result<Outcome> {
     Ok(Outcome {
         end,
         wall,
+        cpu: timeval(usage.utime) + timeval(usage.stime),
         peak_kb: usage.maxrss.max(0) as u64,
         stdout: read_all(&mut out),
         stderr: read_all(&mut err),
     })
+}
+
+fn timeval(tv: [c_long; 2]) -> Duration {
+    Duration::from_secs(tv[0].max(0) as u64) + Duration::from_micros(tv[1].max(0) as u64)
 }
 
 fn read_all(f: &mut File) -> String {

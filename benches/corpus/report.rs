@@ -3,7 +3,7 @@
 //! with its exit status and the head of its stderr, counted, and the
 //! section goes on with the next version or program.
 
-use crate::child::Outcome;
+use crate::child::{End, Outcome};
 use crate::compile::{self, Tools};
 use crate::measure::{read_counts, Concord, FactCounts};
 use crate::programs::{Subject, SUBJECTS};
@@ -21,10 +21,12 @@ const LINEAR_SLACK: f64 = 1.2;
 
 const STDERR_LINES: usize = 8;
 
-/// Best wall time over the runs, the largest peak memory, and the last
-/// outcome (all runs of one input behave alike; the first failure stops).
+/// Best wall and CPU times over the runs, the largest peak memory, and
+/// the last outcome (all runs of one input behave alike; the first failure
+/// stops).
 struct Runs {
     best: Duration,
+    best_cpu: Duration,
     peak_mb: f64,
     last: Outcome,
 }
@@ -33,6 +35,7 @@ struct Runs {
 /// directory of the last run is `out`.
 fn facts_runs(concord: &Concord, input: &Path, out: &Path, repeats: usize) -> Result<Runs, String> {
     let mut best = Duration::MAX;
+    let mut best_cpu = Duration::MAX;
     let mut peak_mb: f64 = 0.0;
     let mut last = None;
     for i in 0..repeats {
@@ -46,6 +49,7 @@ fn facts_runs(concord: &Concord, input: &Path, out: &Path, repeats: usize) -> Re
             .map_err(|e| format!("could not run concord: {e}"))?;
         let ok = o.exited_with(&[0]);
         best = best.min(o.wall);
+        best_cpu = best_cpu.min(o.cpu);
         peak_mb = peak_mb.max(o.peak_mb());
         last = Some(o);
         if !ok {
@@ -57,6 +61,7 @@ fn facts_runs(concord: &Concord, input: &Path, out: &Path, repeats: usize) -> Re
     }
     Ok(Runs {
         best,
+        best_cpu,
         peak_mb,
         last: last.expect("at least one run"),
     })
@@ -144,8 +149,16 @@ fn subject_rows(
         subject.commits
     };
     println!(
-        "{:<9} {:>8} {:>8} {:>8} {:>7} {:>7} {:>10}  {:<7}  commit",
-        "version", "build s", "facts s", "peak MB", "stmts", "threads", "unresolved", "target"
+        "{:<9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>10}  {:<7}  commit",
+        "version",
+        "build s",
+        "facts s",
+        "cpu s",
+        "peak MB",
+        "stmts",
+        "threads",
+        "unresolved",
+        "target"
     );
     let mut built: Vec<(String, Option<PathBuf>)> = Vec::new();
     for commit in commits {
@@ -240,9 +253,10 @@ fn version_row(
         }
     };
     let secs = runs.best.as_secs_f64();
+    let cpu = runs.best_cpu.as_secs_f64();
     if !runs.last.exited_with(&[0]) {
         println!(
-            "{commit:<9} {:>8.2} {secs:>8.2} {:>8.0} {:>7} {:>7} {:>10}  {:<7}  {described}",
+            "{commit:<9} {:>8.2} {secs:>8.2} {cpu:>8.2} {:>8.0} {:>7} {:>7} {:>10}  {:<7}  {described}",
             build_time.as_secs_f64(),
             runs.peak_mb,
             "-",
@@ -257,7 +271,7 @@ fn version_row(
     match read_counts(&out) {
         Ok(c) => {
             println!(
-                "{commit:<9} {:>8.2} {secs:>8.2} {:>8.0} {:>7} {:>7} {:>10}  {:<7}  {described}",
+                "{commit:<9} {:>8.2} {secs:>8.2} {cpu:>8.2} {:>8.0} {:>7} {:>7} {:>10}  {:<7}  {described}",
                 build_time.as_secs_f64(),
                 runs.peak_mb,
                 c.statements,
@@ -350,6 +364,7 @@ struct SynthRow {
     kloc: u32,
     lines: usize,
     facts_s: Option<f64>,
+    cpu_s: Option<f64>,
 }
 
 pub fn synth_section(
@@ -373,26 +388,28 @@ pub fn synth_section(
         return;
     }
     println!(
-        "{:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>7} {:>7} {:>10}",
+        "{:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>10}",
         "KLoC",
         "lines",
         "modules",
         "clang s",
         "facts s",
+        "cpu s",
         "peak MB",
         "stmts",
         "threads",
         "unresolved"
     );
     let mut rows = Vec::new();
-    let mut timed_out_at = None;
+    let mut capped_at = None;
     for &kloc in &opts.sizes {
-        if let Some(smaller) = timed_out_at {
-            println!("{kloc:>5} not run: {smaller} KLoC already hit the time cap");
+        if let Some((smaller, end)) = capped_at {
+            println!("{kloc:>5} not run: {smaller} KLoC already {end}");
             rows.push(SynthRow {
                 kloc,
                 lines: 0,
                 facts_s: None,
+                cpu_s: None,
             });
             continue;
         }
@@ -405,7 +422,7 @@ pub fn synth_section(
             kloc,
             &program,
             tally,
-            &mut timed_out_at,
+            &mut capped_at,
         );
         rows.push(row);
     }
@@ -421,12 +438,13 @@ fn synth_row(
     kloc: u32,
     program: &synth_kloc::SynthProgram,
     tally: &mut Tally,
-    timed_out_at: &mut Option<u32>,
+    capped_at: &mut Option<(u32, End)>,
 ) -> SynthRow {
     let mut row = SynthRow {
         kloc,
         lines: program.lines,
         facts_s: None,
+        cpu_s: None,
     };
     let src = dir.join(format!("synth-{kloc}k.c"));
     let bc = src.with_extension("bc");
@@ -463,25 +481,31 @@ fn synth_row(
         }
     };
     let secs = runs.best.as_secs_f64();
+    let cpu = runs.best_cpu.as_secs_f64();
     if !runs.last.exited_with(&[0]) {
-        println!("{lead} {secs:>8.2} {:>8.0} {}", runs.peak_mb, runs.last.end);
+        println!(
+            "{lead} {secs:>8.2} {cpu:>8.2} {:>8.0} {}",
+            runs.peak_mb, runs.last.end
+        );
         print_failure(&format!("facts {kloc} KLoC"), &runs.last);
         tally.failed += 1;
-        if runs.last.end == crate::child::End::TimedOut {
-            *timed_out_at = Some(kloc);
+        // A larger program will not fit under the same cap.
+        if matches!(runs.last.end, End::TimedOut | End::OverMemory) {
+            *capped_at = Some((kloc, runs.last.end));
         }
         return row;
     }
     match read_counts(&out) {
         Ok(c) => {
             println!(
-                "{lead} {secs:>8.2} {:>8.0} {:>7} {:>7} {:>10}",
+                "{lead} {secs:>8.2} {cpu:>8.2} {:>8.0} {:>7} {:>7} {:>10}",
                 runs.peak_mb,
                 c.statements,
                 c.threads,
                 unresolved(&c)
             );
             row.facts_s = Some(secs);
+            row.cpu_s = Some(cpu);
         }
         Err(e) => {
             println!("{lead} FAILED: facts written but unreadable: {e}");
@@ -492,8 +516,9 @@ fn synth_row(
 }
 
 /// time(n) / time(base) beside lines(n) / lines(base), base = the first
-/// (smallest) size; growth is at most linear when the time ratio is at
-/// most 1.2 times the size ratio.
+/// (smallest) size; growth is at most linear when the (wall) time ratio is
+/// at most 1.2 times the size ratio. The CPU-time ratio is printed beside
+/// it: on a loaded machine it is the steadier of the two.
 fn ratio_table(rows: &[SynthRow]) {
     let Some(base) = rows.first() else {
         return;
@@ -503,10 +528,10 @@ fn ratio_table(rows: &[SynthRow]) {
         base.kloc
     );
     println!(
-        "{:>5} {:>10} {:>10} {:>12}  verdict",
-        "KLoC", "size ratio", "time ratio", "time / size"
+        "{:>5} {:>10} {:>10} {:>12} {:>10} {:>12}  verdict (wall time)",
+        "KLoC", "size ratio", "time ratio", "time / size", "cpu ratio", "cpu / size"
     );
-    let Some(base_s) = base.facts_s else {
+    let (Some(base_s), Some(base_cpu)) = (base.facts_s, base.cpu_s) else {
         println!(
             "n/a: the {} KLoC run did not succeed, so no ratio can be formed",
             base.kloc
@@ -515,9 +540,10 @@ fn ratio_table(rows: &[SynthRow]) {
     };
     for r in rows {
         let size_ratio = r.lines as f64 / base.lines as f64;
-        match r.facts_s {
-            Some(s) => {
+        match (r.facts_s, r.cpu_s) {
+            (Some(s), Some(c)) => {
                 let time_ratio = s / base_s;
+                let cpu_ratio = c / base_cpu.max(1e-6);
                 let per = time_ratio / size_ratio;
                 let v = if per <= LINEAR_SLACK {
                     "at most linear"
@@ -525,13 +551,14 @@ fn ratio_table(rows: &[SynthRow]) {
                     "SUPERLINEAR"
                 };
                 println!(
-                    "{:>5} {size_ratio:>10.2} {time_ratio:>10.2} {per:>12.2}  {v}",
-                    r.kloc
+                    "{:>5} {size_ratio:>10.2} {time_ratio:>10.2} {per:>12.2} {cpu_ratio:>10.2} {:>12.2}  {v}",
+                    r.kloc,
+                    cpu_ratio / size_ratio
                 );
             }
-            None => println!(
-                "{:>5} {:>10} {:>10} {:>12}  n/a: no successful run",
-                r.kloc, "", "", ""
+            _ => println!(
+                "{:>5} {:>10} {:>10} {:>12} {:>10} {:>12}  n/a: no successful run",
+                r.kloc, "", "", "", "", ""
             ),
         }
     }
