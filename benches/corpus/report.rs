@@ -1,0 +1,565 @@
+//! The two sections of the corpus benchmark: what runs in which order and
+//! how each measurement is printed. A failure (build or run) is printed
+//! with its exit status and the head of its stderr, counted, and the
+//! section goes on with the next version or program.
+
+use crate::child::{End, Outcome};
+use crate::compile::{self, Tools};
+use crate::measure::{read_counts, Concord, FactCounts};
+use crate::programs::{Subject, SUBJECTS};
+use crate::synth_kloc;
+use crate::{Options, Tally};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The issue's targets on this machine, printed beside each figure.
+const FACTS_TARGET_S: f64 = 2.0;
+const FACTS_TARGET_MB: f64 = 500.0;
+const DIFF_TARGET_S: f64 = 10.0;
+/// A size ratio r may cost at most 1.2 r in time (10x bigger, 12x time).
+const LINEAR_SLACK: f64 = 1.2;
+
+const STDERR_LINES: usize = 8;
+
+/// Best wall and CPU times over the runs, the largest peak memory, and
+/// the last outcome (all runs of one input behave alike; the first failure
+/// stops).
+struct Runs {
+    best: Duration,
+    best_cpu: Duration,
+    peak_mb: f64,
+    last: Outcome,
+}
+
+/// `concord facts` `repeats` times, each into a fresh directory; the
+/// directory of the last run is `out`.
+fn facts_runs(concord: &Concord, input: &Path, out: &Path, repeats: usize) -> Result<Runs, String> {
+    let mut best = Duration::MAX;
+    let mut best_cpu = Duration::MAX;
+    let mut peak_mb: f64 = 0.0;
+    let mut last = None;
+    for i in 0..repeats {
+        let dir = if i + 1 == repeats {
+            out.to_path_buf()
+        } else {
+            out.with_extension(format!("run{i}"))
+        };
+        let o = concord
+            .facts(input, &dir)
+            .map_err(|e| format!("could not run concord: {e}"))?;
+        let ok = o.exited_with(&[0]);
+        best = best.min(o.wall);
+        best_cpu = best_cpu.min(o.cpu);
+        peak_mb = peak_mb.max(o.peak_mb());
+        last = Some(o);
+        if !ok {
+            break;
+        }
+        if dir != out {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    Ok(Runs {
+        best,
+        best_cpu,
+        peak_mb,
+        last: last.expect("at least one run"),
+    })
+}
+
+fn unresolved(c: &FactCounts) -> String {
+    c.unresolved
+        .map_or_else(|| "n/a".to_string(), |n| n.to_string())
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "MISSED"
+    }
+}
+
+fn print_failure(what: &str, o: &Outcome) {
+    println!(
+        "    FAILED {what}: {} after {:.2} s, peak {:.0} MB; stderr:",
+        o.end,
+        o.wall.as_secs_f64(),
+        o.peak_mb()
+    );
+    print!("{}", o.stderr_head(STDERR_LINES));
+}
+
+// ------------------------------------------------------------------ corpus
+
+pub fn corpus_section(
+    opts: &Options,
+    tools: &Tools,
+    concord: &Concord,
+    corpus: &Path,
+    scratch: &Path,
+    tally: &mut Tally,
+) {
+    println!("\n## Corpus programs ({})", corpus.display());
+    if !corpus.is_dir() {
+        println!(
+            "SKIPPED: no corpus directory at {} (set CONCORD_CORPUS to the directory holding the .bundle files)",
+            corpus.display()
+        );
+        tally.skipped += 1;
+        return;
+    }
+    println!(
+        "targets: facts < {FACTS_TARGET_S} s and < {FACTS_TARGET_MB} MB, diff --max-rank 2 < {DIFF_TARGET_S} s"
+    );
+    for subject in SUBJECTS {
+        if !opts.programs.is_empty() && !opts.programs.iter().any(|p| p == subject.name) {
+            continue;
+        }
+        subject_rows(opts, tools, concord, corpus, scratch, subject, tally);
+    }
+}
+
+fn subject_rows(
+    opts: &Options,
+    tools: &Tools,
+    concord: &Concord,
+    corpus: &Path,
+    scratch: &Path,
+    subject: &Subject,
+    tally: &mut Tally,
+) {
+    println!("\n### {}: {}", subject.name, subject.what);
+    let base = scratch.join(subject.name);
+    let clone = base.join("repo");
+    let bundle = corpus.join(subject.bundle);
+    if !bundle.is_file() {
+        println!("    SKIPPED: {} is missing", bundle.display());
+        tally.skipped += 1;
+        return;
+    }
+    if let Err(e) = compile::clone_bundle(&bundle, &clone) {
+        println!("    FAILED {}:\n{}", e.step, indent(&e.detail));
+        tally.failed += 1;
+        return;
+    }
+    let commits = if opts.quick {
+        &subject.commits[..2.min(subject.commits.len())]
+    } else {
+        subject.commits
+    };
+    println!(
+        "{:<9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>10}  {:<7}  commit",
+        "version",
+        "build s",
+        "facts s",
+        "cpu s",
+        "peak MB",
+        "stmts",
+        "threads",
+        "unresolved",
+        "target"
+    );
+    let mut built: Vec<(String, Option<PathBuf>)> = Vec::new();
+    for commit in commits {
+        let bc = version_row(opts, tools, concord, &clone, &base, subject, commit, tally);
+        built.push((commit.to_string(), bc));
+    }
+    if built.len() < 2 {
+        return;
+    }
+    println!(
+        "{:<19} {:>8} {:>8}  {:<7}  result",
+        "diff --max-rank 2", "time s", "peak MB", "target"
+    );
+    for pair in built.windows(2) {
+        let (old, new) = (&pair[0], &pair[1]);
+        let label = format!("{}..{}", old.0, new.0);
+        let (Some(old_bc), Some(new_bc)) = (&old.1, &new.1) else {
+            println!("{label:<19} not run: a version did not build");
+            continue;
+        };
+        match concord.diff(old_bc, new_bc) {
+            Err(e) => {
+                println!("{label:<19} FAILED: could not run concord: {e}");
+                tally.failed += 1;
+            }
+            Ok(o) if o.exited_with(&[0, 1]) => {
+                let secs = o.wall.as_secs_f64();
+                let result = format!(
+                    "exit {}: {}",
+                    if o.exited_with(&[0]) { 0 } else { 1 },
+                    diff_summary(&o.stdout)
+                );
+                println!(
+                    "{label:<19} {secs:>8.2} {:>8.0}  {:<7}  {result}",
+                    o.peak_mb(),
+                    verdict(secs < DIFF_TARGET_S)
+                );
+            }
+            Ok(o) => {
+                println!(
+                    "{label:<19} {:>8.2} {:>8.0}  {:<7}  {}",
+                    o.wall.as_secs_f64(),
+                    o.peak_mb(),
+                    verdict(false),
+                    o.end
+                );
+                print_failure(&format!("diff {label}"), &o);
+                tally.failed += 1;
+            }
+        }
+    }
+}
+
+/// Build one version and extract its facts; the bitcode when it built.
+#[allow(clippy::too_many_arguments)]
+fn version_row(
+    opts: &Options,
+    tools: &Tools,
+    concord: &Concord,
+    clone: &Path,
+    base: &Path,
+    subject: &Subject,
+    commit: &str,
+    tally: &mut Tally,
+) -> Option<PathBuf> {
+    let dir = base.join(commit);
+    let described = compile::describe(clone, commit);
+    let built = compile::checkout(clone, commit, &dir)
+        .map_err(|e| format!("{}:\n{}", e.step, indent(&e.detail)))
+        .and_then(|()| (subject.recipe)(&dir))
+        .and_then(|recipe| {
+            let bc = dir.join(format!("{}-{commit}.bc", subject.name));
+            compile::compile_and_link(tools, &dir, &recipe.sources, &recipe.flags, &bc)
+                .map(|t| (bc, t))
+                .map_err(|e| format!("{}:\n{}", e.step, indent(&head(&e.detail))))
+        });
+    let (bc, build_time) = match built {
+        Ok(b) => b,
+        Err(e) => {
+            println!("{commit:<9} BUILD FAILED ({described}): {e}");
+            tally.failed += 1;
+            return None;
+        }
+    };
+    let out = base.join(format!("facts-{commit}"));
+    let runs = match facts_runs(concord, &bc, &out, opts.repeats) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("{commit:<9} FAILED: {e}");
+            tally.failed += 1;
+            return Some(bc);
+        }
+    };
+    let secs = runs.best.as_secs_f64();
+    let cpu = runs.best_cpu.as_secs_f64();
+    if !runs.last.exited_with(&[0]) {
+        println!(
+            "{commit:<9} {:>8.2} {secs:>8.2} {cpu:>8.2} {:>8.0} {:>7} {:>7} {:>10}  {:<7}  {described}",
+            build_time.as_secs_f64(),
+            runs.peak_mb,
+            "-",
+            "-",
+            "-",
+            verdict(false)
+        );
+        print_failure(&format!("facts {commit}"), &runs.last);
+        tally.failed += 1;
+        return Some(bc);
+    }
+    match read_counts(&out) {
+        Ok(c) => {
+            println!(
+                "{commit:<9} {:>8.2} {secs:>8.2} {cpu:>8.2} {:>8.0} {:>7} {:>7} {:>10}  {:<7}  {described}",
+                build_time.as_secs_f64(),
+                runs.peak_mb,
+                c.statements,
+                c.threads,
+                unresolved(&c),
+                verdict(secs < FACTS_TARGET_S && runs.peak_mb < FACTS_TARGET_MB)
+            );
+            print_inside_threads(&c);
+        }
+        Err(e) => {
+            println!("{commit:<9} FAILED: facts written but unreadable: {e}");
+            tally.failed += 1;
+        }
+    }
+    Some(bc)
+}
+
+/// Which functions start threads and which files run inside them: what
+/// the issue's "pigz shows its compressor and writer threads" and "nbds
+/// shows the list, skiplist and hashtable code inside the threads" ask.
+fn print_inside_threads(c: &FactCounts) {
+    let starts: Vec<String> = c
+        .thread_functions
+        .iter()
+        .map(|(f, n)| format!("{f}×{n}"))
+        .collect();
+    println!("          thread functions: {}", starts.join(", "));
+    if c.files_in_threads.is_empty() {
+        println!("          statements in threads other than main: none");
+    } else {
+        let files: Vec<String> = c
+            .files_in_threads
+            .iter()
+            .map(|(f, n)| {
+                let f = if f.is_empty() { "(no file)" } else { f };
+                format!("{f} {n}")
+            })
+            .collect();
+        println!(
+            "          statements in threads other than main, per file: {}",
+            files.join(", ")
+        );
+    }
+}
+
+/// The line under the header of `concord diff`'s text report: its verdict
+/// ("no synchronisation difference up to rank 2", or the first difference).
+fn diff_summary(stdout: &str) -> String {
+    let line = stdout
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("(no report on stdout)");
+    let mut s: String = line.chars().take(100).collect();
+    if s.len() < line.len() {
+        s.push_str("...");
+    }
+    s
+}
+
+fn head(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut s = lines
+        .iter()
+        .take(STDERR_LINES)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    if lines.len() > STDERR_LINES {
+        s.push_str(&format!(
+            "\n... ({} more lines)",
+            lines.len() - STDERR_LINES
+        ));
+    }
+    s
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("      | {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ------------------------------------------------------------------ synthetic
+
+/// One measured size.
+struct SynthRow {
+    kloc: u32,
+    lines: usize,
+    facts_s: Option<f64>,
+    cpu_s: Option<f64>,
+}
+
+pub fn synth_section(
+    opts: &Options,
+    tools: &Tools,
+    concord: &Concord,
+    scratch: &Path,
+    tally: &mut Tally,
+) {
+    println!(
+        "\n## Synthetic programs (benches/corpus/synth_kloc.rs, threads started {}): concord facts per size",
+        match opts.starts {
+            synth_kloc::Starts::Pointers => "through a wrapper and function pointers",
+            synth_kloc::Starts::Named => "by pthread_create naming the routine (--named-starts)",
+        }
+    );
+    let dir = scratch.join("synth");
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        println!("FAILED: {}: {e}", dir.display());
+        tally.failed += 1;
+        return;
+    }
+    println!(
+        "{:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>10}",
+        "KLoC",
+        "lines",
+        "modules",
+        "clang s",
+        "facts s",
+        "cpu s",
+        "peak MB",
+        "stmts",
+        "threads",
+        "unresolved"
+    );
+    let mut rows = Vec::new();
+    let mut capped_at = None;
+    for &kloc in &opts.sizes {
+        if let Some((smaller, end)) = capped_at {
+            println!("{kloc:>5} not run: {smaller} KLoC already {end}");
+            rows.push(SynthRow {
+                kloc,
+                lines: 0,
+                facts_s: None,
+                cpu_s: None,
+            });
+            continue;
+        }
+        let program = synth_kloc::generate_kloc(kloc, opts.starts);
+        let row = synth_row(
+            opts,
+            tools,
+            concord,
+            &dir,
+            kloc,
+            &program,
+            tally,
+            &mut capped_at,
+        );
+        rows.push(row);
+    }
+    ratio_table(&rows);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn synth_row(
+    opts: &Options,
+    tools: &Tools,
+    concord: &Concord,
+    dir: &Path,
+    kloc: u32,
+    program: &synth_kloc::SynthProgram,
+    tally: &mut Tally,
+    capped_at: &mut Option<(u32, End)>,
+) -> SynthRow {
+    let mut row = SynthRow {
+        kloc,
+        lines: program.lines,
+        facts_s: None,
+        cpu_s: None,
+    };
+    let src = dir.join(format!("synth-{kloc}k.c"));
+    let bc = src.with_extension("bc");
+    if let Err(e) = std::fs::write(&src, &program.source) {
+        println!("{kloc:>5} FAILED writing {}: {e}", src.display());
+        tally.failed += 1;
+        return row;
+    }
+    let clang = match compile::compile_one(tools, &src, &bc) {
+        Ok(t) => t,
+        Err(e) => {
+            println!(
+                "{kloc:>5} BUILD FAILED {}:\n{}",
+                e.step,
+                indent(&head(&e.detail))
+            );
+            tally.failed += 1;
+            return row;
+        }
+    };
+    let lead = format!(
+        "{kloc:>5} {:>7} {:>7} {:>8.2}",
+        program.lines,
+        program.modules,
+        clang.as_secs_f64()
+    );
+    let out = dir.join(format!("facts-{kloc}k"));
+    let runs = match facts_runs(concord, &bc, &out, opts.repeats) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("{lead} FAILED: {e}");
+            tally.failed += 1;
+            return row;
+        }
+    };
+    let secs = runs.best.as_secs_f64();
+    let cpu = runs.best_cpu.as_secs_f64();
+    if !runs.last.exited_with(&[0]) {
+        println!(
+            "{lead} {secs:>8.2} {cpu:>8.2} {:>8.0} {}",
+            runs.peak_mb, runs.last.end
+        );
+        print_failure(&format!("facts {kloc} KLoC"), &runs.last);
+        tally.failed += 1;
+        // A larger program will not fit under the same cap.
+        if matches!(runs.last.end, End::TimedOut | End::OverMemory) {
+            *capped_at = Some((kloc, runs.last.end));
+        }
+        return row;
+    }
+    match read_counts(&out) {
+        Ok(c) => {
+            println!(
+                "{lead} {secs:>8.2} {cpu:>8.2} {:>8.0} {:>7} {:>7} {:>10}",
+                runs.peak_mb,
+                c.statements,
+                c.threads,
+                unresolved(&c)
+            );
+            row.facts_s = Some(secs);
+            row.cpu_s = Some(cpu);
+        }
+        Err(e) => {
+            println!("{lead} FAILED: facts written but unreadable: {e}");
+            tally.failed += 1;
+        }
+    }
+    row
+}
+
+/// time(n) / time(base) beside lines(n) / lines(base), base = the first
+/// (smallest) size; growth is at most linear when the (wall) time ratio is
+/// at most 1.2 times the size ratio. The CPU-time ratio is printed beside
+/// it: on a loaded machine it is the steadier of the two.
+fn ratio_table(rows: &[SynthRow]) {
+    let Some(base) = rows.first() else {
+        return;
+    };
+    println!(
+        "\nGrowth against {} KLoC (linear: time ratio ≤ {LINEAR_SLACK} × size ratio)",
+        base.kloc
+    );
+    println!(
+        "{:>5} {:>10} {:>10} {:>12} {:>10} {:>12}  verdict (wall time)",
+        "KLoC", "size ratio", "time ratio", "time / size", "cpu ratio", "cpu / size"
+    );
+    let (Some(base_s), Some(base_cpu)) = (base.facts_s, base.cpu_s) else {
+        println!(
+            "n/a: the {} KLoC run did not succeed, so no ratio can be formed",
+            base.kloc
+        );
+        return;
+    };
+    for r in rows {
+        let size_ratio = r.lines as f64 / base.lines as f64;
+        match (r.facts_s, r.cpu_s) {
+            (Some(s), Some(c)) => {
+                let time_ratio = s / base_s;
+                let cpu_ratio = c / base_cpu.max(1e-6);
+                let per = time_ratio / size_ratio;
+                let v = if per <= LINEAR_SLACK {
+                    "at most linear"
+                } else {
+                    "SUPERLINEAR"
+                };
+                println!(
+                    "{:>5} {size_ratio:>10.2} {time_ratio:>10.2} {per:>12.2} {cpu_ratio:>10.2} {:>12.2}  {v}",
+                    r.kloc,
+                    cpu_ratio / size_ratio
+                );
+            }
+            _ => println!(
+                "{:>5} {:>10} {:>10} {:>12} {:>10} {:>12}  n/a: no successful run",
+                r.kloc, "", "", "", "", ""
+            ),
+        }
+    }
+}
