@@ -594,10 +594,11 @@ two ids for each instruction. `kind` is `init` for the pseudo-statements that wr
 initial values, else the instruction's opcode (`load`, `store`, `call`, `br`, ...). \
 `text` is the LLVM instruction.\n\
 - `locations.tsv` — `id, name, object, shared` (header row). A location is an abstract \
-object (global, stack slot per function instance, heap allocation site per instance) plus a \
+object (global; stack slot or heap allocation site per calling context, see `rules/pointsto.dl`) plus a \
 field path: `acct.1` is field 1 of struct `acct`, `buf[3]` element 3, `buf[*]` an element \
-at an unknown index (it may alias every element). `shared` is 1 for locations more than one \
-thread can reach.\n\
+at an unknown index (it may alias every element). `shared` is 1 for locations of objects more than one \
+thread can reach (`pt_shared`) that two threads access, one of them writing (initial values \
+count as main's writes).\n\
 - `threads.tsv` — `id, parent, create_stmt, function, instance` (header row); main is \
 thread 0 with parent and create_stmt empty.\n\
 - `manifest.json` — tool version, input path and SHA-256, the compile flags, and the row \

@@ -547,10 +547,9 @@ impl<'m> Emitter<'m> {
                 // Thread contexts: the create site under each direct call
                 // of its function (so a `launch()` wrapper called twice
                 // starts two distinguishable threads).
-                let mut k = facts.first_thread_ctx + facts.rows["ir_thread_ctx"].len() as u32;
-                for &c in callers.get(&f).into_iter().flatten() {
+                let first = facts.first_thread_ctx + facts.rows["ir_thread_ctx"].len() as u32;
+                for (k, &c) in (first..).zip(callers.get(&f).into_iter().flatten()) {
                     facts.add("ir_thread_ctx", vec![c, id, k]);
-                    k += 1;
                 }
                 return;
             }

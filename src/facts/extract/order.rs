@@ -153,21 +153,23 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
         .filter(|(_, s)| events.contains(s))
         .map(|(i, _)| i)
         .collect();
-    let is_event: HashSet<usize> = thread_events.iter().copied().collect();
-    let mut reach: HashMap<usize, Vec<bool>> = HashMap::new();
+    let slot: HashMap<usize, usize> = thread_events
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| (i, k))
+        .collect();
+    let reach = EventReach::compute(tg, &slot);
     for &e in &thread_events {
-        let r = tg.reachable_from(tg.nodes[e]);
         for &f in &thread_events {
-            if r[f] {
+            if reach.reaches(tg.scc[e], slot[&f]) {
                 out.po.insert((tg.nodes[e], tg.nodes[f]));
             }
         }
-        reach.insert(e, r);
     }
     for &b in &thread_events {
         let mut d = tg.idom[b];
         while let Some(a) = d {
-            if is_event.contains(&a) && a != b && !reach[&b][a] {
+            if slot.contains_key(&a) && a != b && !reach.reaches(tg.scc[b], slot[&a]) {
                 out.dom.insert((tg.nodes[a], tg.nodes[b]));
             }
             d = tg.idom[a];
@@ -176,13 +178,70 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
     for &a in &thread_events {
         let mut p = tg.ipdom[a];
         while let Some(b) = p {
-            if is_event.contains(&b) && a != b && !reach[&b][a] {
+            if slot.contains_key(&b) && a != b && !reach.reaches(tg.scc[b], slot[&a]) {
                 out.postdom.insert((tg.nodes[a], tg.nodes[b]));
             }
             p = tg.ipdom[b];
         }
     }
     out
+}
+
+/// Which events each strongly connected component reaches by a non-empty
+/// path: one bitset per component, filled in reverse topological order
+/// (Tarjan's order), so the cost is edges x events / 64 rather than one
+/// graph search per event.
+struct EventReach {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl EventReach {
+    fn compute(tg: &ThreadGraph, slot: &HashMap<usize, usize>) -> EventReach {
+        let words = slot.len().div_ceil(64).max(1);
+        let comps = tg.scc_cyclic.len();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); comps];
+        for (i, &c) in tg.scc.iter().enumerate() {
+            members[c].push(i);
+        }
+        let mut bits = vec![0u64; comps * words];
+        let mut own = vec![0u64; words];
+        for k in 0..comps {
+            // Events of a successor component, and what it reaches.
+            let mut acc = vec![0u64; words];
+            for &i in &members[k] {
+                for &j in &tg.succ[i] {
+                    let c = tg.scc[j];
+                    if c == k {
+                        continue;
+                    }
+                    for w in 0..words {
+                        acc[w] |= bits[c * words + w];
+                    }
+                    if let Some(&e) = slot.get(&j) {
+                        acc[e / 64] |= 1 << (e % 64);
+                    }
+                }
+            }
+            if tg.scc_cyclic[k] {
+                own.iter_mut().for_each(|w| *w = 0);
+                for &i in &members[k] {
+                    if let Some(&e) = slot.get(&i) {
+                        own[e / 64] |= 1 << (e % 64);
+                    }
+                }
+                for w in 0..words {
+                    acc[w] |= own[w];
+                }
+            }
+            bits[k * words..(k + 1) * words].copy_from_slice(&acc);
+        }
+        EventReach { words, bits }
+    }
+
+    fn reaches(&self, comp: usize, event_slot: usize) -> bool {
+        self.bits[comp * self.words + event_slot / 64] & (1 << (event_slot % 64)) != 0
+    }
 }
 
 /// Statements on every complete run of the thread: the post-dominator

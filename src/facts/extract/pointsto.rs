@@ -55,8 +55,10 @@ pub struct PointsTo {
 impl PointsTo {
     /// Run the points-to rules over the module's base facts.
     pub fn compute(ir: IrFacts) -> PointsTo {
-        let mut input = FactSet::default();
-        input.relations = ir.rows.iter().map(|(k, v)| (*k, v.clone())).collect();
+        let input = FactSet {
+            relations: ir.rows.iter().map(|(k, v)| (*k, v.clone())).collect(),
+            ..FactSet::default()
+        };
         let out = analysis::run(RuleProgram::Pointsto, Engine::Ascent, &input);
         let mut pt = PointsTo {
             ir,

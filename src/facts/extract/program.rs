@@ -443,13 +443,15 @@ impl Builder<'_> {
                         self.schedule_threads(model, id, insn, ctx, thread, fid, b)?;
                         continue;
                     }
-                    LibCall::UnmodelledThreads => return Err(self.unsupported(
-                        instr,
-                        &format!(
+                    LibCall::UnmodelledThreads => {
+                        return Err(self.unsupported(
+                            instr,
+                            &format!(
                             "`{}` starts a thread concord does not model (only pthread_create is)",
                             callee_name.unwrap_or("?")
                         ),
-                    )),
+                        ))
+                    }
                     _ => {}
                 }
                 let targets = self.pt.callees(ctx, insn);
