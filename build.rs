@@ -31,21 +31,27 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
 
 /// Diff programs, one per rank: the single-version layers loaded twice
 /// (every relation prefixed `old_` / `new_`) plus the rules that relate the
-/// two copies through Δmap. Name, layer files, diff rule files.
-pub const DIFF_PROGRAMS: &[(&str, &[&str], &[&str])] = &[
+/// two copies through Δmap. Name, layer files, relations carried in from
+/// the previous rank's program (declared as inputs instead of recomputed),
+/// diff rule files.
+pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     (
         "diff1",
         &["hb.dl", "rf.dl", "lockorder.dl"],
+        "",
         &["diff.dl", "diff1.dl"],
     ),
     (
         "diff2",
         &["hb.dl", "rf.dl", "rank2.dl"],
+        "",
         &["diff.dl", "diff2.dl"],
     ),
     (
         "diff3",
-        &["hb.dl", "rf.dl", "rank2.dl", "rank3.dl"],
+        &["rank3.dl"],
+        ".decl hb_must(a: unsigned, b: unsigned)\n.input hb_must\n\
+         .decl rank2_may(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_may\n",
         &["diff.dl", "diff3.dl"],
     ),
 ];
@@ -126,7 +132,8 @@ fn main() {
         };
         write_program(&out, name, &program);
     }
-    for (name, layers, diff_files) in DIFF_PROGRAMS {
+    for (name, layers, carried, diff_files) in DIFF_PROGRAMS {
+        let inputs = format!("{inputs}{carried}");
         let mut p = version_copy(&inputs, layers, "old_");
         p.extend(version_copy(&inputs, layers, "new_"));
         let diff_sources: Vec<(String, String)> =

@@ -112,8 +112,10 @@ struct RankOutput {
     /// Counts per version: (mustHb, mayHb, MayRf).
     counts: [(usize, usize, usize); 2],
     lock_order: [BTreeSet<Vec<u32>>; 2],
-    /// rank2_may of each version (ranks 2 and 3).
+    /// rank2_may and mustHb of each version (rank 2; the rank-3 program
+    /// takes them as inputs instead of recomputing them).
     rank2: [Vec<(u32, u32, u32, u32)>; 2],
+    hb_must: [Vec<(u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
 }
@@ -158,30 +160,41 @@ macro_rules! diff_input {
     }};
 }
 
-/// Evaluate the rank's program with the chosen engine and read its typed outputs.
+/// Evaluate the rank's program with the chosen engine and read its typed
+/// outputs; `$prepare` may add rows to the input (carried relations).
 macro_rules! eval_rank {
-    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, |$out:ident| $read:expr) => {{
+    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, |$inp:ident| $prepare:expr, |$out:ident| $read:expr) => {{
         match $engine {
             Engine::Ascent => {
                 use programs::$prog::ascent as e;
-                let $out = e::run(&diff_input!(e, $old, $new, $map));
+                let mut $inp = diff_input!(e, $old, $new, $map);
+                $prepare;
+                let $out = e::run(&$inp);
                 $read
             }
             Engine::Crepe => {
                 use programs::$prog::crepe::engine as e;
-                let $out = e::run(&diff_input!(e, $old, $new, $map));
+                let mut $inp = diff_input!(e, $old, $new, $map);
+                $prepare;
+                let $out = e::run(&$inp);
                 $read
             }
         }
     }};
+    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, |$out:ident| $read:expr) => {
+        eval_rank!($prog, $engine, $old, $new, $map, |_i| (), |$out| $read)
+    };
 }
 
+/// Run rank `rank`'s program; rank 3 takes rank2_may and mustHb of both
+/// versions from the rank-2 output `carried`.
 fn eval(
     rank: u32,
     engine: Engine,
     old: &FactSet,
     new: &FactSet,
     map: &BTreeMap<u32, u32>,
+    carried: &RankOutput,
 ) -> RankOutput {
     match rank {
         1 => eval_rank!(diff1, engine, old, new, map, |o| RankOutput {
@@ -209,15 +222,28 @@ fn eval(
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
             rank2: [o.old_rank2_may, o.new_rank2_may],
+            hb_must: [o.old_hb_must, o.new_hb_must],
             ..RankOutput::default()
         }),
-        _ => eval_rank!(diff3, engine, old, new, map, |o| RankOutput {
-            only_old: sextuples(o.diff3_old),
-            only_new: sextuples(o.diff3_new),
-            rank3_no: [o.old_rank3_no.len(), o.new_rank3_no.len()],
-            rank2: [o.old_rank2_may, o.new_rank2_may],
-            ..RankOutput::default()
-        }),
+        _ => eval_rank!(
+            diff3,
+            engine,
+            old,
+            new,
+            map,
+            |i| {
+                i.old_rank2_may.clone_from(&carried.rank2[0]);
+                i.new_rank2_may.clone_from(&carried.rank2[1]);
+                i.old_hb_must.clone_from(&carried.hb_must[0]);
+                i.new_hb_must.clone_from(&carried.hb_must[1]);
+            },
+            |o| RankOutput {
+                only_old: sextuples(o.diff3_old),
+                only_new: sextuples(o.diff3_new),
+                rank3_no: [o.old_rank3_no.len(), o.new_rank3_no.len()],
+                ..RankOutput::default()
+            }
+        ),
     }
 }
 
@@ -233,9 +259,10 @@ pub fn sync_diff(
 ) -> Result<SyncDiff> {
     let mut out = SyncDiff::default();
     let max_rank = opts.max_rank.clamp(1, 3);
+    let mut previous = RankOutput::default();
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
-        let r = eval(rank, opts.engine, old, new, &m.map);
+        let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
         let stats = [&mut out.old_stats, &mut out.new_stats];
         if rank == 1 {
             for (s, (must, may, rf)) in stats.into_iter().zip(r.counts) {
@@ -267,7 +294,7 @@ pub fn sync_diff(
                 .into_iter()
                 .enumerate()
             {
-                let triangles = diff_counts::rank2_triangles(&r.rank2[i], budget)?;
+                let triangles = diff_counts::rank2_triangles(&previous.rank2[i], budget)?;
                 // rank3_no holds only for triangles (every rule requires the three pairs)
                 s.may_rf_rank.insert(3, triangles - r.rank3_no[i]);
             }
@@ -287,6 +314,10 @@ pub fn sync_diff(
         }
         if any && !opts.all_ranks {
             break;
+        }
+        if rank == 2 {
+            previous.rank2 = std::mem::take(&mut r.rank2);
+            previous.hb_must = std::mem::take(&mut r.hb_must);
         }
     }
     budget.end_phase();
