@@ -20,10 +20,98 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("sync2", &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl"]),
     (
         "sync3",
-        &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl", "rank3.dl"],
+        &[
+            "hb.dl",
+            "rf.dl",
+            "lockorder.dl",
+            "rank2.dl",
+            "rank3.dl",
+            "rank3_may.dl",
+        ],
     ),
     ("cia", &["cia.dl"]),
 ];
+
+/// Diff programs, one per rank: the single-version layers loaded twice
+/// (every relation prefixed `old_` / `new_`) plus the rules that relate the
+/// two copies through Δmap. Name, layer files, relations carried in from
+/// the previous rank's program (declared as inputs instead of recomputed),
+/// diff rule files.
+pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
+    (
+        "diff1",
+        &["hb.dl", "rf.dl", "lockorder.dl"],
+        "",
+        &["diff.dl", "diff1.dl"],
+    ),
+    (
+        "diff2",
+        &["hb.dl", "rf.dl", "rank2.dl"],
+        "",
+        &["diff.dl", "diff2.dl"],
+    ),
+    (
+        "diff3",
+        &["rank3.dl"],
+        ".decl hb_must(a: unsigned, b: unsigned)\n.input hb_must\n\
+         .decl rank2_may(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_may\n",
+        &["diff.dl", "diff3.dl"],
+    ),
+];
+
+/// Relations of the per-version copies that the diff reads back (counts,
+/// lock order); every other copied relation stays internal to the engine.
+const DIFF_COPY_OUTPUTS: &[&str] = &[
+    "hb_must",
+    "hb_may",
+    "rf_may",
+    "lock_order",
+    "rank2_may",
+    "rank3_no",
+];
+
+fn read_rules(file: &str) -> (String, String) {
+    let path = Path::new("rules").join(file);
+    println!("cargo:rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (path.display().to_string(), text)
+}
+
+/// The layers of one version, relations renamed with `prefix`.
+fn version_copy(inputs: &str, layers: &[&str], prefix: &str) -> concord_rulec::Program {
+    let mut sources = vec![("input.dl".to_string(), inputs.to_string())];
+    sources.extend(layers.iter().map(|f| read_rules(f)));
+    let mut p = concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
+    p.outputs
+        .retain(|o| DIFF_COPY_OUTPUTS.contains(&o.rel.as_str()));
+    p.rename_relations(|r| format!("{prefix}{r}"));
+    p
+}
+
+fn write_program(out: &str, name: &str, program: &concord_rulec::CheckedProgram) {
+    let ascent = concord_rulec::to_ascent(program, "Program");
+    let crepe = concord_rulec::to_crepe(program, "engine");
+    std::fs::write(Path::new(out).join(format!("{name}_ascent.rs")), ascent).unwrap();
+    std::fs::write(Path::new(out).join(format!("{name}_crepe.rs")), crepe).unwrap();
+    std::fs::write(
+        Path::new(out).join(format!("{name}.dl")),
+        concord_rulec::to_souffle(program),
+    )
+    .unwrap();
+    std::fs::write(
+        Path::new(out).join(format!("{name}.smt2")),
+        concord_rulec::to_z3_fixedpoint(program),
+    )
+    .unwrap();
+    // Column names of the outputs, so reports can show statement columns as source lines.
+    let mut columns = String::from("pub const OUTPUT_COLUMNS: &[(&str, &[&str])] = &[\n");
+    for rel in program.outputs() {
+        let cols: Vec<String> = rel.columns.iter().map(|(c, _)| format!("{c:?}")).collect();
+        columns.push_str(&format!("    ({:?}, &[{}]),\n", rel.name, cols.join(", ")));
+    }
+    columns.push_str("];\n");
+    std::fs::write(Path::new(out).join(format!("{name}_columns.rs")), columns).unwrap();
+}
 
 fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
@@ -42,13 +130,7 @@ fn main() {
             "input.dl (generated from src/facts/schema.rs)".into(),
             inputs.clone(),
         )];
-        for f in *files {
-            let path = Path::new("rules").join(f);
-            println!("cargo:rerun-if-changed={}", path.display());
-            let text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            sources.push((path.display().to_string(), text));
-        }
+        sources.extend(files.iter().map(|f| read_rules(f)));
         let program = match concord_rulec::compile_sources(&sources) {
             Ok(p) => p,
             Err(errors) => {
@@ -57,27 +139,22 @@ fn main() {
                 panic!("rules for `{name}` do not compile:\n{errors}");
             }
         };
-        let ascent = concord_rulec::to_ascent(&program, "Program");
-        let crepe = concord_rulec::to_crepe(&program, "engine");
-        std::fs::write(Path::new(&out).join(format!("{name}_ascent.rs")), ascent).unwrap();
-        std::fs::write(Path::new(&out).join(format!("{name}_crepe.rs")), crepe).unwrap();
-        std::fs::write(
-            Path::new(&out).join(format!("{name}.dl")),
-            concord_rulec::to_souffle(&program),
-        )
-        .unwrap();
-        std::fs::write(
-            Path::new(&out).join(format!("{name}.smt2")),
-            concord_rulec::to_z3_fixedpoint(&program),
-        )
-        .unwrap();
-        // Column names of the outputs, so reports can show statement columns as source lines.
-        let mut columns = String::from("pub const OUTPUT_COLUMNS: &[(&str, &[&str])] = &[\n");
-        for rel in program.outputs() {
-            let cols: Vec<String> = rel.columns.iter().map(|(c, _)| format!("{c:?}")).collect();
-            columns.push_str(&format!("    ({:?}, &[{}]),\n", rel.name, cols.join(", ")));
-        }
-        columns.push_str("];\n");
-        std::fs::write(Path::new(&out).join(format!("{name}_columns.rs")), columns).unwrap();
+        write_program(&out, name, &program);
+    }
+    for (name, layers, carried, diff_files) in DIFF_PROGRAMS {
+        let inputs = format!("{inputs}{carried}");
+        let mut p = version_copy(&inputs, layers, "old_");
+        p.extend(version_copy(&inputs, layers, "new_"));
+        let diff_sources: Vec<(String, String)> =
+            diff_files.iter().map(|f| read_rules(f)).collect();
+        p.extend(concord_rulec::parse_sources(&diff_sources).unwrap_or_else(|e| panic!("{e}")));
+        let program = match concord_rulec::check(p) {
+            Ok(p) => p,
+            Err(errors) => {
+                eprintln!("{errors}");
+                panic!("rules for `{name}` do not compile:\n{errors}");
+            }
+        };
+        write_program(&out, name, &program);
     }
 }

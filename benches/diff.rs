@@ -12,12 +12,20 @@
 //!    locks, each size analysed in a child process (so that its peak memory,
 //!    VmHWM, is its own), with a time and memory cap.
 //!
+//! 4. Real programs (see `nbds/`): nbds harnesses at rank 3, `concord diff`
+//!    from source and from fact directories (wall time, peak memory, time
+//!    of each phase), beside the previous implementation (`--reference`),
+//!    Soufflé's interpreter and Z3 on the same facts and rules.
+//!
 //! Run: `cargo bench --bench diff` (all parts), or after `--`:
+//! `--only-real`, `--no-real`, `--reference-timeout S` (default 60),
 //! `--repeats R` (default 3), `--no-z3`, `--no-synth`, `--only-synth`,
 //! `--timeout S` (per synthetic size, default 20), `--z3-timeout S`
 //! (per z3 run, default 20), `--emit T N L` (print a
 //! synthetic program's C source and exit).
 
+#[path = "nbds/mod.rs"]
+mod nbds;
 #[path = "synth/mod.rs"]
 mod synth;
 
@@ -81,6 +89,10 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .and_then(|v| v.parse::<u64>().ok())
     };
+    if has("--only-real") {
+        bench_real(value("--repeats").unwrap_or(3), &value);
+        return;
+    }
     let opts = Options {
         repeats: value("--repeats").unwrap_or(3).max(1) as usize,
         z3: !has("--no-z3") && !has("--only-synth"),
@@ -109,6 +121,19 @@ fn main() {
     if opts.synth {
         bench_synth(&opts);
     }
+    if opts.pairs && !has("--no-real") {
+        bench_real(opts.repeats as u64, &value);
+    }
+}
+
+fn bench_real(repeats: u64, value: &dyn Fn(&str) -> Option<u64>) {
+    nbds::run::bench_real(&nbds::run::Settings {
+        concord: PathBuf::from(env!("CARGO_BIN_EXE_concord")),
+        repeats: repeats.max(1) as usize,
+        reference_timeout: value("--reference-timeout").unwrap_or(60),
+        reference_memory_mb: value("--reference-memory").unwrap_or(6000),
+        z3_timeout: value("--z3-timeout").unwrap_or(20),
+    });
 }
 
 fn machine_date() -> String {

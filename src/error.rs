@@ -16,6 +16,8 @@ pub mod exit {
     pub const IR_UNREADABLE: i32 = 6;
     pub const UNSUPPORTED_PROGRAM: i32 = 7;
     pub const OUTPUT_FAILED: i32 = 8;
+    /// `--timeout` or `--max-memory` exceeded; nothing was written.
+    pub const BUDGET: i32 = 9;
     pub const INTERNAL: i32 = 70;
 }
 
@@ -65,6 +67,12 @@ pub enum ConcordError {
     #[error("malformed fact directory {path}: {reason}")]
     BadFacts { path: PathBuf, reason: String },
 
+    #[error("{limit} exceeded during {phase}; nothing was written\n  hint: raise the limit, or lower --max-rank for `diff`")]
+    Budget {
+        limit: crate::budget::Limit,
+        phase: String,
+    },
+
     #[error("{0}")]
     Usage(String),
 
@@ -82,6 +90,7 @@ impl ConcordError {
             NewerLlvm { .. } | IrUnreadable { .. } | BadFacts { .. } => exit::IR_UNREADABLE,
             NoMain { .. } | Unsupported { .. } => exit::UNSUPPORTED_PROGRAM,
             Output { .. } => exit::OUTPUT_FAILED,
+            Budget { .. } => exit::BUDGET,
             Usage(_) => exit::USAGE,
             Internal(_) => exit::INTERNAL,
         }

@@ -6,6 +6,7 @@
 //! the rules, the command line and the limitations.
 
 pub mod analysis;
+pub mod budget;
 pub mod cli;
 pub mod error;
 pub mod facts;

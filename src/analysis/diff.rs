@@ -11,13 +11,22 @@
 //! At rank k > 1 only *minimal* differences are reported: every ordered
 //! sub-tuple of size k-1 is allowed by the other version, so the difference
 //! is not already explained at a lower rank.
+//!
+//! Each rank is one rule program over both versions (`rules/diff*.dl`, built
+//! by build.rs from two prefixed copies of the single-version rules): the
+//! differences are derived by rules from the exclusion rules and Δmap, and
+//! read back as typed tuples. The rank-3 sets themselves are never
+//! computed; their sizes only with `--counts` ([`super::diff_counts`]).
+//! [`super::diff_reference`] keeps the previous implementation (both
+//! versions' sets compared in Rust) as the reference for tests and benches.
 
-use super::{run, Engine, Relations, RuleProgram};
+use super::{diff_counts, programs, Engine, Relations};
+use crate::budget::Budget;
+use crate::error::Result;
 use crate::facts::FactSet;
 use crate::versions::VersionMatch;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -46,15 +55,14 @@ pub struct Difference {
     pub edges: RfTuple,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VersionStats {
     pub must_hb: usize,
     pub may_hb: usize,
     pub may_rf: usize,
-    /// Rank-2 and rank-3 tuple counts, when those ranks were computed.
+    /// Rank-2 and rank-3 tuple counts, for the ranks computed (rank 3 only
+    /// when counts were asked for).
     pub may_rf_rank: BTreeMap<u32, usize>,
-    /// Rule evaluation time per program.
-    pub rule_time: Vec<(&'static str, Duration)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +70,9 @@ pub struct DiffOptions {
     pub max_rank: u32,
     pub all_ranks: bool,
     pub engine: Engine,
+    /// Count the rank-3 tuples of each version (`--counts`); the diff itself
+    /// never needs them.
+    pub counts: bool,
 }
 
 impl Default for DiffOptions {
@@ -70,6 +81,7 @@ impl Default for DiffOptions {
             max_rank: 3,
             all_ranks: false,
             engine: Engine::Ascent,
+            counts: false,
         }
     }
 }
@@ -84,156 +96,232 @@ pub struct SyncDiff {
     pub through_changes: Vec<Difference>,
     pub old_stats: VersionStats,
     pub new_stats: VersionStats,
-    /// The sync1 results of each version (lock order and queries reuse them).
+    /// The lock-order results of each version (`lock_order` rows; the lock
+    /// order diff and reports read them).
     pub old_sync1: Relations,
     pub new_sync1: Relations,
 }
 
-fn tuples(rel: &Relations, rank: u32) -> BTreeSet<RfTuple> {
-    let name = match rank {
-        1 => "rf_may",
-        2 => "rank2_may",
-        _ => "rank3_may",
-    };
-    rel.get(name)
-        .into_iter()
-        .flatten()
-        .map(|row| row.chunks(2).map(|c| (c[0], c[1])).collect())
+/// What one rank's program derives, as typed tuples.
+#[derive(Default)]
+struct RankOutput {
+    only_old: Vec<RfTuple>,
+    only_new: Vec<RfTuple>,
+    through_old: Vec<RfTuple>,
+    through_new: Vec<RfTuple>,
+    /// Counts per version: (mustHb, mayHb, MayRf).
+    counts: [(usize, usize, usize); 2],
+    lock_order: [BTreeSet<Vec<u32>>; 2],
+    /// rank2_may and mustHb of each version (rank 2; the rank-3 program
+    /// takes them as inputs instead of recomputing them).
+    rank2: [Vec<(u32, u32, u32, u32)>; 2],
+    hb_must: [Vec<(u32, u32)>; 2],
+    /// Size of rank3_no of each version (rank 3).
+    rank3_no: [usize; 2],
+}
+
+fn pairs(rows: Vec<(u32, u32)>) -> Vec<RfTuple> {
+    rows.into_iter().map(|e| vec![e]).collect()
+}
+
+fn quads(rows: Vec<(u32, u32, u32, u32)>) -> Vec<RfTuple> {
+    rows.into_iter()
+        .map(|(a, b, c, d)| vec![(a, b), (c, d)])
         .collect()
 }
 
-fn translate(t: &RfTuple, map: &BTreeMap<u32, u32>) -> Option<RfTuple> {
-    t.iter()
-        .map(|&(w, r)| Some((*map.get(&w)?, *map.get(&r)?)))
+fn sextuples(rows: Vec<(u32, u32, u32, u32, u32, u32)>) -> Vec<RfTuple> {
+    rows.into_iter()
+        .map(|(a, b, c, d, e, f)| vec![(a, b), (c, d), (e, f)])
         .collect()
 }
 
-/// Ordered sub-tuples one element shorter.
-fn sub_tuples(t: &RfTuple) -> Vec<RfTuple> {
-    (0..t.len())
-        .map(|skip| {
-            t.iter()
-                .enumerate()
-                .filter(|(i, _)| *i != skip)
-                .map(|(_, e)| *e)
-                .collect()
-        })
-        .collect()
-}
-
-struct RankSets {
-    old: BTreeSet<RfTuple>,
-    new: BTreeSet<RfTuple>,
-}
-
-pub fn sync_diff(old: &FactSet, new: &FactSet, m: &VersionMatch, opts: &DiffOptions) -> SyncDiff {
-    let forward = &m.map;
-    let backward: BTreeMap<u32, u32> = forward.iter().map(|(&o, &n)| (n, o)).collect();
-    let mut out = SyncDiff::default();
-    let mut sets: BTreeMap<u32, RankSets> = BTreeMap::new();
-    let max_rank = opts.max_rank.clamp(1, 3);
-    for rank in 1..=max_rank {
-        let program = RuleProgram::for_rank(rank);
-        let t0 = Instant::now();
-        let rel_old = run(program, opts.engine, old);
-        let t1 = Instant::now();
-        let rel_new = run(program, opts.engine, new);
-        let t2 = Instant::now();
-        out.old_stats.rule_time.push((program.name(), t1 - t0));
-        out.new_stats.rule_time.push((program.name(), t2 - t1));
-        let rank_sets = RankSets {
-            old: tuples(&rel_old, rank),
-            new: tuples(&rel_new, rank),
-        };
-        if rank == 1 {
-            for (stats, rel) in [
-                (&mut out.old_stats, &rel_old),
-                (&mut out.new_stats, &rel_new),
-            ] {
-                stats.must_hb = rel.get("hb_must").map_or(0, |r| r.len());
-                stats.may_hb = rel.get("hb_may").map_or(0, |r| r.len());
-                stats.may_rf = rel.get("rf_may").map_or(0, |r| r.len());
+/// Fill a generated program's input: relations `old_*` from the old facts,
+/// `new_*` from the new, and Δmap.
+macro_rules! diff_input {
+    ($e:ident, $old:expr, $new:expr, $map:expr) => {{
+        let mut input = $e::Input::default();
+        for (name, _) in $e::INPUT_RELATIONS {
+            let (facts, base) = if let Some(b) = name.strip_prefix("old_") {
+                ($old, b)
+            } else if let Some(b) = name.strip_prefix("new_") {
+                ($new, b)
+            } else {
+                continue;
+            };
+            for row in facts.rows(base) {
+                input
+                    .push_row(name, row)
+                    .expect("the extractor and the rules share one schema");
             }
-        } else {
-            out.old_stats.may_rf_rank.insert(rank, rank_sets.old.len());
-            out.new_stats.may_rf_rank.insert(rank, rank_sets.new.len());
         }
-        let lower = sets.get(&(rank - 1));
-        let mut found = Vec::new();
-        for (side, mine, theirs, to_theirs) in [
-            (Side::Old, &rank_sets.old, &rank_sets.new, forward),
-            (Side::New, &rank_sets.new, &rank_sets.old, &backward),
-        ] {
-            for t in mine {
-                match translate(t, to_theirs) {
-                    None if rank == 1 => out.through_changes.push(Difference {
+        input.dmap.extend($map.iter().map(|(&o, &n)| (o, n)));
+        input
+    }};
+}
+
+/// Evaluate the rank's program with the chosen engine and read its typed
+/// outputs; `$prepare` may add rows to the input (carried relations).
+macro_rules! eval_rank {
+    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, |$inp:ident| $prepare:expr, |$out:ident| $read:expr) => {{
+        match $engine {
+            Engine::Ascent => {
+                use programs::$prog::ascent as e;
+                let mut $inp = diff_input!(e, $old, $new, $map);
+                $prepare;
+                let $out = e::run(&$inp);
+                $read
+            }
+            Engine::Crepe => {
+                use programs::$prog::crepe::engine as e;
+                let mut $inp = diff_input!(e, $old, $new, $map);
+                $prepare;
+                let $out = e::run(&$inp);
+                $read
+            }
+        }
+    }};
+    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, |$out:ident| $read:expr) => {
+        eval_rank!($prog, $engine, $old, $new, $map, |_i| (), |$out| $read)
+    };
+}
+
+/// Run rank `rank`'s program; rank 3 takes rank2_may and mustHb of both
+/// versions from the rank-2 output `carried`.
+fn eval(
+    rank: u32,
+    engine: Engine,
+    old: &FactSet,
+    new: &FactSet,
+    map: &BTreeMap<u32, u32>,
+    carried: &RankOutput,
+) -> RankOutput {
+    match rank {
+        1 => eval_rank!(diff1, engine, old, new, map, |o| RankOutput {
+            counts: [
+                (o.old_hb_must.len(), o.old_hb_may.len(), o.old_rf_may.len()),
+                (o.new_hb_must.len(), o.new_hb_may.len(), o.new_rf_may.len()),
+            ],
+            lock_order: [
+                o.old_lock_order
+                    .iter()
+                    .map(|&(a, b, c, d)| vec![a, b, c, d])
+                    .collect(),
+                o.new_lock_order
+                    .iter()
+                    .map(|&(a, b, c, d)| vec![a, b, c, d])
+                    .collect(),
+            ],
+            only_old: pairs(o.diff1_old),
+            only_new: pairs(o.diff1_new),
+            through_old: pairs(o.through1_old),
+            through_new: pairs(o.through1_new),
+            ..RankOutput::default()
+        }),
+        2 => eval_rank!(diff2, engine, old, new, map, |o| RankOutput {
+            only_old: quads(o.diff2_old),
+            only_new: quads(o.diff2_new),
+            rank2: [o.old_rank2_may, o.new_rank2_may],
+            hb_must: [o.old_hb_must, o.new_hb_must],
+            ..RankOutput::default()
+        }),
+        _ => eval_rank!(
+            diff3,
+            engine,
+            old,
+            new,
+            map,
+            |i| {
+                i.old_rank2_may.clone_from(&carried.rank2[0]);
+                i.new_rank2_may.clone_from(&carried.rank2[1]);
+                i.old_hb_must.clone_from(&carried.hb_must[0]);
+                i.new_hb_must.clone_from(&carried.hb_must[1]);
+            },
+            |o| RankOutput {
+                only_old: sextuples(o.diff3_old),
+                only_new: sextuples(o.diff3_new),
+                rank3_no: [o.old_rank3_no.len(), o.new_rank3_no.len()],
+                ..RankOutput::default()
+            }
+        ),
+    }
+}
+
+/// The differences between two versions, rank by rank up to
+/// `opts.max_rank`, stopping at the first rank with a difference unless
+/// `opts.all_ranks`. Each rank is a phase of `budget`.
+pub fn sync_diff(
+    old: &FactSet,
+    new: &FactSet,
+    m: &VersionMatch,
+    opts: &DiffOptions,
+    budget: &Budget,
+) -> Result<SyncDiff> {
+    let mut out = SyncDiff::default();
+    let max_rank = opts.max_rank.clamp(1, 3);
+    let mut previous = RankOutput::default();
+    for rank in 1..=max_rank {
+        budget.phase(&format!("rules rank {rank} (both versions)"))?;
+        let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
+        let stats = [&mut out.old_stats, &mut out.new_stats];
+        if rank == 1 {
+            for (s, (must, may, rf)) in stats.into_iter().zip(r.counts) {
+                s.must_hb = must;
+                s.may_hb = may;
+                s.may_rf = rf;
+            }
+            let [lo, ln] = r.lock_order;
+            out.old_sync1 = Relations::from([("lock_order".to_string(), lo)]);
+            out.new_sync1 = Relations::from([("lock_order".to_string(), ln)]);
+            for (side, list) in [(Side::Old, r.through_old), (Side::New, r.through_new)] {
+                out.through_changes
+                    .extend(list.into_iter().map(|edges| Difference {
                         rank,
                         only_in: side,
-                        edges: t.clone(),
-                    }),
-                    None => {}
-                    Some(image) if !theirs.contains(&image) => {
-                        // Minimal: every shorter ordered part is allowed on the other side.
-                        let minimal = match lower {
-                            None => true,
-                            Some(l) => {
-                                let other = if side == Side::Old { &l.new } else { &l.old };
-                                sub_tuples(&image).iter().all(|s| other.contains(s))
-                            }
-                        };
-                        if minimal {
-                            found.push(Difference {
-                                rank,
-                                only_in: side,
-                                edges: t.clone(),
-                            });
-                        }
-                    }
-                    Some(_) => {}
+                        edges,
+                    }));
+            }
+        } else {
+            for (s, rows) in stats.into_iter().zip(&r.rank2) {
+                if rank == 2 {
+                    s.may_rf_rank.insert(2, rows.len());
                 }
             }
         }
-        if rank == 1 {
-            out.old_sync1 = rel_old;
-            out.new_sync1 = rel_new;
+        if rank == 3 && opts.counts {
+            budget.phase("count rank 3")?;
+            for (i, s) in [&mut out.old_stats, &mut out.new_stats]
+                .into_iter()
+                .enumerate()
+            {
+                let triangles = diff_counts::rank2_triangles(&previous.rank2[i], budget)?;
+                // rank3_no holds only for triangles (every rule requires the three pairs)
+                s.may_rf_rank.insert(3, triangles - r.rank3_no[i]);
+            }
         }
         out.ranks_checked = rank;
-        sets.insert(rank, rank_sets);
-        let any = !found.is_empty();
-        out.differences.extend(found);
+        let any = !r.only_old.is_empty() || !r.only_new.is_empty();
+        for (side, list) in [(Side::Old, r.only_old), (Side::New, r.only_new)] {
+            out.differences
+                .extend(list.into_iter().map(|edges| Difference {
+                    rank,
+                    only_in: side,
+                    edges,
+                }));
+        }
         if any && out.first_rank == 0 {
             out.first_rank = rank;
         }
         if any && !opts.all_ranks {
             break;
         }
+        if rank == 2 {
+            previous.rank2 = std::mem::take(&mut r.rank2);
+            previous.hb_must = std::mem::take(&mut r.hb_must);
+        }
     }
+    budget.end_phase();
     out.differences.sort();
     out.through_changes.sort();
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sub_tuples_keep_order() {
-        let t: RfTuple = vec![(1, 2), (3, 4), (5, 6)];
-        assert_eq!(
-            sub_tuples(&t),
-            vec![
-                vec![(3, 4), (5, 6)],
-                vec![(1, 2), (5, 6)],
-                vec![(1, 2), (3, 4)]
-            ]
-        );
-    }
-
-    #[test]
-    fn translation_fails_on_unmapped_statements() {
-        let map = BTreeMap::from([(1, 10), (2, 20)]);
-        assert_eq!(translate(&vec![(1, 2)], &map), Some(vec![(10, 20)]));
-        assert_eq!(translate(&vec![(1, 3)], &map), None);
-    }
+    Ok(out)
 }

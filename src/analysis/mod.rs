@@ -3,6 +3,8 @@
 //! names and rows; the engines' own types stay inside the generated code.
 
 pub mod diff;
+pub mod diff_counts;
+pub mod diff_reference;
 pub mod impact;
 pub mod impact_report;
 pub mod lockorder;
@@ -54,6 +56,46 @@ pub mod programs {
     rule_program!(sync3);
     rule_program!(cia);
     rule_program!(pointsto);
+    rule_program!(diff1);
+    rule_program!(diff2);
+    rule_program!(diff3);
+}
+
+/// The two-version diff programs, one per rank (`rules/diff*.dl` over two
+/// prefixed copies of the single-version rules; run by [`diff::sync_diff`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DiffProgram {
+    Diff1,
+    Diff2,
+    Diff3,
+}
+
+impl DiffProgram {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiffProgram::Diff1 => "diff1",
+            DiffProgram::Diff2 => "diff2",
+            DiffProgram::Diff3 => "diff3",
+        }
+    }
+
+    /// The program in Soufflé syntax: inputs `old_<relation>`,
+    /// `new_<relation>` and `dmap`.
+    pub fn souffle(self) -> &'static str {
+        match self {
+            DiffProgram::Diff1 => programs::diff1::SOUFFLE,
+            DiffProgram::Diff2 => programs::diff2::SOUFFLE,
+            DiffProgram::Diff3 => programs::diff3::SOUFFLE,
+        }
+    }
+
+    pub fn z3(self) -> &'static str {
+        match self {
+            DiffProgram::Diff1 => programs::diff1::Z3,
+            DiffProgram::Diff2 => programs::diff2::Z3,
+            DiffProgram::Diff3 => programs::diff3::Z3,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]

@@ -1,14 +1,15 @@
 //! `concord diff`: synchronisation differences between two versions.
 
-use super::{emit, load_version, InputArgs, EXIT_CODES};
+use super::{emit_committed, load_pair, BudgetArgs, InputArgs, EXIT_CODES};
 use crate::analysis::diff::{sync_diff, DiffOptions};
+use crate::analysis::diff_reference::sync_diff_reference;
 use crate::analysis::lockorder::lock_order_diff;
 use crate::analysis::Engine;
+use crate::budget::Budget;
 use crate::error::{exit, Result};
 use crate::report::diff::{self as report, DiffReport};
 use clap::Args;
 use std::path::PathBuf;
-use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DiffFormat {
@@ -31,24 +32,27 @@ pub struct DiffArgs {
     /// Report every rank up to --max-rank instead of stopping at the first with a difference.
     #[arg(long, help_heading = "Analysis")]
     pub all_ranks: bool,
+    /// Also count the rank-3 read-from triples of each version (the diff itself does not need them).
+    #[arg(long, help_heading = "Analysis")]
+    pub counts: bool,
     /// Datalog engine (crepe is the reference engine, slower).
     #[arg(long, value_enum, default_value_t = Engine::Ascent, help_heading = "Analysis")]
     pub engine: Engine,
+    /// Run the previous implementation (each version's rank-k sets compared
+    /// in Rust): the reference for tests and benchmarks.
+    #[arg(long, hide = true)]
+    pub reference: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
-pub fn run(args: &DiffArgs, quiet: bool) -> Result<i32> {
-    let t0 = Instant::now();
-    let old = load_version(&args.old, &args.input)?;
-    let t1 = Instant::now();
-    let new = load_version(&args.new, &args.input)?;
-    let t2 = Instant::now();
-    let m = super::match_loaded(&old, &new);
-    let t3 = Instant::now();
+pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
+    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, budget)?;
     if !quiet {
         eprintln!("concord: comparing {} and {} ...", old.label, new.label);
     }
@@ -56,43 +60,23 @@ pub fn run(args: &DiffArgs, quiet: bool) -> Result<i32> {
         max_rank: args.max_rank,
         all_ranks: args.all_ranks,
         engine: args.engine,
+        counts: args.counts,
     };
-    let sync = sync_diff(&old.facts, &new.facts, &m, &opts);
-    let t4 = Instant::now();
+    let sync = if args.reference {
+        sync_diff_reference(&old.facts, &new.facts, &m, &opts, budget)?
+    } else {
+        sync_diff(&old.facts, &new.facts, &m, &opts, budget)?
+    };
+    budget.phase("lock order")?;
     let locks = lock_order_diff(&old.facts, &sync.old_sync1, &new.facts, &sync.new_sync1);
-    let t5 = Instant::now();
-    let mut timing = vec![
-        ("load old".to_string(), t1 - t0),
-        ("load new".to_string(), t2 - t1),
-        ("match versions".to_string(), t3 - t2),
-    ];
-    for ((name, d_old), (_, d_new)) in sync
-        .old_stats
-        .rule_time
-        .iter()
-        .zip(&sync.new_stats.rule_time)
-    {
-        timing.push((format!("rules {name} old"), *d_old));
-        timing.push((format!("rules {name} new"), *d_new));
-    }
-    timing.push((
-        "compare".to_string(),
-        (t4 - t3).saturating_sub(
-            sync.old_stats
-                .rule_time
-                .iter()
-                .chain(&sync.new_stats.rule_time)
-                .map(|(_, d)| *d)
-                .sum(),
-        ),
-    ));
-    timing.push(("lock order".to_string(), t5 - t4));
+    budget.end_phase();
     let report = DiffReport {
         old: &old,
         new: &new,
         sync: &sync,
         locks: &locks,
-        timing,
+        timing: budget.phase_times(),
+        peak_memory: crate::budget::peak_rss(),
     };
     let text = match args.format {
         DiffFormat::Text => report::text(&report),
@@ -100,7 +84,7 @@ pub fn run(args: &DiffArgs, quiet: bool) -> Result<i32> {
         DiffFormat::Sarif => report::sarif(&report) + "\n",
         DiffFormat::Dot => report::dot(&report),
     };
-    emit(&text);
+    emit_committed(budget, &text)?;
     let different = sync.first_rank != 0 || locks.has_difference();
     Ok(if different { exit::FINDINGS } else { exit::OK })
 }

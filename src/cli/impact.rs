@@ -1,9 +1,10 @@
 //! `concord impact`: arguments and dispatch for the change-impact analysis.
 
-use super::{emit, load_version, InputArgs, LoadedVersion};
+use super::{load_version, InputArgs, LoadedVersion};
 use crate::analysis::impact::{self, Direction};
 use crate::analysis::impact_report::{self as report, View};
 use crate::analysis::Engine;
+use crate::budget::Budget;
 use crate::error::{exit, Result};
 use clap::Args;
 use std::collections::BTreeSet;
@@ -50,6 +51,8 @@ pub struct ImpactArgs {
     pub engine: Engine,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub budget: super::BudgetArgs,
 }
 
 /// `file:line` or `line`.
@@ -76,7 +79,7 @@ fn usage(msg: &str) -> Result<i32> {
     Ok(exit::USAGE)
 }
 
-pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
+pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
     let given: Vec<(Option<String>, u32)> = match args
         .changed
         .iter()
@@ -91,11 +94,12 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
         Ok(e) => e,
         Err(e) => return usage(&e),
     };
+    budget.phase("load old")?;
     let (old, new) = match &args.new {
-        Some(n) => (
-            Some(load_version(&args.old, &args.input)?),
-            load_version(n, &args.input)?,
-        ),
+        Some(n) => (Some(load_version(&args.old, &args.input)?), {
+            budget.phase("load new")?;
+            load_version(n, &args.input)?
+        }),
         None => {
             if given.is_empty() {
                 return usage(
@@ -119,6 +123,7 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
             new.label
         ));
     }
+    budget.phase("match versions")?;
     let (groups, map) = if !given.is_empty() {
         (impact::given_groups(&new.facts, &given), Default::default())
     } else {
@@ -131,7 +136,9 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
     } else {
         None
     };
+    budget.phase("impact rules")?;
     let result = impact::analyse(args.engine, groups, old_facts, &new.facts, &map);
+    budget.phase("report")?;
     let dirs: Vec<Direction> = match args.direction {
         DirectionArg::Fwd => vec![Direction::Fwd],
         DirectionArg::Bwd => vec![Direction::Bwd],
@@ -173,7 +180,7 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
                 chain.as_deref(),
             ));
         }
-        emit(&out);
+        super::emit_committed(budget, &out)?;
         return Ok(if any { exit::FINDINGS } else { exit::OK });
     }
     let text = match args.format {
@@ -184,7 +191,7 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
         ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs),
         ImpactFormat::Sarif => report::impact_sarif(&result, &new_view, &dirs) + "\n",
     };
-    emit(&text);
+    super::emit_committed(budget, &text)?;
     let impacted = dirs.iter().any(|d| match d {
         Direction::Fwd => !result.fwd.is_empty() || !result.fwd_old.is_empty(),
         Direction::Bwd => !result.bwd.is_empty() || !result.bwd_old.is_empty(),

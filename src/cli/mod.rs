@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod query;
 
+use crate::budget::{Budget, Limits};
 use crate::error::{exit, ConcordError, Result};
 use crate::facts::{self, extract::ExtractOptions, io::FactFormat};
 use crate::frontend::{self, CompileOptions};
@@ -23,6 +24,7 @@ Exit codes:
   6   IR or bitcode unreadable (e.g. from a newer LLVM), or a malformed fact directory
   7   program outside what concord models (no main, unmodelled threading, ...)
   8   cannot write output
+  9   --timeout or --max-memory exceeded (nothing written)
   70  internal error";
 
 #[derive(Parser, Debug)]
@@ -125,6 +127,39 @@ impl InputArgs {
     }
 }
 
+/// Limits of an analysing command (`symex` has its own `--max-time`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct BudgetArgs {
+    /// Stop after this many seconds of wall time, with exit code 9 and
+    /// nothing written.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Budget")]
+    pub timeout: Option<f64>,
+    /// Stop when the process's resident memory exceeds this many MB, with
+    /// exit code 9 and nothing written.
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Budget")]
+    pub max_memory: Option<u64>,
+}
+
+fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
+}
+
+impl BudgetArgs {
+    /// Start the budget of a command; progress on stderr unless `quiet`.
+    pub fn start(&self, quiet: bool) -> Budget {
+        Budget::start(
+            Limits {
+                timeout: self.timeout.map(std::time::Duration::from_secs_f64),
+                max_rss: self.max_memory.map(|mb| mb << 20),
+            },
+            !quiet,
+        )
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct FactsArgs {
     /// The program: a .c, .ll or .bc file with a main function.
@@ -137,6 +172,8 @@ pub struct FactsArgs {
     pub format: FactFormat,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(Args, Debug)]
@@ -150,6 +187,8 @@ pub struct ChangesArgs {
     pub format: TextOrJson,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -221,10 +260,36 @@ pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<fact
     Ok(facts)
 }
 
-fn run_facts(args: &FactsArgs, quiet: bool) -> Result<i32> {
+/// Load both versions and match them, each step a phase of `budget`.
+pub fn load_pair(
+    old: &std::path::Path,
+    new: &std::path::Path,
+    input: &InputArgs,
+    budget: &Budget,
+) -> Result<(LoadedVersion, LoadedVersion, crate::versions::VersionMatch)> {
+    budget.phase("load old")?;
+    let o = load_version(old, input)?;
+    budget.phase("load new")?;
+    let n = load_version(new, input)?;
+    budget.phase("match versions")?;
+    let m = match_loaded(&o, &n);
+    budget.end_phase();
+    Ok((o, n, m))
+}
+
+/// Write `text` to stdout inside the budget's commit (never cut by a limit).
+pub fn emit_committed(budget: &Budget, text: &str) -> Result<()> {
+    budget.commit(|| {
+        emit(text);
+        Ok(())
+    })
+}
+
+fn run_facts(args: &FactsArgs, quiet: bool, budget: &Budget) -> Result<i32> {
     let start = Instant::now();
+    budget.phase("extract facts")?;
     let facts = extract_program(&args.program, &args.input)?;
-    facts::io::write_dir(&facts, &args.output, args.format)?;
+    budget.commit(|| facts::io::write_dir(&facts, &args.output, args.format))?;
     if !quiet {
         let total: usize = facts.relations.values().map(|r| r.len()).sum();
         eprintln!(
@@ -241,14 +306,13 @@ fn run_facts(args: &FactsArgs, quiet: bool) -> Result<i32> {
     Ok(exit::OK)
 }
 
-fn run_changes(args: &ChangesArgs) -> Result<i32> {
-    let old = load_version(&args.old, &args.input)?;
-    let new = load_version(&args.new, &args.input)?;
-    let m = match_loaded(&old, &new);
-    match args.format {
-        TextOrJson::Json => emit(&(crate::report::changes_json(&m, &old, &new) + "\n")),
-        TextOrJson::Text => emit(&crate::report::changes_text(&m, &old, &new)),
-    }
+fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
+    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, budget)?;
+    let text = match args.format {
+        TextOrJson::Json => crate::report::changes_json(&m, &old, &new) + "\n",
+        TextOrJson::Text => crate::report::changes_text(&m, &old, &new),
+    };
+    emit_committed(budget, &text)?;
     Ok(if m.changes.is_empty() {
         exit::OK
     } else {
@@ -269,15 +333,16 @@ pub fn main() -> i32 {
         }
     };
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    let q = cli.quiet;
     let result = match &cli.command {
-        Command::Facts(args) => run_facts(args, cli.quiet),
-        Command::Changes(args) => run_changes(args),
-        Command::Diff(args) => diff::run(args, cli.quiet),
-        Command::Query(args) => query::run(args),
+        Command::Facts(args) => run_facts(args, q, &args.budget.start(q)),
+        Command::Changes(args) => run_changes(args, &args.budget.start(q)),
+        Command::Diff(args) => diff::run(args, q, &args.budget.start(q)),
+        Command::Query(args) => query::run(args, &args.budget.start(q)),
         Command::Rules(args) => query::run_rules(args),
         Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
         Command::Replay(args) => crate::symex::cli::replay(args),
-        Command::Impact(args) => impact::run_impact(args),
+        Command::Impact(args) => impact::run_impact(args, &args.budget.start(q)),
         Command::Schema => {
             emit(&facts::schema::schema_markdown());
             Ok(exit::OK)

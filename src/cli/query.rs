@@ -2,7 +2,7 @@
 //! `concord rules` (the rules for other engines).
 
 use super::{emit, load_version, InputArgs, EXIT_CODES};
-use crate::analysis::{run as run_rules_on, Engine, RuleProgram};
+use crate::analysis::{run as run_rules_on, DiffProgram, Engine, RuleProgram};
 use crate::error::{exit, ConcordError, Result};
 use crate::facts::schema::{self, ColumnKind};
 use crate::facts::FactSet;
@@ -32,6 +32,8 @@ pub struct QueryArgs {
     pub engine: Engine,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub budget: super::BudgetArgs,
 }
 
 /// Derived relations name their columns by convention: `t…` threads;
@@ -121,7 +123,7 @@ fn cell_json(f: &FactSet, kind: ColumnKind, id: u32) -> Value {
     }
 }
 
-pub fn run(args: &QueryArgs) -> Result<i32> {
+pub fn run(args: &QueryArgs, budget: &crate::budget::Budget) -> Result<i32> {
     let (columns, program) = columns_of(&args.relation).ok_or_else(|| {
         let mut known: Vec<&str> = schema::all().map(|r| r.name).collect();
         known.extend(RuleProgram::Sync3.outputs().iter().map(|(n, _)| *n));
@@ -146,7 +148,9 @@ pub fn run(args: &QueryArgs) -> Result<i32> {
         })?;
         filters.push((index, value.to_string()));
     }
+    budget.phase("load")?;
     let version = load_version(&args.program, &args.input)?;
+    budget.phase("rules")?;
     let f = &version.facts;
     let rows: Vec<Vec<u32>> = match program {
         None => f.rows(&args.relation).cloned().collect(),
@@ -199,7 +203,7 @@ pub fn run(args: &QueryArgs) -> Result<i32> {
             serde_json::to_string_pretty(&doc).expect("json") + "\n"
         }
     };
-    emit(&out);
+    super::emit_committed(budget, &out)?;
     Ok(exit::OK)
 }
 
@@ -211,20 +215,45 @@ pub enum RulesTarget {
     Z3,
 }
 
+/// Every rule program `concord rules` can print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RulesProgram {
+    Sync1,
+    Sync2,
+    Sync3,
+    Cia,
+    Diff1,
+    Diff2,
+    Diff3,
+}
+
 #[derive(Args, Debug)]
 pub struct RulesArgs {
     /// Target engine.
     #[arg(long, value_enum)]
     pub emit: RulesTarget,
-    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every synchronisation rule), cia (change impact).
-    #[arg(long, value_enum, default_value_t = RuleProgram::Sync3)]
-    pub program: RuleProgram,
+    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every synchronisation rule), cia (change impact), diff1..diff3 (the two-version diff of `concord diff` at that rank: inputs old_*, new_* and dmap).
+    #[arg(long, value_enum, default_value_t = RulesProgram::Sync3)]
+    pub program: RulesProgram,
 }
 
 pub fn run_rules(args: &RulesArgs) -> Result<i32> {
-    emit(match args.emit {
-        RulesTarget::Souffle => args.program.souffle(),
-        RulesTarget::Z3 => args.program.z3(),
+    let single = |p: RuleProgram| match args.emit {
+        RulesTarget::Souffle => p.souffle(),
+        RulesTarget::Z3 => p.z3(),
+    };
+    let diff = |p: DiffProgram| match args.emit {
+        RulesTarget::Souffle => p.souffle(),
+        RulesTarget::Z3 => p.z3(),
+    };
+    emit(match args.program {
+        RulesProgram::Sync1 => single(RuleProgram::Sync1),
+        RulesProgram::Sync2 => single(RuleProgram::Sync2),
+        RulesProgram::Sync3 => single(RuleProgram::Sync3),
+        RulesProgram::Cia => single(RuleProgram::Cia),
+        RulesProgram::Diff1 => diff(DiffProgram::Diff1),
+        RulesProgram::Diff2 => diff(DiffProgram::Diff2),
+        RulesProgram::Diff3 => diff(DiffProgram::Diff3),
     });
     Ok(exit::OK)
 }

@@ -16,6 +16,8 @@ pub struct DiffReport<'a> {
     pub sync: &'a SyncDiff,
     pub locks: &'a LockOrderDiff,
     pub timing: Vec<(String, Duration)>,
+    /// Peak resident memory of the process, bytes (when the OS tells).
+    pub peak_memory: Option<u64>,
 }
 
 impl DiffReport<'_> {
@@ -197,12 +199,18 @@ pub fn text(r: &DiffReport<'_>) -> String {
             other
         ));
     }
+    if s.ranks_checked >= 3 && !o.may_rf_rank.contains_key(&3) {
+        out.push_str("MayRf rank 3     not counted (--counts counts them)\n");
+    }
     let timing: Vec<String> = r
         .timing
         .iter()
         .map(|(k, d)| format!("{k} {:.1} ms", d.as_secs_f64() * 1e3))
         .collect();
     out.push_str(&format!("\ntiming: {}\n", timing.join(", ")));
+    if let Some(peak) = r.peak_memory {
+        out.push_str(&format!("peak memory: {} MB\n", peak >> 20));
+    }
     out
 }
 
@@ -271,6 +279,7 @@ pub fn json(r: &DiffReport<'_>) -> String {
             "new_deadlocks": cycles(r.new, &l.new_cycles),
         },
         "counts": {"old": stats(&s.old_stats), "new": stats(&s.new_stats)},
+        "peak_memory_mb": r.peak_memory.map(|b| b >> 20),
         "timing_ms": r.timing.iter().map(|(k, d)| (k.clone(), json!(d.as_secs_f64() * 1e3))).collect::<serde_json::Map<_, _>>(),
     });
     serde_json::to_string_pretty(&doc).expect("json")

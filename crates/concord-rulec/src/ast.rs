@@ -199,4 +199,27 @@ impl Program {
         self.rules.extend(other.rules);
         self.facts.extend(other.facts);
     }
+
+    /// Renames every relation (declarations, IO directives, rule atoms and
+    /// facts) through `rename`. Used to load one program twice side by side,
+    /// e.g. the rules of an old and a new version with prefixed relations.
+    pub fn rename_relations(&mut self, rename: impl Fn(&str) -> String) {
+        for d in &mut self.decls {
+            d.name = rename(&d.name);
+        }
+        for io in self.inputs.iter_mut().chain(self.outputs.iter_mut()) {
+            io.rel = rename(&io.rel);
+        }
+        for r in &mut self.rules {
+            r.head.rel = rename(&r.head.rel);
+            for l in &mut r.body {
+                if let Literal::Pos(a) | Literal::Neg(a) = l {
+                    a.rel = rename(&a.rel);
+                }
+            }
+        }
+        for f in &mut self.facts {
+            f.rel = rename(&f.rel);
+        }
+    }
 }

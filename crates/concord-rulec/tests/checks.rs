@@ -180,7 +180,7 @@ fn real_rules_compile() {
     let mut files: Vec<String> =
         vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/concord_input.dl").to_string()];
     files.extend(
-        ["hb.dl", "rf.dl", "rank2.dl", "rank3.dl"]
+        ["hb.dl", "rf.dl", "rank2.dl", "rank3.dl", "rank3_may.dl"]
             .iter()
             .map(|f| format!("{root}{f}")),
     );
@@ -205,4 +205,41 @@ fn real_rules_compile() {
     }
     // the rank-1 stages stand alone too
     concord_rulec::compile_files(&files[..3]).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Two renamed copies of one program merge without clashes, and a rule
+/// can relate them (how build.rs builds the two-version diff programs).
+#[test]
+fn renamed_copies_merge_and_check() {
+    let src = ".decl e(x: unsigned, y: unsigned)\n.input e\n.decl p(x: unsigned, y: unsigned)\n.output p\n\
+               p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n";
+    let mut both = concord_rulec::Program::default();
+    for prefix in ["old_", "new_"] {
+        let mut p = concord_rulec::parse_sources(&[("t.dl", src)]).unwrap();
+        p.rename_relations(|r| format!("{prefix}{r}"));
+        both.extend(p);
+    }
+    let glue = concord_rulec::parse_sources(&[(
+        "d.dl",
+        ".decl only_old(x: unsigned, y: unsigned)\n.output only_old\nonly_old(X, Y) :- old_p(X, Y), !new_p(X, Y).\n",
+    )])
+    .unwrap();
+    both.extend(glue);
+    let checked = concord_rulec::check(both).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = checked.inputs().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["old_e", "new_e"]);
+    let rules: Vec<String> = checked
+        .program
+        .rules
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    assert!(
+        rules.contains(&"new_p(X, Z) :- new_p(X, Y), new_e(Y, Z).".to_string()),
+        "{rules:?}"
+    );
+    // an unrenamed copy would clash with the first
+    let mut clash = concord_rulec::parse_sources(&[("t.dl", src)]).unwrap();
+    clash.extend(concord_rulec::parse_sources(&[("t.dl", src)]).unwrap());
+    assert!(concord_rulec::check(clash).is_err());
 }

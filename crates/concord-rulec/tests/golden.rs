@@ -17,6 +17,7 @@ pub const CASES: &[(&[&str], &str, &str, &str)] = &[
             "../../rules/rf.dl",
             "../../rules/rank2.dl",
             "../../rules/rank3.dl",
+            "../../rules/rank3_may.dl",
         ],
         "concord",
         "ConcordProgram",
