@@ -4,10 +4,19 @@
 //! `testNNNNNN.json` (one per finding) and `stats.json`; `concord-last`
 //! links to the newest directory.
 
-use super::{explore, Exploration, Finding, FindingKind, SymexOptions};
+use super::{explore, Exploration, Finding, FindingKind, SymexError, SymexOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Why results could not be written or a test case not read.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
 
 /// One test case file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -43,7 +52,7 @@ pub fn write_results(
     opts: &SymexOptions,
     res: &Exploration,
     started: std::time::SystemTime,
-) -> anyhow::Result<PathBuf> {
+) -> Result<PathBuf, OutputError> {
     let d = match dir {
         Some(d) => {
             std::fs::create_dir_all(d)?;
@@ -111,7 +120,7 @@ pub fn write_results(
 }
 
 /// Read a `testNNNNNN.json`.
-pub fn read_testcase(p: &Path) -> anyhow::Result<TestCase> {
+pub fn read_testcase(p: &Path) -> Result<TestCase, OutputError> {
     Ok(serde_json::from_str(&std::fs::read_to_string(p)?)?)
 }
 
@@ -123,7 +132,7 @@ pub struct Replay {
 }
 
 /// Re-execute the test case's schedule with its concrete inputs.
-pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> anyhow::Result<Replay> {
+pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> Result<Replay, SymexError> {
     let inputs: BTreeMap<String, u64> = tc
         .inputs
         .iter()
