@@ -4,9 +4,12 @@
 //! tests run the executor in every reduction mode and check the verdicts,
 //! that the modes agree on the violated locations (soundness of DPOR and of
 //! the assertion-guided pruning), and that every reported violation replays.
+//! `// verdict: inconclusive` marks a correct program whose runs are cut
+//! (busy waiting spins past every bound): its verdict must say so, never
+//! `verified`.
 
 use concord::symex::{
-    explore, output, testutil, Exploration, FindingKind, Reduction, SymexOptions,
+    explore, output, testutil, Exploration, FindingKind, Reason, Reduction, SymexOptions, Verdict,
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -15,6 +18,8 @@ struct Expect {
     lines: BTreeSet<u32>,
     deadlock: bool,
     bound: u32,
+    /// Safe, but cut at every bound.
+    inconclusive: bool,
 }
 
 fn programs() -> Vec<PathBuf> {
@@ -34,7 +39,11 @@ fn expectation(p: &std::path::Path) -> Expect {
         lines: BTreeSet::new(),
         deadlock: false,
         bound: 3,
+        inconclusive: false,
     };
+    e.inconclusive = text
+        .lines()
+        .any(|l| l.starts_with("// verdict: inconclusive"));
     if let Some(b) = text.lines().find_map(|l| l.strip_prefix("// bound: ")) {
         e.bound = b.split_whitespace().next().unwrap().parse().unwrap();
     }
@@ -88,6 +97,28 @@ fn check_verdict(p: &std::path::Path, e: &Expect, x: &Exploration, mode: Reducti
     assert_eq!(lines, e.lines, "{name} ({mode}): violated lines");
     let dl = x.findings.iter().any(|f| f.kind == FindingKind::Deadlock);
     assert_eq!(dl, e.deadlock, "{name} ({mode}): deadlock");
+    let want = if !e.lines.is_empty() || e.deadlock {
+        Verdict::Violation
+    } else if e.inconclusive {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Verified
+    };
+    assert_eq!(
+        x.stats.verdict, want,
+        "{name} ({mode}): verdict ({:?})",
+        x.stats.reasons
+    );
+    if want == Verdict::Inconclusive {
+        assert!(
+            x.stats
+                .reasons
+                .iter()
+                .any(|r| matches!(r, Reason::Cut { runs, .. } if *runs > 0)),
+            "{name} ({mode}): inconclusive must name the cut runs: {:?}",
+            x.stats.reasons
+        );
+    }
 }
 
 #[test]
@@ -190,8 +221,9 @@ fn replay_with_a_safe_schedule_does_not_confirm() {
     let m = testutil::load(&p).unwrap();
     let x = run(&m, Reduction::Dpor, &expectation(&p));
     let mut f = x.findings[0].clone();
-    // Main creates both threads, then each thread runs to completion.
-    f.schedule = vec![0, 1, 1, 2, 2, 0, 0, 0];
+    // Main creates a, a reads and writes c, main creates b, b reads and
+    // writes c, main joins both: no interleaving inside an increment.
+    f.schedule = vec![0, 1, 1, 0, 2, 2, 0, 0];
     let r = output::replay(&m, &f, 3).unwrap();
     assert!(
         !r.confirmed,

@@ -10,11 +10,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         if let Some(mr) = self.opts.max_runs {
             if self.stats.runs() + self.stats.partial_runs >= mr {
                 self.stop = true;
+                self.stats.budget = Some(format!("--max-runs {mr}"));
             }
         }
         if let Some(ms) = self.opts.max_seconds {
             if self.start.elapsed().as_secs_f64() > ms {
                 self.stop = true;
+                self.stats.budget = Some(format!("--max-time {ms}"));
             }
         }
         if self.stop {
@@ -38,10 +40,41 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.stats.total_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         self.stats.peak_memory_kb = peak_rss_kb();
         self.stats.summaries = self.ps.len() as u64;
-        Exploration {
+        let mut x = Exploration {
             findings: self.findings,
             stats: self.stats,
+        };
+        let (verdict, reasons) = x.decide(self.opts.loop_bound);
+        x.stats.verdict = verdict;
+        x.stats.reasons = reasons;
+        x
+    }
+
+    /// Remember where thread `tid` was cut (it sits at the loop header,
+    /// the call, or the instruction where the step limit hit).
+    pub(crate) fn note_cut(&mut self, st: &State<'c>, tid: usize) {
+        // The loop header may start with instructions without a source
+        // line (phis, loads of the induction variable): use the first one
+        // in the block that has a line.
+        let ((mut loc, mut line), f) = self.thread_loc(st, tid);
+        if line == 0 {
+            if let Some(fr) = st.threads[tid].frames.last() {
+                let bb = &self.m.functions[fr.f].basic_blocks[fr.bb];
+                let dls = bb.instrs[fr.ip.min(bb.instrs.len())..]
+                    .iter()
+                    .map(|i| i.get_debug_loc().clone())
+                    .chain(std::iter::once(bb.term.get_debug_loc().clone()));
+                for dl in dls {
+                    let (l, n) = loc_of(&dl);
+                    if n > 0 {
+                        (loc, line) = (l, n);
+                        break;
+                    }
+                }
+            }
         }
+        let loc = if line == 0 && loc.is_empty() { f } else { loc };
+        *self.stats.cut_locations.entry(loc).or_insert(0) += 1;
     }
 
     pub(crate) fn report(
@@ -79,6 +112,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             schedule: st.sched.clone(),
             hits: 1,
         });
+        if let Some(tx) = &self.sink {
+            // The receiver lives as long as the exploration; a failed send
+            // only means nobody listens.
+            let _ = tx.send(self.findings[self.findings.len() - 1].clone());
+        }
     }
 }
 
@@ -223,11 +261,19 @@ impl<'c, 'm> Engine<'c, 'm> {
         if let Some(s) = &self.opts.schedule {
             match s.get(st.sched.len()) {
                 Some(t) if enabled.contains(t) => enabled = vec![*t],
-                _ => {
-                    // Schedule exhausted or diverged: let the run finish with
-                    // the lowest enabled thread.
+                Some(t) => {
+                    // The test case was not made for this program (or this
+                    // bound): say so instead of replaying something else.
+                    if self.stats.replay_mismatch.is_none() {
+                        self.stats.replay_mismatch = Some(format!(
+                            "scheduling point {}: thread {t} cannot run (runnable: {enabled:?})",
+                            st.sched.len() + 1
+                        ));
+                    }
                     enabled.truncate(1);
                 }
+                // Schedule exhausted: finish with the lowest enabled thread.
+                None => enabled.truncate(1),
             }
         }
         self.nodes.push(DNode {
@@ -423,6 +469,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             st.steps += 1;
             if st.steps > MAX_STEPS {
+                self.note_cut(&st, tid);
                 self.stats.cut_runs += 1;
                 return fls;
             }
@@ -461,6 +508,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Ok(Step::Continue) => {}
                 Ok(Step::Yield) => return self.explore_sched(st, tid, sleep),
                 Err(Stop::Cut) => {
+                    self.note_cut(&st, tid);
                     st.threads[tid].status = TStatus::Cut;
                     st.threads[tid].tail = false;
                     st.threads[tid].atomic = 0;
@@ -523,6 +571,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             child.pcon.push(cond);
             if let Err(stop) = self.jump(&mut child, tid, target) {
                 if let Stop::Cut = stop {
+                    self.note_cut(&child, tid);
                     child.threads[tid].status = TStatus::Cut;
                     child.threads[tid].tail = false;
                     child.threads[tid].atomic = 0;

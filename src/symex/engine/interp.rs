@@ -23,7 +23,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             fr.ip = 0;
             let v = fr.visits.entry(target).or_insert(0);
             *v += 1;
-            if *v > bound + 1 {
+            if u64::from(*v) > u64::from(bound) + 1 {
                 return Err(Stop::Cut);
             }
             (fr.f, prev)

@@ -121,6 +121,8 @@ pub(crate) struct Engine<'c, 'm> {
     suffix_visible: Vec<Vec<Vec<bool>>>,
     /// Allocas never stored or passed on, per function.
     private_allocas: Vec<HashSet<Name>>,
+    /// Each new finding is sent here as soon as it is found.
+    sink: Option<std::sync::mpsc::Sender<Finding>>,
 }
 
 pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -159,32 +161,69 @@ pub(crate) fn callee_name(c: &ins::Call) -> Option<String> {
     }
 }
 
-pub(crate) fn run(m: &Module, opts: &SymexOptions) -> Result<Exploration, SymexError> {
-    // Deep recursion: the whole exploration runs on a thread with a large
-    // stack (z3 objects are not Send, so they are created there).
-    let opts = opts.clone();
+pub(crate) fn run(
+    m: &Module,
+    opts: &SymexOptions,
+    on_finding: &mut dyn FnMut(&Finding),
+) -> Result<Exploration, SymexError> {
     // Reset the peak resident set size so that `peak_memory_kb` is about
     // this exploration (Linux; ignored elsewhere).
     let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let res = std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(1 << 30)
-            .spawn_scoped(s, move || -> Result<Exploration, SymexError> {
-                let cfg = z3::Config::new();
-                let ctx = Context::new(&cfg);
-                let mut e = Engine::new(&ctx, m, opts.clone())?;
-                let f0 = *e
-                    .fidx
-                    .get(&opts.entry)
-                    .ok_or_else(|| SymexError::NoEntry(opts.entry.clone()))?;
-                let st = e.initial_state(f0);
-                e.run_thread(st, 0, false, Vec::new());
-                Ok(e.finish())
-            })
-            .expect("spawn explorer thread")
-            .join()
-    });
-    res.map_err(|_| SymexError::Other("explorer panicked".into()))?
+    std::thread::scope(|s| {
+        // Deep recursion: the whole exploration runs on a thread with a
+        // large stack (z3 objects are not Send, so they are created there).
+        // The stack is reserved virtual memory: under `ulimit -v` a smaller
+        // one is tried before giving up.
+        let (tx, rx) = std::sync::mpsc::channel::<Finding>();
+        let mut spawned = None;
+        let mut last_err = None;
+        for stack in [1usize << 30, 1 << 28, 1 << 26] {
+            let opts = opts.clone();
+            let tx = tx.clone();
+            match std::thread::Builder::new().stack_size(stack).spawn_scoped(
+                s,
+                move || -> Result<Exploration, SymexError> {
+                    let cfg = z3::Config::new();
+                    let ctx = Context::new(&cfg);
+                    let mut e = Engine::new(&ctx, m, opts.clone())?;
+                    e.sink = Some(tx);
+                    let f0 = *e
+                        .fidx
+                        .get(&opts.entry)
+                        .ok_or_else(|| SymexError::NoEntry(opts.entry.clone()))?;
+                    let st = e.initial_state(f0);
+                    e.run_thread(st, 0, false, Vec::new());
+                    Ok(e.finish())
+                },
+            ) {
+                Ok(h) => {
+                    spawned = Some(h);
+                    break;
+                }
+                Err(e) => last_err = Some(e),
+            }
+        }
+        drop(tx);
+        let Some(h) = spawned else {
+            return Err(SymexError::Internal(format!(
+                "cannot start the explorer thread: {}",
+                last_err.map(|e| e.to_string()).unwrap_or_default()
+            )));
+        };
+        // Findings arrive while the explorer runs; the loop ends when its
+        // sender is dropped (the exploration ended, or panicked).
+        for f in rx {
+            on_finding(&f);
+        }
+        h.join().map_err(|p| {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".into());
+            SymexError::Internal(msg)
+        })?
+    })
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
@@ -229,6 +268,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             bb_reach_visible: Vec::new(),
             suffix_visible: Vec::new(),
             private_allocas: Vec::new(),
+            sink: None,
         };
         e.compute_tail_info();
         if e.opts.schedule.is_some() {

@@ -47,7 +47,7 @@ pub(crate) fn unsupported_call(name: &str) -> Stop {
 
 impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn fresh_input(
-        &self,
+        &mut self,
         st: &mut State<'c>,
         base: &str,
         bits: u32,
@@ -57,8 +57,16 @@ impl<'c, 'm> Engine<'c, 'm> {
         if st.inputs.iter().any(|(n, _)| *n == name) || base.starts_with("nondet") {
             name = format!("{base}#{}", st.nondet_count);
         }
-        let v = match self.opts.inputs.as_ref().and_then(|m| m.get(&name)) {
-            Some(x) => self.bv(*x, bits),
+        let v = match self.opts.inputs.as_ref().map(|m| m.get(&name)) {
+            Some(Some(x)) => self.bv(*x, bits),
+            Some(None) => {
+                if self.stats.replay_mismatch.is_none() {
+                    self.stats.replay_mismatch = Some(format!(
+                        "the program reads input `{name}`, the test case has no value for it"
+                    ));
+                }
+                BV::new_const(self.ctx, format!("in!{name}"), bits)
+            }
             None => BV::new_const(self.ctx, format!("in!{name}"), bits),
         };
         st.inputs.push((name, v.clone()));
