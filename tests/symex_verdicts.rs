@@ -373,3 +373,69 @@ fn concurrent_runs_get_distinct_directories() {
     assert!(d.path().join("concord-out-0/stats.json").exists());
     assert!(d.path().join("concord-out-1/stats.json").exists());
 }
+
+#[test]
+fn default_settings_deepen_the_bound_and_find_the_needle() {
+    let d = tempfile::tempdir().unwrap();
+    // needle.c: the violation needs all five iterations of both loops in
+    // strict alternation; the first bound (3) cuts it, deepening reaches 6.
+    // --max-time 60 is the budget the issue gives; default settings else.
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--max-time",
+            "60",
+            "--output-dir",
+            "out",
+            prog("needle.c").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let tc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join("out/test000001.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(tc["line"], 34);
+    assert_eq!(tc["loop_bound"], 6, "found by the second stage");
+    // The replay uses the recorded bound (the default 3 would cut it).
+    let r = concord(
+        d.path(),
+        &[
+            "replay",
+            prog("needle.c").to_str().unwrap(),
+            d.path().join("out/test000001.json").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r));
+    // A correct program with a 10-iteration loop: verified at bound 12,
+    // after two inconclusive stages.
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--output-dir",
+            "out2",
+            prog("loop10_ok.c").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let s = stats(&d.path().join("out2"));
+    assert_eq!(s["loop_bounds_tried"], serde_json::json!([3, 6, 12]));
+    // An explicit --loop-bound turns deepening off: honest inconclusive.
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--loop-bound",
+            "3",
+            "--output-dir",
+            "out3",
+            prog("loop10_ok.c").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(INCONCLUSIVE), "{}", text(&o));
+}

@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 /// reaching the end); the summary and `stats.json` say why.
 pub const EXIT_INCONCLUSIVE: i32 = 10;
 
+/// First loop bound, and the last one iterative deepening tries by default.
+pub const DEFAULT_LOOP_BOUND: u32 = 3;
+pub const DEFAULT_MAX_LOOP_BOUND: u32 = 24;
+
 /// Options of `concord symex`.
 #[derive(Args, Debug, Clone)]
 pub struct SymexArgs {
@@ -21,9 +25,15 @@ pub struct SymexArgs {
     /// none | dpor | dpor+ag
     #[arg(long, default_value = "dpor+ag")]
     pub reduction: Reduction,
-    /// Times a basic block may be re-entered per function activation.
-    #[arg(long, default_value_t = 3)]
-    pub loop_bound: u32,
+    /// Times a basic block may be re-entered per function activation
+    /// (given: no iterative deepening unless --max-loop-bound is given too).
+    #[arg(long)]
+    pub loop_bound: Option<u32>,
+    /// While runs are cut, explore again with twice the loop bound (3, 6,
+    /// 12, ...) up to this bound, within --max-time (default: 60 s for the
+    /// deeper stages).
+    #[arg(long)]
+    pub max_loop_bound: Option<u32>,
     /// Stop after this many runs (at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_runs: Option<u64>,
@@ -169,6 +179,12 @@ pub fn summary_text(res: &Exploration) -> String {
             f.kind, f.location, f.function, f.message, f.thread, f.schedule
         );
     }
+    if res.stats.loop_bounds_tried.len() > 1 {
+        s += &format!(
+            "loop bounds tried: {:?} (iterative deepening)\n",
+            res.stats.loop_bounds_tried
+        );
+    }
     s += &format!("verdict: {}\n", res.stats.verdict);
     for r in &res.stats.reasons {
         s += &format!("  because: {r}\n");
@@ -185,7 +201,12 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     )?;
     let opts = SymexOptions {
         reduction: a.reduction,
-        loop_bound: a.loop_bound,
+        loop_bound: a.loop_bound.unwrap_or(DEFAULT_LOOP_BOUND),
+        max_loop_bound: match (a.loop_bound, a.max_loop_bound) {
+            (_, Some(m)) => Some(m),
+            (None, None) => Some(DEFAULT_MAX_LOOP_BOUND),
+            (Some(_), None) => None,
+        },
         max_runs: a.max_runs,
         max_seconds: a.max_time,
         summary_table_size: a.summary_table,
@@ -202,9 +223,9 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     // Each test case is written when found: a killed run keeps it.
     let mut written = 0usize;
     let mut write_err: Option<ConcordError> = None;
-    let res = explore_with(&module, &opts, &mut |f| {
+    let res = explore_with(&module, &opts, &mut |f, bound| {
         written += 1;
-        let tc = output::testcase(&a.program, &opts, f);
+        let tc = output::testcase(&a.program, &opts, bound, f);
         if let Err(e) = output::write_testcase(&dir, written, &tc) {
             write_err.get_or_insert(output_error(&dir, e));
         }

@@ -84,6 +84,13 @@ pub struct SymexOptions {
     pub inputs: Option<BTreeMap<String, u64>>,
     /// Entry function.
     pub entry: String,
+    /// Iterative deepening: while runs are cut (and nothing else stopped
+    /// the search), explore again with twice the loop bound, up to this
+    /// bound.  `None`: one exploration with `loop_bound`.
+    pub max_loop_bound: Option<u32>,
+    /// Time for the deepening stages after the first when `max_seconds`
+    /// is not set (the first stage is not limited).
+    pub deepening_seconds: f64,
 }
 
 impl Default for SymexOptions {
@@ -100,6 +107,8 @@ impl Default for SymexOptions {
             schedule: None,
             inputs: None,
             entry: "main".into(),
+            max_loop_bound: None,
+            deepening_seconds: 60.0,
         }
     }
 }
@@ -191,6 +200,10 @@ pub struct Stats {
     pub cut_locations: BTreeMap<String, u64>,
     /// The limit that stopped the exploration (`incomplete`), if any.
     pub budget: Option<String>,
+    /// The loop bound of the (last) exploration, and every bound tried
+    /// by iterative deepening, in order.
+    pub loop_bound: u32,
+    pub loop_bounds_tried: Vec<u32>,
     /// Replay only: why the test case does not fit the program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_mismatch: Option<String>,
@@ -411,15 +424,45 @@ pub enum SymexError {
 
 /// Explore `module` from its entry function.
 pub fn explore(module: &llvm_ir::Module, opts: &SymexOptions) -> Result<Exploration, SymexError> {
-    engine::run(module, opts, &mut |_| {})
+    explore_with(module, opts, &mut |_, _| {})
 }
 
-/// [`explore`], handing each new finding to `on_finding` as soon as it is
-/// found (so that a killed run keeps what it found).
+/// [`explore`], handing each new finding to `on_finding` (with the loop
+/// bound it was found under) as soon as it is found, so that a killed run
+/// keeps what it found.
 pub fn explore_with(
     module: &llvm_ir::Module,
     opts: &SymexOptions,
-    on_finding: &mut dyn FnMut(&Finding),
+    on_finding: &mut dyn FnMut(&Finding, u32),
 ) -> Result<Exploration, SymexError> {
-    engine::run(module, opts, on_finding)
+    let start = std::time::Instant::now();
+    let mut o = opts.clone();
+    let mut tried = Vec::new();
+    loop {
+        let bound = o.loop_bound;
+        tried.push(bound);
+        let mut x = engine::run(module, &o, &mut |f| on_finding(f, bound))?;
+        x.stats.loop_bound = bound;
+        x.stats.loop_bounds_tried = tried.clone();
+        // Deepen only when cuts are the one reason not to conclude: a
+        // violation, an unsupported construct or a budget would stay.
+        let only_cuts = x.stats.verdict == Verdict::Inconclusive
+            && x.stats
+                .reasons
+                .iter()
+                .all(|r| matches!(r, Reason::Cut { .. }));
+        let next = match o.max_loop_bound {
+            Some(max) if only_cuts && bound < max => bound.saturating_mul(2).min(max),
+            _ => return Ok(x),
+        };
+        let limit = opts
+            .max_seconds
+            .unwrap_or(x.stats.total_ms / 1000.0 + o.deepening_seconds);
+        let left = limit - start.elapsed().as_secs_f64();
+        if left <= 0.0 {
+            return Ok(x);
+        }
+        o.loop_bound = next;
+        o.max_seconds = Some(left);
+    }
 }

@@ -111,12 +111,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// The test case of `f` as written to `testNNNNNN.json`.
-pub fn testcase(program: &Path, opts: &SymexOptions, f: &Finding) -> TestCase {
+pub fn testcase(program: &Path, opts: &SymexOptions, loop_bound: u32, f: &Finding) -> TestCase {
     TestCase {
         version: FORMAT_VERSION,
         program: program.display().to_string(),
         reduction: opts.reduction.to_string(),
-        loop_bound: opts.loop_bound,
+        loop_bound,
         finding: f.clone(),
     }
 }
@@ -146,7 +146,7 @@ pub fn write_results(
         .unwrap_or(0);
     let s = &res.stats;
     let info = format!(
-        "command: {}\nprogram: {}\nconcord: {}\nz3: {}\nreduction: {}\nloop bound: {}\nstarted (unix): {}\nelapsed: {:.3}s\n\
+        "command: {}\nprogram: {}\nconcord: {}\nz3: {}\nreduction: {}\nloop bound: {} (tried {:?})\nstarted (unix): {}\nelapsed: {:.3}s\n\
          runs: {}\ncomplete runs: {}\nerror runs: {}\npartial runs (early terminations): {}\ncut runs (loop bound): {}\n\
          pruned branches: {}\npruned interleavings: {}\nsleep-set blocked: {}\nsolver queries: {}\nsolver time: {:.1}ms\n\
          peak memory: {} KiB\nfindings: {}\nincomplete: {}\nverdict: {}\n{}",
@@ -155,7 +155,8 @@ pub fn write_results(
         env!("CARGO_PKG_VERSION"),
         "crate 0.12.1 (system libz3)",
         opts.reduction,
-        opts.loop_bound,
+        s.loop_bound,
+        s.loop_bounds_tried,
         since,
         s.total_ms / 1000.0,
         s.runs(),
@@ -185,7 +186,7 @@ pub fn write_results(
         serde_json::to_string_pretty(&stats_v)?.as_bytes(),
     )?;
     for (i, f) in res.findings.iter().enumerate() {
-        write_testcase(d, i + 1, &testcase(program, opts, f))?;
+        write_testcase(d, i + 1, &testcase(program, opts, res.stats.loop_bound, f))?;
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         if let Some(ms) = self.opts.max_seconds {
             if self.start.elapsed().as_secs_f64() > ms {
                 self.stop = true;
-                self.stats.budget = Some(format!("--max-time {ms}"));
+                self.stats.budget = Some(format!("--max-time {ms:.1}"));
             }
         }
         if self.stop {
