@@ -439,3 +439,35 @@ fn default_settings_deepen_the_bound_and_find_the_needle() {
     );
     assert_eq!(o.status.code(), Some(INCONCLUSIVE), "{}", text(&o));
 }
+
+#[test]
+fn argc_is_one_by_default_and_args_extend_argv() {
+    let d = tempfile::tempdir().unwrap();
+    let p = prog("argc_usage.c");
+    // Default: argc == 1, the threads run, the race is found.
+    let o = concord(
+        d.path(),
+        &["-q", "symex", "--output-dir", "a", p.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let tc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("a/test000001.json")).unwrap())
+            .unwrap();
+    assert_eq!(tc["args"].as_array().unwrap().len(), 1, "argv recorded");
+    // One more argument: argc == 2, the usage path exits before any thread.
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--output-dir",
+            "b",
+            p.to_str().unwrap(),
+            "--args",
+            "extra",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let s = stats(&d.path().join("b"));
+    assert_eq!(s["complete_runs"], 1, "one run: usage and exit");
+}

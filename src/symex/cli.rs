@@ -70,6 +70,10 @@ pub struct SymexArgs {
         help_heading = "Compiling C"
     )]
     pub cflags: Option<String>,
+    /// Arguments of the program after its name (argv[1..]); default none:
+    /// main runs with argc = 1, argv = {program, NULL}.
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
 }
 
 fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
@@ -214,6 +218,9 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
         slice: !a.no_slice,
         progress: !quiet,
         entry: a.entry.clone(),
+        args: std::iter::once(a.program.display().to_string())
+            .chain(a.args.iter().cloned())
+            .collect(),
         ..Default::default()
     };
     let started = std::time::SystemTime::now();
@@ -277,7 +284,13 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         &compile_options(&a.include, &a.define, &a.cflags),
     )?;
     let bound = a.loop_bound.unwrap_or(tc.loop_bound);
-    let r = output::replay(&module, &tc, bound).map_err(|e| symex_error(&a.program, e))?;
+    let args = if tc.args.is_empty() {
+        vec![a.program.display().to_string()]
+    } else {
+        tc.args.clone()
+    };
+    let r = output::replay_with_args(&module, &tc, bound, &args)
+        .map_err(|e| symex_error(&a.program, e))?;
     if r.confirmed {
         print_out(&format!("confirmed: {:?} at {}\n", tc.kind, tc.location))?;
         Ok(exit::OK)

@@ -88,6 +88,9 @@ pub struct SymexOptions {
     /// the search), explore again with twice the loop bound, up to this
     /// bound.  `None`: one exploration with `loop_bound`.
     pub max_loop_bound: Option<u32>,
+    /// Command line of the entry function: `argc` is its length and `argv`
+    /// its strings followed by NULL (default: one program name).
+    pub args: Vec<String>,
     /// Time for the deepening stages after the first when `max_seconds`
     /// is not set (the first stage is not limited).
     pub deepening_seconds: f64,
@@ -109,6 +112,7 @@ impl Default for SymexOptions {
             entry: "main".into(),
             max_loop_bound: None,
             deepening_seconds: 60.0,
+            args: vec!["program".into()],
         }
     }
 }

@@ -37,6 +37,9 @@ pub struct TestCase {
     /// Loop bound of the run that found it (replay uses the same).
     #[serde(default = "default_bound")]
     pub loop_bound: u32,
+    /// argv of the run (argv[0] first).
+    #[serde(default)]
+    pub args: Vec<String>,
     #[serde(flatten)]
     pub finding: Finding,
 }
@@ -117,6 +120,7 @@ pub fn testcase(program: &Path, opts: &SymexOptions, loop_bound: u32, f: &Findin
         program: program.display().to_string(),
         reduction: opts.reduction.to_string(),
         loop_bound,
+        args: opts.args.clone(),
         finding: f.clone(),
     }
 }
@@ -207,6 +211,16 @@ pub struct Replay {
 /// (`SymexError::Mismatch`) a test case whose schedule names a thread that
 /// cannot run or that lacks an input the program reads.
 pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> Result<Replay, SymexError> {
+    replay_with_args(m, tc, loop_bound, &SymexOptions::default().args)
+}
+
+/// [`replay`] with the program's command line (argv[0] first).
+pub fn replay_with_args(
+    m: &llvm_ir::Module,
+    tc: &Finding,
+    loop_bound: u32,
+    args: &[String],
+) -> Result<Replay, SymexError> {
     let inputs: BTreeMap<String, u64> = tc
         .inputs
         .iter()
@@ -216,6 +230,7 @@ pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> Result<Repl
         schedule: Some(tc.schedule.clone()),
         inputs: Some(inputs),
         loop_bound,
+        args: args.to_vec(),
         ..Default::default()
     };
     let r = explore(m, &opts)?;

@@ -409,10 +409,19 @@ impl<'c, 'm> Engine<'c, 'm> {
         use Instruction as I;
         match i {
             I::Alloca(a) => {
+                // A variable-length array has the size its (concrete)
+                // length has when the declaration runs.
                 let n = match &a.num_elements {
                     Operand::ConstantOperand(c) => const_int(c).unwrap_or(1),
-                    _ => return Err("variable-length alloca".into()),
+                    op => self
+                        .op_val(st, tid, op)?
+                        .simplify()
+                        .as_u64()
+                        .ok_or("variable-length array of a symbolic length")?,
                 };
+                if n > 1 << 24 {
+                    return Err("variable-length array larger than 16 Mi elements".into());
+                }
                 let size = (self.size_of(&a.allocated_type) * n).max(1);
                 let o = self.new_obj(st, size, ObjKind::Stack);
                 st.seg_fresh(o);

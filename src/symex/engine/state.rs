@@ -134,9 +134,17 @@ impl<'c, 'm> Engine<'c, 'm> {
         let mut st = self.empty_state();
         st.objs = self.init_objs.clone();
         let mut fr = self.frame(f);
-        for p in &self.m.functions[f].parameters {
+        // main(argc, argv[, envp]): argc = number of arguments, argv = the
+        // strings and a NULL, envp = NULL.  Other parameters are 0.
+        let argv = self.make_argv(&mut st);
+        for (k, p) in self.m.functions[f].parameters.iter().enumerate() {
             let w = self.bits_of(&p.ty).unwrap_or(32);
-            fr.regs.insert(p.name.clone(), self.bv(0, w));
+            let v = match (k, w) {
+                (0, w) if w != PW => self.bv(self.opts.args.len() as u64, w),
+                (1, PW) => argv.clone(),
+                _ => self.bv(0, w),
+            };
+            fr.regs.insert(p.name.clone(), v);
         }
         st.threads.push(Thread {
             frames: vec![fr],
@@ -148,6 +156,23 @@ impl<'c, 'm> Engine<'c, 'm> {
             parent: None,
         });
         st
+    }
+
+    /// The `argv` array: one NUL-terminated object per argument, then NULL.
+    fn make_argv(&self, st: &mut State<'c>) -> BV<'c> {
+        let n = self.opts.args.len() as u64;
+        let arr = self.new_obj(st, (n + 1) * 8, ObjKind::Stack);
+        for (k, a) in self.opts.args.iter().enumerate() {
+            let bytes = a.as_bytes();
+            let s = self.new_obj(st, bytes.len() as u64 + 1, ObjKind::Stack);
+            for (i, b) in bytes.iter().enumerate() {
+                self.mem_store(st, s, i as u64, 1, self.bv(*b as u64, 8));
+            }
+            self.mem_store(st, s, bytes.len() as u64, 1, self.bv(0, 8));
+            self.mem_store(st, arr, k as u64 * 8, 8, self.ptr(s, 0));
+        }
+        self.mem_store(st, arr, n * 8, 8, self.bv(0, PW));
+        self.ptr(arr, 0)
     }
 
     pub(crate) fn frame(&self, f: usize) -> Frame<'c> {

@@ -130,16 +130,22 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
+    /// Address of a pointer as a 64-bit integer: `id ++ (id << 20) + off`.
+    /// The low 32 bits alone (after a truncation, e.g. the implicit `int`
+    /// of `assume(ptr)`) stay non-zero for non-null pointers and distinct
+    /// across objects (ids < 4096, offsets < 1 MiB); `int_to_ptr` inverts it.
     pub(crate) fn ptr_to_int(&self, p: &BV<'c>, w: u32) -> BV<'c> {
-        let o = p.extract(95, 64).zero_ext(32);
-        let off = p.extract(63, 0);
-        let v = o.bvshl(&self.bv(32, 64)).bvadd(&off);
-        self.adapt(v, w)
+        let o = p.extract(95, 64);
+        let off = p.extract(31, 0);
+        let lo = o.bvshl(&self.bv(20, 32)).bvadd(&off);
+        self.adapt(o.concat(&lo), w)
     }
 
     pub(crate) fn int_to_ptr(&self, v: &BV<'c>) -> BV<'c> {
         let v = self.adapt(v.clone(), 64);
-        v.extract(63, 32).concat(&v.extract(31, 0).zero_ext(32))
+        let o = v.extract(63, 32);
+        let off = v.extract(31, 0).bvsub(&o.bvshl(&self.bv(20, 32)));
+        o.concat(&off.zero_ext(32))
     }
 
     pub(crate) fn const_val(&self, c: &Constant) -> Result<BV<'c>, Stop> {

@@ -11,15 +11,152 @@ fn is_ignored_intrinsic(name: &str) -> bool {
         || name == "llvm.assume"
 }
 
+/// Bit and arithmetic intrinsics computed on the operands' bit-vectors.
+const BIT_INTRINSICS: &[&str] = &[
+    "llvm.ctpop.",
+    "llvm.ctlz.",
+    "llvm.cttz.",
+    "llvm.bswap.",
+    "llvm.bitreverse.",
+    "llvm.abs.",
+    "llvm.umax.",
+    "llvm.umin.",
+    "llvm.smax.",
+    "llvm.smin.",
+    "llvm.expect.",
+    "llvm.uadd.with.overflow.",
+    "llvm.sadd.with.overflow.",
+    "llvm.usub.with.overflow.",
+    "llvm.ssub.with.overflow.",
+    "llvm.umul.with.overflow.",
+    "llvm.smul.with.overflow.",
+];
+
+fn is_bit_intrinsic(name: &str) -> bool {
+    BIT_INTRINSICS.iter().any(|p| name.starts_with(p))
+}
+
 /// Is `name` an LLVM intrinsic the model implements?
 pub(crate) fn is_intrinsic(name: &str) -> bool {
     is_ignored_intrinsic(name)
+        || is_bit_intrinsic(name)
+        || name == "llvm.trap"
         || name.starts_with("llvm.memset")
         || name.starts_with("llvm.memcpy")
         || name.starts_with("llvm.memmove")
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
+    /// Value of a bit intrinsic; `*.with.overflow` returns `overflow ++
+    /// result` (the layout `extractvalue` reads).
+    fn bit_intrinsic(&self, n: &str, a: &[BV<'c>]) -> Result<BV<'c>, Stop> {
+        let x = a.first().ok_or("intrinsic without operand")?;
+        let w = x.get_size();
+        let y = || a.get(1).cloned().ok_or("intrinsic without second operand");
+        let bit = |b: &Bool<'c>| b.ite(&self.bv(1, 1), &self.bv(0, 1));
+        let name = n.strip_prefix("llvm.").unwrap_or(n);
+        let op = name.split('.').next().unwrap_or("");
+        Ok(match op {
+            "ctpop" => {
+                let mut s = self.bv(0, w);
+                for k in 0..w {
+                    s = s.bvadd(&x.extract(k, k).zero_ext(w - 1));
+                }
+                s
+            }
+            // Count leading / trailing zeros: an ite chain from the far end
+            // (the "zero is poison" flag is ignored: 0 gives the width).
+            "ctlz" => {
+                let mut r = self.bv(w as u64, w);
+                for k in 0..w {
+                    let set = x.extract(k, k)._eq(&self.bv(1, 1));
+                    r = set.ite(&self.bv((w - 1 - k) as u64, w), &r);
+                }
+                r
+            }
+            "cttz" => {
+                let mut r = self.bv(w as u64, w);
+                for k in (0..w).rev() {
+                    let set = x.extract(k, k)._eq(&self.bv(1, 1));
+                    r = set.ite(&self.bv(k as u64, w), &r);
+                }
+                r
+            }
+            "bswap" => {
+                let mut r = x.extract(7, 0);
+                for b in 1..w / 8 {
+                    r = r.concat(&x.extract(b * 8 + 7, b * 8));
+                }
+                r
+            }
+            "bitreverse" => {
+                let mut r = x.extract(0, 0);
+                for k in 1..w {
+                    r = r.concat(&x.extract(k, k));
+                }
+                r
+            }
+            "abs" => x.bvslt(&self.bv(0, w)).ite(&x.bvneg(), x),
+            "umax" => {
+                let y = y()?;
+                x.bvugt(&y).ite(x, &y)
+            }
+            "umin" => {
+                let y = y()?;
+                x.bvult(&y).ite(x, &y)
+            }
+            "smax" => {
+                let y = y()?;
+                x.bvsgt(&y).ite(x, &y)
+            }
+            "smin" => {
+                let y = y()?;
+                x.bvslt(&y).ite(x, &y)
+            }
+            "expect" => x.clone(),
+            _ => {
+                let y = y()?;
+                let (r, ovf) = match op {
+                    "uadd" => (x.bvadd(&y), x.bvadd_no_overflow(&y, false).not()),
+                    "sadd" => (
+                        x.bvadd(&y),
+                        Bool::or(
+                            self.ctx,
+                            &[
+                                &x.bvadd_no_overflow(&y, true).not(),
+                                &x.bvadd_no_underflow(&y).not(),
+                            ],
+                        ),
+                    ),
+                    "usub" => (x.bvsub(&y), x.bvsub_no_underflow(&y, false).not()),
+                    "ssub" => (
+                        x.bvsub(&y),
+                        Bool::or(
+                            self.ctx,
+                            &[
+                                &x.bvsub_no_overflow(&y).not(),
+                                &x.bvsub_no_underflow(&y, true).not(),
+                            ],
+                        ),
+                    ),
+                    "umul" => (x.bvmul(&y), x.bvmul_no_overflow(&y, false).not()),
+                    "smul" => (
+                        x.bvmul(&y),
+                        Bool::or(
+                            self.ctx,
+                            &[
+                                &x.bvmul_no_overflow(&y, true).not(),
+                                &x.bvmul_no_underflow(&y).not(),
+                            ],
+                        ),
+                    ),
+                    _ => return Err(unsupported_call(n)),
+                };
+                bit(&ovf).concat(&r)
+            }
+        })
+    }
+
     pub(crate) fn call_intrinsic(
         &mut self,
         st: &mut State<'c>,
@@ -31,6 +168,20 @@ impl<'c, 'm> Engine<'c, 'm> {
         let arg = |k: usize| arg_of(name, args, k);
         match name {
             n if is_ignored_intrinsic(n) => {
+                Self::advance(st, tid);
+                Ok(Step::Continue)
+            }
+            "llvm.trap" => Err(Self::finding(FindingKind::Abort, "llvm.trap reached")),
+            n if is_bit_intrinsic(n) => {
+                let vals: Vec<BV<'c>> = args
+                    .iter()
+                    .map(|o| self.op_val(st, tid, o))
+                    .collect::<Result<_, _>>()?;
+                let v = self.bit_intrinsic(n, &vals)?.simplify();
+                // The wp does not model these: the segment contributes false.
+                st.seg.bad = true;
+                let d = c.dest.clone().ok_or("intrinsic without result")?;
+                self.set_reg(st, tid, &d, v, None);
                 Self::advance(st, tid);
                 Ok(Step::Continue)
             }

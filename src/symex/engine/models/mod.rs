@@ -202,6 +202,46 @@ impl<'c, 'm> Engine<'c, 'm> {
                 true,
             ));
         }
+        if let Some(writes_first) = memory_call(&name) {
+            // String and memory functions read (and write) whole objects:
+            // on shared ones they are scheduling points like loads/stores.
+            let mut acc = Vec::new();
+            for (k, (a, _)) in c.arguments.iter().enumerate().take(2) {
+                let Ok(v) = self.op_val(st, tid, a) else {
+                    continue;
+                };
+                if v.get_size() != PW {
+                    continue;
+                }
+                match self.ptr_parts(&v.simplify()).0 {
+                    Some(o) if self.is_shared(st, o) => {
+                        acc.push(self.mem_access(st, o, None, 0, k == 0 && writes_first))
+                    }
+                    Some(_) => {}
+                    None => acc.push(Access {
+                        res: Res::All,
+                        write: true,
+                    }),
+                }
+            }
+            return (!acc.is_empty()).then_some((acc, true));
+        }
         self.pthread_footprint(st, tid, c, &name)
+    }
+}
+
+/// For memory and string functions: `Some(true)` when the first argument
+/// is written (memcpy, memmove, memset), `Some(false)` when only read.
+fn memory_call(name: &str) -> Option<bool> {
+    if name.starts_with("llvm.memcpy")
+        || name.starts_with("llvm.memmove")
+        || name.starts_with("llvm.memset")
+        || matches!(name, "memcpy" | "memmove" | "memset")
+    {
+        Some(true)
+    } else if matches!(name, "strlen" | "strcmp" | "strncmp") {
+        Some(false)
+    } else {
+        None
     }
 }
