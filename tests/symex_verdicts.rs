@@ -471,3 +471,26 @@ fn argc_is_one_by_default_and_args_extend_argv() {
     let s = stats(&d.path().join("b"));
     assert_eq!(s["complete_runs"], 1, "one run: usage and exit");
 }
+
+#[test]
+fn a_deadlock_names_held_and_awaited_locks() {
+    let d = tempfile::tempdir().unwrap();
+    // deadlock.c: t1 takes a then b, t2 takes b then a.
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--output-dir",
+            "out",
+            prog("deadlock.c").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("holds [a] and waits for lock b")
+            && out.contains("holds [b] and waits for lock a"),
+        "{out}"
+    );
+}

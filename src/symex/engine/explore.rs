@@ -50,6 +50,62 @@ impl<'c, 'm> Engine<'c, 'm> {
         x
     }
 
+    /// Name of a synchronisation object: its global (and offset), else
+    /// its object number.
+    fn sync_name(&self, a: &Addr) -> String {
+        let base = match self.obj_global.get(&a.0) {
+            Some(g) => name_str(g),
+            None => format!("object#{}", a.0),
+        };
+        if a.1 == 0 {
+            base
+        } else {
+            format!("{base}+{}", a.1)
+        }
+    }
+
+    /// Each unfinished thread of a deadlocked state: where it is, which
+    /// locks it holds and what it waits for.
+    fn deadlock_story(&self, st: &State<'c>, nexts: &[Next]) -> String {
+        let mut parts = Vec::new();
+        for (t, n) in nexts.iter().enumerate() {
+            if matches!(n, Next::Done) {
+                continue;
+            }
+            let held: Vec<String> = st
+                .mutex
+                .iter()
+                .filter(|(_, o)| **o == t)
+                .map(|(a, _)| self.sync_name(a))
+                .collect();
+            let waits: Vec<String> = match n {
+                Next::Disabled(acc) => acc
+                    .iter()
+                    .filter_map(|x| match &x.res {
+                        Res::Mutex(a) => Some(format!("lock {}", self.sync_name(a))),
+                        Res::Cond(a) => Some(format!("signal on {}", self.sync_name(a))),
+                        Res::ThreadEnd(u) => Some(format!("end of T{u} (join)")),
+                        _ => None,
+                    })
+                    .collect(),
+                Next::Cut => vec!["nothing (cut at the loop bound)".into()],
+                _ => vec![],
+            };
+            let ((loc, _), f) = self.thread_loc(st, t);
+            parts.push(format!(
+                "T{t} at {} holds [{}] and waits for {}",
+                if loc.is_empty() { f } else { loc },
+                held.join(", "),
+                if waits.is_empty() {
+                    "nothing".into()
+                } else {
+                    waits.join(" or ")
+                }
+            ));
+        }
+        parts.join("; ")
+    }
+
     /// Remember where thread `tid` was cut (it sits at the loop header,
     /// the call, or the instruction where the step limit hit).
     pub(crate) fn note_cut(&mut self, st: &State<'c>, tid: usize) {
@@ -225,7 +281,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                 &st,
                 0,
                 FindingKind::Deadlock,
-                format!("deadlock: {} blocked", blocked.join(", ")),
+                format!(
+                    "deadlock: {} blocked; {}",
+                    blocked.join(", "),
+                    self.deadlock_story(&st, &nexts)
+                ),
                 loc.0,
                 loc.1,
             );
