@@ -2,6 +2,7 @@
 // --loop-bound; paths past the bound are cut, not reported).
 // bound: 1 (busy waiting: a loop bound of 1 keeps the baseline exploration small)
 // expect: safe
+// verdict: inconclusive (the busy-wait loop spins past every bound: runs are cut)
 // Reasoning: under sequential consistency Peterson's algorithm guarantees
 // mutual exclusion, so inside the critical section in_cs is exactly 1.
 #include <pthread.h>

@@ -1,6 +1,7 @@
 // Ticket lock built on atomic fetch-and-add, protecting a counter.
 // bound: 2 (spinning)
 // expect: safe
+// verdict: inconclusive (the busy-wait loop spins past every bound: runs are cut)
 // Reasoning: each thread takes a unique ticket with an atomic increment and
 // waits until now_serving equals it, so the critical sections are mutually
 // exclusive and in_cs is 1 inside them; paths spinning past the bound are cut.

@@ -4,9 +4,12 @@
 //! tests run the executor in every reduction mode and check the verdicts,
 //! that the modes agree on the violated locations (soundness of DPOR and of
 //! the assertion-guided pruning), and that every reported violation replays.
+//! `// verdict: inconclusive` marks a correct program whose runs are cut
+//! (busy waiting spins past every bound): its verdict must say so, never
+//! `verified`.
 
 use concord::symex::{
-    explore, output, testutil, Exploration, FindingKind, Reduction, SymexOptions,
+    explore, output, testutil, Exploration, FindingKind, Reason, Reduction, SymexOptions, Verdict,
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -14,7 +17,11 @@ use std::path::PathBuf;
 struct Expect {
     lines: BTreeSet<u32>,
     deadlock: bool,
-    bound: u32,
+    /// `// bound: N`; without it the loop bound is deepened (3, 6, 12, 24)
+    /// as `concord symex` does by default.
+    bound: Option<u32>,
+    /// Safe, but cut at every bound.
+    inconclusive: bool,
 }
 
 fn programs() -> Vec<PathBuf> {
@@ -33,10 +40,14 @@ fn expectation(p: &std::path::Path) -> Expect {
     let mut e = Expect {
         lines: BTreeSet::new(),
         deadlock: false,
-        bound: 3,
+        bound: None,
+        inconclusive: false,
     };
+    e.inconclusive = text
+        .lines()
+        .any(|l| l.starts_with("// verdict: inconclusive"));
     if let Some(b) = text.lines().find_map(|l| l.strip_prefix("// bound: ")) {
-        e.bound = b.split_whitespace().next().unwrap().parse().unwrap();
+        e.bound = Some(b.split_whitespace().next().unwrap().parse().unwrap());
     }
     let mut seen = false;
     for l in text.lines().filter_map(|l| l.strip_prefix("// expect: ")) {
@@ -57,7 +68,8 @@ fn expectation(p: &std::path::Path) -> Expect {
 fn run(m: &llvm_ir::Module, r: Reduction, e: &Expect) -> Exploration {
     let o = SymexOptions {
         reduction: r,
-        loop_bound: e.bound,
+        loop_bound: e.bound.unwrap_or(3),
+        max_loop_bound: if e.bound.is_none() { Some(24) } else { None },
         max_seconds: Some(300.0),
         ..Default::default()
     };
@@ -88,6 +100,28 @@ fn check_verdict(p: &std::path::Path, e: &Expect, x: &Exploration, mode: Reducti
     assert_eq!(lines, e.lines, "{name} ({mode}): violated lines");
     let dl = x.findings.iter().any(|f| f.kind == FindingKind::Deadlock);
     assert_eq!(dl, e.deadlock, "{name} ({mode}): deadlock");
+    let want = if !e.lines.is_empty() || e.deadlock {
+        Verdict::Violation
+    } else if e.inconclusive {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Verified
+    };
+    assert_eq!(
+        x.stats.verdict, want,
+        "{name} ({mode}): verdict ({:?})",
+        x.stats.reasons
+    );
+    if want == Verdict::Inconclusive {
+        assert!(
+            x.stats
+                .reasons
+                .iter()
+                .any(|r| matches!(r, Reason::Cut { runs, .. } if *runs > 0)),
+            "{name} ({mode}): inconclusive must name the cut runs: {:?}",
+            x.stats.reasons
+        );
+    }
 }
 
 #[test]
@@ -170,7 +204,7 @@ fn every_violation_replays() {
         let e = expectation(&p);
         let x = run(&m, Reduction::DporAg, &e);
         for f in x.findings.iter().filter(|f| f.kind.is_violation()) {
-            let r = output::replay(&m, f, e.bound).unwrap();
+            let r = output::replay(&m, f, x.stats.loop_bound).unwrap();
             assert!(
                 r.confirmed,
                 "{}: {:?} at {} did not replay: {:?}",
@@ -190,8 +224,9 @@ fn replay_with_a_safe_schedule_does_not_confirm() {
     let m = testutil::load(&p).unwrap();
     let x = run(&m, Reduction::Dpor, &expectation(&p));
     let mut f = x.findings[0].clone();
-    // Main creates both threads, then each thread runs to completion.
-    f.schedule = vec![0, 1, 1, 2, 2, 0, 0, 0];
+    // Main creates a, a reads and writes c, main creates b, b reads and
+    // writes c, main joins both: no interleaving inside an increment.
+    f.schedule = vec![0, 1, 1, 0, 2, 2, 0, 0];
     let r = output::replay(&m, &f, 3).unwrap();
     assert!(
         !r.confirmed,

@@ -23,9 +23,9 @@ fn main() {
             .collect()
     };
     progs.sort();
-    println!("{:<22} | {:>6} {:>5} {:>7} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>7}", "program", "runs", "part", "queries", "time(s)", "mem(MB)", "runs", "part", "queries", "time(s)", "mem(MB)", "runs", "part", "queries", "time(s)", "mem(MB)");
+    println!("{:<22} | {:>6} {:>5} {:>7} {:>8} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>8} {:>7}", "program", "runs", "part", "queries", "time(s)", "runs/s", "mem(MB)", "runs", "part", "queries", "time(s)", "runs/s", "mem(MB)", "runs", "part", "queries", "time(s)", "runs/s", "mem(MB)");
     println!(
-        "{:<22} | {:^38} | {:^38} | {:^38}",
+        "{:<22} | {:^47} | {:^47} | {:^47}",
         "", "none", "dpor", "dpor+ag"
     );
     for p in progs {
@@ -59,12 +59,13 @@ fn main() {
                 Ok(x) => {
                     let s = &x.stats;
                     row += &format!(
-                        " | {:>6}{} {:>5} {:>7} {:>8.2} {:>7.1}",
+                        " | {:>6}{} {:>5} {:>7} {:>8.2} {:>8.0} {:>7.1}",
                         s.runs(),
                         if s.incomplete { "+" } else { " " },
                         s.partial_runs,
                         s.solver_queries,
                         s.total_ms / 1000.0,
+                        (s.runs() + s.partial_runs) as f64 / (s.total_ms / 1000.0).max(1e-6),
                         s.peak_memory_kb as f64 / 1024.0
                     );
                 }

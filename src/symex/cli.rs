@@ -1,11 +1,21 @@
-//! `concord symex` and `concord replay` (parsed here; the top-level binary
-//! only forwards its arguments).
+//! `concord symex` and `concord replay`: arguments, the results directory,
+//! the verdict and its exit code.
 
-use super::{explore, output, Reduction, SymexOptions};
+use super::{explore_with, output, Exploration, Reduction, SymexError, SymexOptions, Verdict};
 use crate::error::{exit, ConcordError, Result};
 use crate::frontend::{load_module, CompileOptions};
 use clap::Args;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// Exit code of `concord symex` when no violation was found but the search
+/// was not complete (cuts, unsupported constructs, a budget, or no run
+/// reaching the end); the summary and `stats.json` say why.
+pub const EXIT_INCONCLUSIVE: i32 = 10;
+
+/// First loop bound, and the last one iterative deepening tries by default.
+pub const DEFAULT_LOOP_BOUND: u32 = 3;
+pub const DEFAULT_MAX_LOOP_BOUND: u32 = 24;
 
 /// Options of `concord symex`.
 #[derive(Args, Debug, Clone)]
@@ -15,14 +25,20 @@ pub struct SymexArgs {
     /// none | dpor | dpor+ag
     #[arg(long, default_value = "dpor+ag")]
     pub reduction: Reduction,
-    /// Times a basic block may be re-entered per function activation.
-    #[arg(long, default_value_t = 3)]
-    pub loop_bound: u32,
-    /// Stop after this many runs.
+    /// Times a basic block may be re-entered per function activation
+    /// (given: no iterative deepening unless --max-loop-bound is given too).
     #[arg(long)]
+    pub loop_bound: Option<u32>,
+    /// While runs are cut, explore again with twice the loop bound (3, 6,
+    /// 12, ...) up to this bound, within --max-time (default: 60 s for the
+    /// deeper stages).
+    #[arg(long)]
+    pub max_loop_bound: Option<u32>,
+    /// Stop after this many runs (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_runs: Option<u64>,
-    /// Stop after this many seconds.
-    #[arg(long)]
+    /// Stop after this many seconds (more than 0).
+    #[arg(long, value_parser = positive_seconds)]
     pub max_time: Option<f64>,
     /// Entry function.
     #[arg(long, default_value = "main")]
@@ -40,6 +56,32 @@ pub struct SymexArgs {
     /// current directory, with a `concord-last` link).
     #[arg(long)]
     pub output_dir: Option<PathBuf>,
+    /// Add a directory to the C include path.
+    #[arg(short = 'I', value_name = "DIR", help_heading = "Compiling C")]
+    pub include: Vec<PathBuf>,
+    /// Define a C macro (`NAME` or `NAME=VALUE`).
+    #[arg(short = 'D', value_name = "MACRO", help_heading = "Compiling C")]
+    pub define: Vec<String>,
+    /// Extra flags for clang, as one string (split on white space).
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        allow_hyphen_values = true,
+        help_heading = "Compiling C"
+    )]
+    pub cflags: Option<String>,
+    /// Arguments of the program after its name (argv[1..]); default none:
+    /// main runs with argc = 1, argv = {program, NULL}.
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
+}
+
+fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        Ok(_) => Err("must be a number of seconds greater than 0".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Options of `concord replay`.
@@ -48,28 +90,127 @@ pub struct ReplayArgs {
     pub program: PathBuf,
     /// A `testNNNNNN.json` written by `concord symex`.
     pub testcase: PathBuf,
-    #[arg(long, default_value_t = 3)]
-    pub loop_bound: u32,
+    /// Loop bound (default: the one recorded in the test case).
+    #[arg(long)]
+    pub loop_bound: Option<u32>,
+    /// Add a directory to the C include path.
+    #[arg(short = 'I', value_name = "DIR", help_heading = "Compiling C")]
+    pub include: Vec<PathBuf>,
+    /// Define a C macro (`NAME` or `NAME=VALUE`).
+    #[arg(short = 'D', value_name = "MACRO", help_heading = "Compiling C")]
+    pub define: Vec<String>,
+    /// Extra flags for clang, as one string (split on white space).
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        allow_hyphen_values = true,
+        help_heading = "Compiling C"
+    )]
+    pub cflags: Option<String>,
 }
 
-/// Load through the shared frontend (its error classes and exit codes).
-fn load(program: &Path) -> Result<llvm_ir::Module> {
-    Ok(load_module(program, &CompileOptions::default())?.module)
-}
-
-fn failed(program: &Path, e: impl std::fmt::Display) -> ConcordError {
-    ConcordError::Unsupported {
-        path: program.to_path_buf(),
-        what: e.to_string(),
+fn compile_options(
+    include: &[PathBuf],
+    define: &[String],
+    cflags: &Option<String>,
+) -> CompileOptions {
+    CompileOptions {
+        include_dirs: include.to_vec(),
+        defines: define.to_vec(),
+        extra_flags: cflags
+            .as_deref()
+            .map(|f| f.split_whitespace().map(String::from).collect())
+            .unwrap_or_default(),
     }
 }
 
-/// `concord symex`: exit 0 when no violation was found, 1 when one was.
+/// Load through the shared frontend (its error classes and exit codes).
+fn load(program: &Path, co: &CompileOptions) -> Result<llvm_ir::Module> {
+    Ok(load_module(program, co)?.module)
+}
+
+fn symex_error(program: &Path, e: SymexError) -> ConcordError {
+    match e {
+        SymexError::Internal(m) => ConcordError::Internal(m),
+        SymexError::Mismatch(_) => ConcordError::Usage(e.to_string()),
+        e => ConcordError::Unsupported {
+            path: program.to_path_buf(),
+            what: e.to_string(),
+        },
+    }
+}
+
+fn output_error(path: &Path, e: impl std::fmt::Display) -> ConcordError {
+    ConcordError::Output {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+/// Progress and summaries on stderr: a closed or full stderr is not worth
+/// failing (or panicking) for.
+macro_rules! note {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// Print to stdout; a failed write (full disk, closed pipe) is an output
+/// error (exit 8), never a panic or a silent success.
+fn print_out(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| output_error(Path::new("<stdout>"), e))
+}
+
+/// Exit code of a verdict.
+pub fn verdict_exit_code(v: Verdict) -> i32 {
+    match v {
+        Verdict::Violation => exit::FINDINGS,
+        Verdict::Verified => exit::OK,
+        Verdict::Inconclusive => EXIT_INCONCLUSIVE,
+    }
+}
+
+/// The summary printed on stdout: one line per finding, then the verdict
+/// and its reasons.
+pub fn summary_text(res: &Exploration) -> String {
+    let mut s = String::new();
+    for f in &res.findings {
+        s += &format!(
+            "{:?} at {} ({}): {} [thread {}, schedule {:?}]\n",
+            f.kind, f.location, f.function, f.message, f.thread, f.schedule
+        );
+    }
+    if res.stats.loop_bounds_tried.len() > 1 {
+        s += &format!(
+            "loop bounds tried: {:?} (iterative deepening)\n",
+            res.stats.loop_bounds_tried
+        );
+    }
+    s += &format!("verdict: {}\n", res.stats.verdict);
+    for r in &res.stats.reasons {
+        s += &format!("  because: {r}\n");
+    }
+    s
+}
+
+/// `concord symex`: exit 1 on a violation, 0 when verified, 10 when
+/// inconclusive.
 pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
-    let module = load(&a.program)?;
+    let module = load(
+        &a.program,
+        &compile_options(&a.include, &a.define, &a.cflags),
+    )?;
     let opts = SymexOptions {
         reduction: a.reduction,
-        loop_bound: a.loop_bound,
+        loop_bound: a.loop_bound.unwrap_or(DEFAULT_LOOP_BOUND),
+        max_loop_bound: match (a.loop_bound, a.max_loop_bound) {
+            (_, Some(m)) => Some(m),
+            (None, None) => Some(DEFAULT_MAX_LOOP_BOUND),
+            (Some(_), None) => None,
+        },
         max_runs: a.max_runs,
         max_seconds: a.max_time,
         summary_table_size: a.summary_table,
@@ -77,58 +218,87 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
         slice: !a.no_slice,
         progress: !quiet,
         entry: a.entry.clone(),
+        args: std::iter::once(a.program.display().to_string())
+            .chain(a.args.iter().cloned())
+            .collect(),
         ..Default::default()
     };
     let started = std::time::SystemTime::now();
-    let res = explore(&module, &opts).map_err(|e| failed(&a.program, e))?;
-    let dir = output::write_results(a.output_dir.as_deref(), &a.program, &opts, &res, started)
-        .map_err(|e| ConcordError::Output {
-            path: a.output_dir.clone().unwrap_or_else(|| PathBuf::from(".")),
-            reason: format!("{e:#}"),
-        })?;
+    let out_path = a.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let dir =
+        output::results_dir(a.output_dir.as_deref()).map_err(|e| output_error(&out_path, e))?;
+    // Each test case is written when found: a killed run keeps it.
+    let mut written = 0usize;
+    let mut write_err: Option<ConcordError> = None;
+    let res = explore_with(&module, &opts, &mut |f, bound| {
+        written += 1;
+        let tc = output::testcase(&a.program, &opts, bound, f);
+        if let Err(e) = output::write_testcase(&dir, written, &tc) {
+            write_err.get_or_insert(output_error(&dir, e));
+        }
+    })
+    .map_err(|e| symex_error(&a.program, e))?;
+    if let Some(e) = write_err {
+        return Err(e);
+    }
+    output::write_results(&dir, &a.program, &opts, &res, started)
+        .map_err(|e| output_error(&dir, e))?;
     let s = &res.stats;
-    eprintln!(
-        "[symex] done ({}): {} runs ({} complete, {} error), {} partial, {} cut, {} pruned interleavings, {} solver queries, {:.2}s",
-        opts.reduction,
-        s.runs(),
-        s.complete_runs,
-        s.error_runs,
-        s.partial_runs,
-        s.cut_runs,
-        s.pruned_interleavings,
-        s.solver_queries,
-        s.total_ms / 1000.0
-    );
-    for f in &res.findings {
-        println!(
-            "{:?} at {} ({}): {} [thread {}, schedule {:?}]",
-            f.kind, f.location, f.function, f.message, f.thread, f.schedule
+    if !quiet {
+        note!(
+            "[symex] done ({}): {} runs ({} complete, {} error), {} partial, {} cut, {} pruned interleavings, {} solver queries, {:.2}s",
+            opts.reduction,
+            s.runs(),
+            s.complete_runs,
+            s.error_runs,
+            s.partial_runs,
+            s.cut_runs,
+            s.pruned_interleavings,
+            s.solver_queries,
+            s.total_ms / 1000.0
         );
     }
-    eprintln!("[symex] results in {}", dir.display());
-    Ok(if res.findings.iter().any(|f| f.kind.is_violation()) {
-        exit::FINDINGS
-    } else {
-        exit::OK
-    })
+    print_out(&summary_text(&res))?;
+    if !quiet {
+        note!("[symex] results in {}", dir.display());
+    }
+    Ok(verdict_exit_code(s.verdict))
 }
 
-/// `concord replay`: exit 0 when the violation is confirmed, 1 when not.
+/// `concord replay`: exit 0 when the violation is confirmed, 1 when not,
+/// 2 when the test case does not fit the program.
 pub fn replay(a: &ReplayArgs) -> Result<i32> {
-    let module = load(&a.program)?;
-    let tc = output::read_testcase(&a.testcase).map_err(|e| ConcordError::BadFacts {
-        path: a.testcase.clone(),
-        reason: format!("{e:#}"),
+    let tc = output::read_testcase(&a.testcase).map_err(|e| match e {
+        output::OutputError::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            ConcordError::InputMissing {
+                path: a.testcase.clone(),
+            }
+        }
+        e => ConcordError::InputUnreadable {
+            path: a.testcase.clone(),
+            reason: format!("not a concord test case: {e}"),
+        },
     })?;
-    let r = output::replay(&module, &tc, a.loop_bound).map_err(|e| failed(&a.program, e))?;
+    let module = load(
+        &a.program,
+        &compile_options(&a.include, &a.define, &a.cflags),
+    )?;
+    let bound = a.loop_bound.unwrap_or(tc.loop_bound);
+    let args = if tc.args.is_empty() {
+        vec![a.program.display().to_string()]
+    } else {
+        tc.args.clone()
+    };
+    let r = output::replay_with_args(&module, &tc, bound, &args)
+        .map_err(|e| symex_error(&a.program, e))?;
     if r.confirmed {
-        println!("confirmed: {:?} at {}", tc.kind, tc.location);
+        print_out(&format!("confirmed: {:?} at {}\n", tc.kind, tc.location))?;
         Ok(exit::OK)
     } else {
-        println!(
-            "NOT confirmed: expected {:?} at {}; got {:?}",
+        print_out(&format!(
+            "NOT confirmed: expected {:?} at {}; got {:?}\n",
             tc.kind, tc.location, r.got
-        );
+        ))?;
         Ok(exit::FINDINGS)
     }
 }

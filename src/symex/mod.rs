@@ -84,6 +84,16 @@ pub struct SymexOptions {
     pub inputs: Option<BTreeMap<String, u64>>,
     /// Entry function.
     pub entry: String,
+    /// Iterative deepening: while runs are cut (and nothing else stopped
+    /// the search), explore again with twice the loop bound, up to this
+    /// bound.  `None`: one exploration with `loop_bound`.
+    pub max_loop_bound: Option<u32>,
+    /// Command line of the entry function: `argc` is its length and `argv`
+    /// its strings followed by NULL (default: one program name).
+    pub args: Vec<String>,
+    /// Time for the deepening stages after the first when `max_seconds`
+    /// is not set (the first stage is not limited).
+    pub deepening_seconds: f64,
 }
 
 impl Default for SymexOptions {
@@ -100,6 +110,9 @@ impl Default for SymexOptions {
             schedule: None,
             inputs: None,
             entry: "main".into(),
+            max_loop_bound: None,
+            deepening_seconds: 60.0,
+            args: vec!["program".into()],
         }
     }
 }
@@ -186,6 +199,113 @@ pub struct Stats {
     pub slice_skipped_branches: u64,
     /// Stopped by max_runs / max_seconds.
     pub incomplete: bool,
+    /// Threads stopped at the loop bound, the call depth or the step
+    /// limit, by location (`file:line:col` of the loop header or call).
+    pub cut_locations: BTreeMap<String, u64>,
+    /// The limit that stopped the exploration (`incomplete`), if any.
+    pub budget: Option<String>,
+    /// The loop bound of the (last) exploration, and every bound tried
+    /// by iterative deepening, in order.
+    pub loop_bound: u32,
+    pub loop_bounds_tried: Vec<u32>,
+    /// Replay only: why the test case does not fit the program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_mismatch: Option<String>,
+    /// The answer, and why it is not `verified` when it is not.
+    pub verdict: Verdict,
+    pub reasons: Vec<Reason>,
+}
+
+/// The answer of an exploration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A violation was found (exit 1).
+    Violation,
+    /// Every run was explored to its end: nothing cut, nothing
+    /// unsupported, no budget hit (exit 0).
+    Verified,
+    /// No violation found, but the search was not complete (exit 10);
+    /// `reasons` says why.
+    #[default]
+    Inconclusive,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Violation => "violation",
+            Verdict::Verified => "verified",
+            Verdict::Inconclusive => "inconclusive",
+        })
+    }
+}
+
+/// A place and how many times something happened there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocCount {
+    pub location: String,
+    pub count: u64,
+}
+
+/// Why an exploration is not a proof.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "kebab-case")]
+pub enum Reason {
+    /// Threads were stopped at the loop bound (or call depth, step limit):
+    /// violations needing more iterations may be missed.
+    Cut {
+        loop_bound: u32,
+        runs: u64,
+        locations: Vec<LocCount>,
+    },
+    /// Paths ended at constructs the executor does not model.
+    Unsupported {
+        paths: u64,
+        locations: Vec<LocCount>,
+    },
+    /// `--max-runs` or `--max-time` stopped the search.
+    Budget { limit: String },
+    /// No execution reached the end of the program (e.g. every path
+    /// failed an assumption): nothing was checked.
+    Vacuous { assume_false: u64 },
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let locs = |l: &[LocCount]| {
+            let mut s: Vec<String> = l
+                .iter()
+                .take(5)
+                .map(|x| format!("{} ({}x)", x.location, x.count))
+                .collect();
+            if l.len() > 5 {
+                s.push(format!("and {} more", l.len() - 5));
+            }
+            s.join(", ")
+        };
+        match self {
+            Reason::Cut {
+                loop_bound,
+                runs,
+                locations,
+            } => write!(
+                f,
+                "{runs} runs cut at loop bound {loop_bound}, at {}",
+                locs(locations)
+            ),
+            Reason::Unsupported { paths, locations } => write!(
+                f,
+                "{paths} paths ended at unsupported constructs, at {}",
+                locs(locations)
+            ),
+            Reason::Budget { limit } => write!(f, "stopped by {limit}"),
+            Reason::Vacuous { assume_false } => write!(
+                f,
+                "no execution reached the end of the program ({assume_false} paths failed an assumption)"
+            ),
+        }
+    }
 }
 
 impl Stats {
@@ -195,6 +315,67 @@ impl Stats {
     /// (`sleep_blocked`) are reported separately.
     pub fn runs(&self) -> u64 {
         self.complete_runs + self.error_runs + self.cut_runs + self.assume_false
+    }
+}
+
+impl Exploration {
+    /// Decide the verdict from the findings and counters (stored in
+    /// `stats.verdict` / `stats.reasons` by [`explore`]).
+    pub fn decide(&self, loop_bound: u32) -> (Verdict, Vec<Reason>) {
+        let s = &self.stats;
+        let mut reasons = Vec::new();
+        if !s.cut_locations.is_empty() || s.cut_runs > 0 {
+            let mut locations: Vec<LocCount> = s
+                .cut_locations
+                .iter()
+                .map(|(l, c)| LocCount {
+                    location: l.clone(),
+                    count: *c,
+                })
+                .collect();
+            locations.sort_by(|a, b| b.count.cmp(&a.count).then(a.location.cmp(&b.location)));
+            reasons.push(Reason::Cut {
+                loop_bound,
+                runs: s.cut_runs,
+                locations,
+            });
+        }
+        let unsupported: Vec<&Finding> = self
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::Unsupported)
+            .collect();
+        if !unsupported.is_empty() {
+            reasons.push(Reason::Unsupported {
+                paths: unsupported.iter().map(|f| f.hits).sum(),
+                locations: unsupported
+                    .iter()
+                    .map(|f| LocCount {
+                        location: format!("{} ({})", f.location, f.message),
+                        count: f.hits,
+                    })
+                    .collect(),
+            });
+        }
+        if s.incomplete {
+            reasons.push(Reason::Budget {
+                limit: s.budget.clone().unwrap_or_else(|| "a limit".into()),
+            });
+        }
+        let violation = self.findings.iter().any(|f| f.kind.is_violation());
+        if !violation && reasons.is_empty() && s.complete_runs + s.partial_runs == 0 {
+            reasons.push(Reason::Vacuous {
+                assume_false: s.assume_false,
+            });
+        }
+        let verdict = if violation {
+            Verdict::Violation
+        } else if reasons.is_empty() {
+            Verdict::Verified
+        } else {
+            Verdict::Inconclusive
+        };
+        (verdict, reasons)
     }
 }
 
@@ -237,11 +418,55 @@ impl Exploration {
 pub enum SymexError {
     #[error("entry function `{0}` not found")]
     NoEntry(String),
+    #[error("test case does not match the program: {0}")]
+    Mismatch(String),
+    #[error("the explorer crashed: {0}")]
+    Internal(String),
     #[error("{0}")]
     Other(String),
 }
 
 /// Explore `module` from its entry function.
 pub fn explore(module: &llvm_ir::Module, opts: &SymexOptions) -> Result<Exploration, SymexError> {
-    engine::run(module, opts)
+    explore_with(module, opts, &mut |_, _| {})
+}
+
+/// [`explore`], handing each new finding to `on_finding` (with the loop
+/// bound it was found under) as soon as it is found, so that a killed run
+/// keeps what it found.
+pub fn explore_with(
+    module: &llvm_ir::Module,
+    opts: &SymexOptions,
+    on_finding: &mut dyn FnMut(&Finding, u32),
+) -> Result<Exploration, SymexError> {
+    let start = std::time::Instant::now();
+    let mut o = opts.clone();
+    let mut tried = Vec::new();
+    loop {
+        let bound = o.loop_bound;
+        tried.push(bound);
+        let mut x = engine::run(module, &o, &mut |f| on_finding(f, bound))?;
+        x.stats.loop_bound = bound;
+        x.stats.loop_bounds_tried = tried.clone();
+        // Deepen only when cuts are the one reason not to conclude: a
+        // violation, an unsupported construct or a budget would stay.
+        let only_cuts = x.stats.verdict == Verdict::Inconclusive
+            && x.stats
+                .reasons
+                .iter()
+                .all(|r| matches!(r, Reason::Cut { .. }));
+        let next = match o.max_loop_bound {
+            Some(max) if only_cuts && bound < max => bound.saturating_mul(2).min(max),
+            _ => return Ok(x),
+        };
+        let limit = opts
+            .max_seconds
+            .unwrap_or(x.stats.total_ms / 1000.0 + o.deepening_seconds);
+        let left = limit - start.elapsed().as_secs_f64();
+        if left <= 0.0 {
+            return Ok(x);
+        }
+        o.loop_bound = next;
+        o.max_seconds = Some(left);
+    }
 }

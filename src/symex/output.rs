@@ -4,16 +4,42 @@
 //! `testNNNNNN.json` (one per finding) and `stats.json`; `concord-last`
 //! links to the newest directory.
 
-use super::{explore, Exploration, Finding, FindingKind, SymexOptions};
+use super::{explore, Exploration, Finding, FindingKind, SymexError, SymexOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Why results could not be written or a test case not read.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Format version of `testNNNNNN.json` (and `stats.json`): raised when a
+/// field changes meaning or disappears; new fields may appear without it.
+pub const FORMAT_VERSION: u32 = 2;
+
+fn default_bound() -> u32 {
+    3
+}
+
 /// One test case file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TestCase {
+    /// [`FORMAT_VERSION`] of the writer (absent: 1).
+    #[serde(default = "default_version")]
+    pub version: u32,
     pub program: String,
     pub reduction: String,
+    /// Loop bound of the run that found it (replay uses the same).
+    #[serde(default = "default_bound")]
+    pub loop_bound: u32,
+    /// argv of the run (argv[0] first).
+    #[serde(default)]
+    pub args: Vec<String>,
     #[serde(flatten)]
     pub finding: Finding,
 }
@@ -25,39 +51,98 @@ impl std::ops::Deref for TestCase {
     }
 }
 
-fn fresh_dir(base: &Path) -> std::io::Result<PathBuf> {
-    for n in 0.. {
-        let d = base.join(format!("concord-out-{n}"));
-        if !d.exists() {
-            std::fs::create_dir_all(&d)?;
-            return Ok(d);
-        }
-    }
-    unreachable!()
+fn default_version() -> u32 {
+    1
 }
 
-/// Write the results directory; returns its path.
-pub fn write_results(
-    dir: Option<&Path>,
-    program: &Path,
-    opts: &SymexOptions,
-    res: &Exploration,
-    started: std::time::SystemTime,
-) -> anyhow::Result<PathBuf> {
-    let d = match dir {
+/// Claim a fresh `concord-out-N`: `create_dir` fails when the directory
+/// exists, so two concurrent runs never share one.
+fn fresh_dir(base: &Path) -> std::io::Result<PathBuf> {
+    let mut n = 0u64;
+    loop {
+        let d = base.join(format!("concord-out-{n}"));
+        match std::fs::create_dir(&d) {
+            Ok(()) => return Ok(d),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Create (or reuse) the results directory; returns its path.
+pub fn results_dir(dir: Option<&Path>) -> Result<PathBuf, OutputError> {
+    Ok(match dir {
         Some(d) => {
             std::fs::create_dir_all(d)?;
             d.to_path_buf()
         }
         None => {
             let d = fresh_dir(Path::new("."))?;
-            let link = Path::new("concord-last");
-            let _ = std::fs::remove_file(link);
+            // The link is a convenience: replace it atomically (a temporary
+            // link renamed over the old one), ignore failures.
             #[cfg(unix)]
-            let _ = std::os::unix::fs::symlink(d.file_name().unwrap(), link);
+            if let Some(name) = d.file_name() {
+                let tmp = PathBuf::from(format!(".concord-last.{}", std::process::id()));
+                let _ = std::fs::remove_file(&tmp);
+                if std::os::unix::fs::symlink(name, &tmp).is_ok()
+                    && std::fs::rename(&tmp, "concord-last").is_err()
+                {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+            }
             d
         }
-    };
+    })
+}
+
+/// Write `bytes` to `path` through a temporary file and a rename, so a
+/// reader (or a crash) never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// The test case of `f` as written to `testNNNNNN.json`.
+pub fn testcase(program: &Path, opts: &SymexOptions, loop_bound: u32, f: &Finding) -> TestCase {
+    TestCase {
+        version: FORMAT_VERSION,
+        program: program.display().to_string(),
+        reduction: opts.reduction.to_string(),
+        loop_bound,
+        args: opts.args.clone(),
+        finding: f.clone(),
+    }
+}
+
+/// Write test case number `i` (1-based) of the results directory `d`.
+pub fn write_testcase(d: &Path, i: usize, tc: &TestCase) -> Result<(), OutputError> {
+    write_atomic(
+        &d.join(format!("test{i:06}.json")),
+        serde_json::to_string_pretty(tc)?.as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// Write `info`, `stats.json` and every test case (final hit counts) into
+/// the results directory `d`.
+pub fn write_results(
+    d: &Path,
+    program: &Path,
+    opts: &SymexOptions,
+    res: &Exploration,
+    started: std::time::SystemTime,
+) -> Result<(), OutputError> {
     let cmdline: Vec<String> = std::env::args().collect();
     let since = started
         .duration_since(std::time::UNIX_EPOCH)
@@ -65,16 +150,17 @@ pub fn write_results(
         .unwrap_or(0);
     let s = &res.stats;
     let info = format!(
-        "command: {}\nprogram: {}\nconcord: {}\nz3: {}\nreduction: {}\nloop bound: {}\nstarted (unix): {}\nelapsed: {:.3}s\n\
+        "command: {}\nprogram: {}\nconcord: {}\nz3: {}\nreduction: {}\nloop bound: {} (tried {:?})\nstarted (unix): {}\nelapsed: {:.3}s\n\
          runs: {}\ncomplete runs: {}\nerror runs: {}\npartial runs (early terminations): {}\ncut runs (loop bound): {}\n\
          pruned branches: {}\npruned interleavings: {}\nsleep-set blocked: {}\nsolver queries: {}\nsolver time: {:.1}ms\n\
-         peak memory: {} KiB\nfindings: {}\nincomplete: {}\n",
+         peak memory: {} KiB\nfindings: {}\nincomplete: {}\nverdict: {}\n{}",
         cmdline.join(" "),
         program.display(),
         env!("CARGO_PKG_VERSION"),
         "crate 0.12.1 (system libz3)",
         opts.reduction,
-        opts.loop_bound,
+        s.loop_bound,
+        s.loop_bounds_tried,
         since,
         s.total_ms / 1000.0,
         s.runs(),
@@ -89,29 +175,28 @@ pub fn write_results(
         s.solver_ms,
         s.peak_memory_kb,
         res.findings.len(),
-        s.incomplete
+        s.incomplete,
+        s.verdict,
+        s.reasons
+            .iter()
+            .map(|r| format!("  because: {r}\n"))
+            .collect::<String>()
     );
-    std::fs::write(d.join("info"), info)?;
-    std::fs::write(
-        d.join("stats.json"),
-        serde_json::to_string_pretty(&res.stats)?,
+    write_atomic(&d.join("info"), info.as_bytes())?;
+    let mut stats_v = serde_json::to_value(&res.stats)?;
+    stats_v["version"] = FORMAT_VERSION.into();
+    write_atomic(
+        &d.join("stats.json"),
+        serde_json::to_string_pretty(&stats_v)?.as_bytes(),
     )?;
     for (i, f) in res.findings.iter().enumerate() {
-        let tc = TestCase {
-            program: program.display().to_string(),
-            reduction: opts.reduction.to_string(),
-            finding: f.clone(),
-        };
-        std::fs::write(
-            d.join(format!("test{:06}.json", i + 1)),
-            serde_json::to_string_pretty(&tc)?,
-        )?;
+        write_testcase(d, i + 1, &testcase(program, opts, res.stats.loop_bound, f))?;
     }
-    Ok(d)
+    Ok(())
 }
 
 /// Read a `testNNNNNN.json`.
-pub fn read_testcase(p: &Path) -> anyhow::Result<TestCase> {
+pub fn read_testcase(p: &Path) -> Result<TestCase, OutputError> {
     Ok(serde_json::from_str(&std::fs::read_to_string(p)?)?)
 }
 
@@ -122,8 +207,20 @@ pub struct Replay {
     pub got: Vec<(FindingKind, String)>,
 }
 
-/// Re-execute the test case's schedule with its concrete inputs.
-pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> anyhow::Result<Replay> {
+/// Re-execute the test case's schedule with its concrete inputs; refuses
+/// (`SymexError::Mismatch`) a test case whose schedule names a thread that
+/// cannot run or that lacks an input the program reads.
+pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> Result<Replay, SymexError> {
+    replay_with_args(m, tc, loop_bound, &SymexOptions::default().args)
+}
+
+/// [`replay`] with the program's command line (argv[0] first).
+pub fn replay_with_args(
+    m: &llvm_ir::Module,
+    tc: &Finding,
+    loop_bound: u32,
+    args: &[String],
+) -> Result<Replay, SymexError> {
     let inputs: BTreeMap<String, u64> = tc
         .inputs
         .iter()
@@ -133,9 +230,13 @@ pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> anyhow::Res
         schedule: Some(tc.schedule.clone()),
         inputs: Some(inputs),
         loop_bound,
+        args: args.to_vec(),
         ..Default::default()
     };
     let r = explore(m, &opts)?;
+    if let Some(why) = r.stats.replay_mismatch.clone() {
+        return Err(SymexError::Mismatch(why));
+    }
     let got: Vec<(FindingKind, String)> = r
         .findings
         .iter()

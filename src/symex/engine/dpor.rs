@@ -1,0 +1,178 @@
+use super::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Res {
+    Mem(u32, u64, u64),
+    Mutex(Addr),
+    Cond(Addr),
+    ThreadEnd(usize),
+    All,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Access {
+    pub(crate) res: Res,
+    pub(crate) write: bool,
+}
+
+pub(crate) fn conflict(a: &Access, b: &Access) -> bool {
+    if matches!(a.res, Res::All) || matches!(b.res, Res::All) {
+        return true;
+    }
+    if !a.write && !b.write {
+        return false;
+    }
+    match (&a.res, &b.res) {
+        (Res::Mem(o1, l1, h1), Res::Mem(o2, l2, h2)) => o1 == o2 && l1 < h2 && l2 < h1,
+        (x, y) => x == y,
+    }
+}
+
+pub(crate) fn dependent(a: &[Access], b: &[Access]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| conflict(x, y)))
+}
+
+/// Each thread's creator, by thread id.
+pub(crate) fn parents_of(st: &State<'_>) -> Vec<Option<usize>> {
+    st.threads.iter().map(|t| t.parent).collect()
+}
+
+pub(crate) struct Tr {
+    pub(crate) tid: usize,
+    pub(crate) acc: Vec<Access>,
+    pub(crate) clock: Vec<usize>,
+}
+
+pub(crate) struct DNode {
+    pub(crate) enabled: Vec<usize>,
+    pub(crate) backtrack: BTreeSet<usize>,
+    pub(crate) done: BTreeSet<usize>,
+    pub(crate) tr: Option<Tr>,
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    /// When a subtree is pruned, pretend the accesses recorded below the
+    /// node were executed (RVar/WVar, §5.2).
+    pub(crate) fn prune_dpor_update(&mut self, st: &State<'c>, key: u64) {
+        if !self.dpor {
+            return;
+        }
+        let acc: Vec<(usize, Access)> = self
+            .rw
+            .get(&key)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        for (q, a) in acc {
+            let clock = st
+                .threads
+                .get(q)
+                .map(|t| t.clock.clone())
+                .unwrap_or_default();
+            let parents = parents_of(st);
+            self.race_update(q, &[a], &clock, &parents);
+        }
+    }
+
+    /// FG backtrack-set update for thread `p` about to do `acc` with clock
+    /// `clock`. Where `p` did not exist yet, its nearest enabled ancestor
+    /// is the thread to try first (it leads to `p`'s creation); only
+    /// without one does every enabled thread go in.
+    pub(crate) fn race_update(
+        &mut self,
+        p: usize,
+        acc: &[Access],
+        clock: &[usize],
+        parents: &[Option<usize>],
+    ) {
+        for i in (0..self.nodes.len()).rev() {
+            let Some(tr) = &self.nodes[i].tr else {
+                continue;
+            };
+            if tr.tid == p || !dependent(&tr.acc, acc) {
+                continue;
+            }
+            let hb = clock.get(tr.tid).copied().unwrap_or(0) > i;
+            if hb {
+                continue;
+            }
+            let n = &mut self.nodes[i];
+            if n.enabled.contains(&p) {
+                n.backtrack.insert(p);
+            } else {
+                let mut ancestor = parents.get(p).copied().flatten();
+                while let Some(a) = ancestor {
+                    if n.enabled.contains(&a) {
+                        break;
+                    }
+                    ancestor = parents.get(a).copied().flatten();
+                }
+                match ancestor {
+                    Some(a) => {
+                        n.backtrack.insert(a);
+                    }
+                    None => {
+                        let en = n.enabled.clone();
+                        n.backtrack.extend(en);
+                    }
+                }
+            }
+            break;
+        }
+    }
+
+    /// Drop accesses to globals that no instruction of the slice reads:
+    /// their order cannot matter (§6.1).
+    pub(crate) fn relevant_acc(&self, mut acc: Vec<Access>) -> Vec<Access> {
+        if let Some(sl) = &self.slice {
+            acc.retain(|a| match &a.res {
+                Res::Mem(o, _, _) => match self.obj_global.get(o) {
+                    Some(g) => sl.global_relevant(g),
+                    None => true,
+                },
+                _ => true,
+            });
+        }
+        acc
+    }
+
+    /// Record the transition that just ended in the parent node.
+    pub(crate) fn commit(&mut self, st: &mut State<'c>, tid: usize) {
+        let acc = std::mem::take(&mut st.tr_acc);
+        let acc = self.relevant_acc(acc);
+        let created = std::mem::take(&mut st.created);
+        let Some(d) = self.nodes.len().checked_sub(1) else {
+            return;
+        };
+        let n = st.threads.len();
+        let pre = st.threads[tid].clock.clone();
+        if self.dpor {
+            let parents = parents_of(st);
+            self.race_update(tid, &acc, &pre, &parents);
+        }
+        let mut c = pre;
+        c.resize(n, 0);
+        for i in 0..d {
+            if let Some(tr) = &self.nodes[i].tr {
+                if dependent(&tr.acc, &acc) {
+                    for (k, v) in tr.clock.iter().enumerate() {
+                        if k < c.len() && *v > c[k] {
+                            c[k] = *v;
+                        }
+                    }
+                }
+            }
+        }
+        c[tid] = d + 1;
+        st.threads[tid].clock = c.clone();
+        for t in created {
+            st.threads[t].clock = c.clone();
+        }
+        for k in &self.open {
+            let e = self.rw.entry(*k).or_default();
+            for a in &acc {
+                e.insert((tid, a.clone()));
+            }
+        }
+        self.nodes[d].tr = Some(Tr { tid, acc, clock: c });
+    }
+}

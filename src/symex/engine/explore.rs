@@ -1,0 +1,656 @@
+use super::*;
+
+impl<'c, 'm> Engine<'c, 'm> {
+    // ----------------------------------------------------------- exploration
+
+    pub(crate) fn timed_out(&mut self) -> bool {
+        if self.stop {
+            return true;
+        }
+        if let Some(mr) = self.opts.max_runs {
+            if self.stats.runs() + self.stats.partial_runs >= mr {
+                self.stop = true;
+                self.stats.budget = Some(format!("--max-runs {mr}"));
+            }
+        }
+        if let Some(ms) = self.opts.max_seconds {
+            if self.start.elapsed().as_secs_f64() > ms {
+                self.stop = true;
+                self.stats.budget = Some(format!("--max-time {ms:.1}"));
+            }
+        }
+        if self.stop {
+            self.stats.incomplete = true;
+        }
+        if self.opts.progress && self.last_progress.elapsed().as_secs_f64() > 1.0 {
+            self.last_progress = Instant::now();
+            eprintln!(
+                "[symex] {:.1}s runs={} partial={} findings={} queries={}",
+                self.start.elapsed().as_secs_f64(),
+                self.stats.runs(),
+                self.stats.partial_runs,
+                self.findings.len(),
+                self.stats.solver_queries
+            );
+        }
+        self.stop
+    }
+
+    pub(crate) fn finish(mut self) -> Exploration {
+        self.stats.total_ms = self.start.elapsed().as_secs_f64() * 1000.0;
+        self.stats.peak_memory_kb = peak_rss_kb();
+        self.stats.summaries = self.ps.len() as u64;
+        let mut x = Exploration {
+            findings: self.findings,
+            stats: self.stats,
+        };
+        let (verdict, reasons) = x.decide(self.opts.loop_bound);
+        x.stats.verdict = verdict;
+        x.stats.reasons = reasons;
+        x
+    }
+
+    /// Name of a synchronisation object: its global (and offset), else
+    /// its object number.
+    fn sync_name(&self, a: &Addr) -> String {
+        let base = match self.obj_global.get(&a.0) {
+            Some(g) => name_str(g),
+            None => format!("object#{}", a.0),
+        };
+        if a.1 == 0 {
+            base
+        } else {
+            format!("{base}+{}", a.1)
+        }
+    }
+
+    /// Each unfinished thread of a deadlocked state: where it is, which
+    /// locks it holds and what it waits for.
+    fn deadlock_story(&self, st: &State<'c>, nexts: &[Next]) -> String {
+        let mut parts = Vec::new();
+        for (t, n) in nexts.iter().enumerate() {
+            if matches!(n, Next::Done) {
+                continue;
+            }
+            let held: Vec<String> = st
+                .mutex
+                .iter()
+                .filter(|(_, o)| **o == t)
+                .map(|(a, _)| self.sync_name(a))
+                .collect();
+            let waits: Vec<String> = match n {
+                Next::Disabled(acc) => acc
+                    .iter()
+                    .filter_map(|x| match &x.res {
+                        Res::Mutex(a) => Some(format!("lock {}", self.sync_name(a))),
+                        Res::Cond(a) => Some(format!("signal on {}", self.sync_name(a))),
+                        Res::ThreadEnd(u) => Some(format!("end of T{u} (join)")),
+                        _ => None,
+                    })
+                    .collect(),
+                Next::Cut => vec!["nothing (cut at the loop bound)".into()],
+                _ => vec![],
+            };
+            let ((loc, _), f) = self.thread_loc(st, t);
+            parts.push(format!(
+                "T{t} at {} holds [{}] and waits for {}",
+                if loc.is_empty() { f } else { loc },
+                held.join(", "),
+                if waits.is_empty() {
+                    "nothing".into()
+                } else {
+                    waits.join(" or ")
+                }
+            ));
+        }
+        parts.join("; ")
+    }
+
+    /// Remember where thread `tid` was cut (it sits at the loop header,
+    /// the call, or the instruction where the step limit hit).
+    pub(crate) fn note_cut(&mut self, st: &State<'c>, tid: usize) {
+        // The loop header may start with instructions without a source
+        // line (phis, loads of the induction variable): use the first one
+        // in the block that has a line.
+        let ((mut loc, mut line), f) = self.thread_loc(st, tid);
+        if line == 0 {
+            if let Some(fr) = st.threads[tid].frames.last() {
+                let bb = &self.m.functions[fr.f].basic_blocks[fr.bb];
+                let dls = bb.instrs[fr.ip.min(bb.instrs.len())..]
+                    .iter()
+                    .map(|i| i.get_debug_loc().clone())
+                    .chain(std::iter::once(bb.term.get_debug_loc().clone()));
+                for dl in dls {
+                    let (l, n) = loc_of(&dl);
+                    if n > 0 {
+                        (loc, line) = (l, n);
+                        break;
+                    }
+                }
+            }
+        }
+        let loc = if line == 0 && loc.is_empty() { f } else { loc };
+        *self.stats.cut_locations.entry(loc).or_insert(0) += 1;
+    }
+
+    pub(crate) fn report(
+        &mut self,
+        st: &State<'c>,
+        tid: usize,
+        kind: FindingKind,
+        msg: String,
+        loc: (String, u32),
+        func: String,
+    ) {
+        let location = if loc.0.is_empty() {
+            func.clone()
+        } else {
+            loc.0.clone()
+        };
+        let key = (kind, location.clone());
+        if let Some(&i) = self.fseen.get(&key) {
+            self.findings[i].hits += 1;
+            return;
+        }
+        let inputs = self.model_inputs(st);
+        if self.opts.progress {
+            eprintln!("[symex] {kind:?} at {location}: {msg}");
+        }
+        self.fseen.insert(key, self.findings.len());
+        self.findings.push(Finding {
+            kind,
+            location,
+            line: loc.1,
+            function: func,
+            message: msg,
+            thread: tid,
+            inputs,
+            schedule: st.sched.clone(),
+            hits: 1,
+        });
+        if let Some(tx) = &self.sink {
+            // The receiver lives as long as the exploration; a failed send
+            // only means nobody listens.
+            let _ = tx.send(self.findings[self.findings.len() - 1].clone());
+        }
+    }
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    pub(crate) fn explore_sched(
+        &mut self,
+        mut st: State<'c>,
+        tid: usize,
+        sleep: Vec<(usize, Vec<Access>)>,
+    ) -> Bool<'c> {
+        let seg = std::mem::take(&mut st.seg);
+        if st.normalizing {
+            st.normalizing = false;
+            st.tail_run = None;
+            st.tr_acc.retain(|a| !matches!(a.res, Res::ThreadEnd(_)));
+        } else {
+            self.commit(&mut st, tid);
+        }
+        let w = self.sched_inner(st, sleep);
+        self.apply_seg(&seg, w)
+    }
+
+    pub(crate) fn sched_inner(
+        &mut self,
+        st: State<'c>,
+        sleep: Vec<(usize, Vec<Access>)>,
+    ) -> Bool<'c> {
+        let tru = Bool::from_bool(self.ctx, true);
+        let fls = Bool::from_bool(self.ctx, false);
+        if self.timed_out() {
+            return fls;
+        }
+        // New threads first run their local prefix (it commutes with
+        // everything), so that every thread sits at a visible operation.
+        if let Some(u) = (0..st.threads.len()).find(|&u| self.unpositioned(&st, u)) {
+            let mut st = st;
+            st.normalizing = true;
+            return self.run_thread(st, u, false, sleep);
+        }
+        let nexts: Vec<Next> = (0..st.threads.len())
+            .map(|t| self.next_of(&st, t))
+            .collect();
+        if nexts.iter().all(|n| matches!(n, Next::Done)) {
+            if self.debug {
+                eprintln!("complete run: schedule {:?}", st.sched);
+            }
+            self.stats.complete_runs += 1;
+            return tru;
+        }
+        let mut enabled: Vec<usize> = (0..nexts.len())
+            .filter(|t| matches!(nexts[*t], Next::Enabled(_)))
+            .collect();
+        // FG: every thread's next operation (enabled or not) may race with
+        // an earlier transition; done at every state, including deadlocked
+        // ones and those where a deferred tail runs.
+        if self.dpor {
+            for (p, n) in nexts.iter().enumerate() {
+                if let Next::Enabled(a) | Next::Disabled(a) = n {
+                    // An atomic section's accesses that could not be
+                    // predicted are only known once it ran; its race check
+                    // happens at commit time.
+                    if a.iter().any(|x| matches!(x.res, Res::All)) {
+                        continue;
+                    }
+                    let c = st.threads[p].clock.clone();
+                    let parents = parents_of(&st);
+                    self.race_update(p, a, &c, &parents);
+                }
+            }
+        }
+        // An atomic section excludes every other thread while its owner can move.
+        if let Some(a) = enabled.iter().find(|t| st.threads[**t].atomic > 0) {
+            enabled = vec![*a];
+        }
+        // Deferred tails run when nothing else can move, or as soon as a
+        // thread waits to join them (they commute with everything else).
+        let tails: Vec<usize> = (0..nexts.len())
+            .filter(|t| matches!(nexts[*t], Next::Tail))
+            .collect();
+        if !tails.is_empty() {
+            let joined = tails.iter().copied().find(|u| {
+                nexts.iter().any(|n| {
+                    matches!(n, Next::Disabled(a) if a.iter().any(|x| x.res == Res::ThreadEnd(*u)))
+                })
+            });
+            if enabled.is_empty() || joined.is_some() {
+                let u = joined.unwrap_or(tails[0]);
+                return self.run_tail(st, u, sleep);
+            }
+        }
+        if enabled.is_empty() && nexts.iter().any(|n| matches!(n, Next::Cut)) {
+            // A thread was cut at the loop bound: the run ends here (the
+            // others are finished or wait for it), counted as cut.
+            self.stats.cut_runs += 1;
+            return fls;
+        }
+        if enabled.is_empty() {
+            let blocked: Vec<String> = (0..nexts.len())
+                .filter(|t| matches!(nexts[*t], Next::Disabled(_)))
+                .map(|t| format!("T{t}"))
+                .collect();
+            let (loc, fname) = self.thread_loc(&st, blocked.first().map(|_| 0).unwrap_or(0));
+            let loc = self.deadlock_loc(&st).unwrap_or((loc, fname));
+            self.stats.error_runs += 1;
+            self.report(
+                &st,
+                0,
+                FindingKind::Deadlock,
+                format!(
+                    "deadlock: {} blocked; {}",
+                    blocked.join(", "),
+                    self.deadlock_story(&st, &nexts)
+                ),
+                loc.0,
+                loc.1,
+            );
+            return fls;
+        }
+        let key = self.gcs_key(&st);
+        // Summary pruning.  `restricted`: the summary covers every
+        // continuation except those starting with threads that were asleep
+        // when it was computed but are awake now; only those are explored.
+        let mut restricted: Option<(Bool<'c>, Vec<usize>)> = None;
+        if self.ag {
+            if let Some((ps, asleep)) = self.ps_entry(key) {
+                let extra: Vec<usize> = asleep
+                    .iter()
+                    .copied()
+                    .filter(|t| enabled.contains(t) && !sleep.iter().any(|(q, _)| q == t))
+                    .collect();
+                if self.implied(&st, &ps) {
+                    if extra.is_empty() {
+                        if self.debug {
+                            eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
+                        }
+                        self.stats.partial_runs += 1;
+                        self.stats.pruned_interleavings += 1;
+                        self.prune_dpor_update(&st, key);
+                        return ps;
+                    }
+                    self.prune_dpor_update(&st, key);
+                    restricted = Some((ps, extra));
+                }
+            }
+        }
+        if let Some(s) = &self.opts.schedule {
+            match s.get(st.sched.len()) {
+                Some(t) if enabled.contains(t) => enabled = vec![*t],
+                Some(t) => {
+                    // The test case was not made for this program (or this
+                    // bound): say so instead of replaying something else.
+                    if self.stats.replay_mismatch.is_none() {
+                        self.stats.replay_mismatch = Some(format!(
+                            "scheduling point {}: thread {t} cannot run (runnable: {enabled:?})",
+                            st.sched.len() + 1
+                        ));
+                    }
+                    enabled.truncate(1);
+                }
+                // Schedule exhausted: finish with the lowest enabled thread.
+                None => enabled.truncate(1),
+            }
+        }
+        self.nodes.push(DNode {
+            enabled: enabled.clone(),
+            backtrack: BTreeSet::new(),
+            done: BTreeSet::new(),
+            tr: None,
+        });
+        self.open.push(key);
+        let d = self.nodes.len() - 1;
+        let sleeping: HashSet<usize> = sleep.iter().map(|(t, _)| *t).collect();
+        let mut wp = match &restricted {
+            Some((ps, _)) => ps.clone(),
+            None => tru.clone(),
+        };
+        let mut explored = 0usize;
+        // Exploration order: round robin from the thread after the one that
+        // ran last (the first run alternates threads, as in the paper's
+        // figures; DPOR then flips one race at a time).
+        let nthreads = st.threads.len();
+        let mut order = enabled.clone();
+        if let Some(&last) = st.sched.last() {
+            order.sort_by_key(|t| (t + nthreads - last - 1) % nthreads);
+        }
+        if let Some((_, extra)) = &restricted {
+            order.retain(|t| extra.contains(t));
+        }
+        if self.dpor {
+            match order.iter().find(|t| !sleeping.contains(t)) {
+                Some(t) => {
+                    self.nodes[d].backtrack.insert(*t);
+                }
+                None => {
+                    self.stats.sleep_blocked += 1;
+                    self.nodes.pop();
+                    self.open.pop();
+                    return fls;
+                }
+            }
+        }
+        let mut done_acc: Vec<(usize, Vec<Access>)> = Vec::new();
+        loop {
+            let t = if self.dpor {
+                let n = &self.nodes[d];
+                match order.iter().find(|t| {
+                    n.backtrack.contains(t) && !n.done.contains(t) && !sleeping.contains(t)
+                }) {
+                    Some(t) => *t,
+                    None => break,
+                }
+            } else {
+                match order.iter().find(|t| !self.nodes[d].done.contains(t)) {
+                    Some(t) => *t,
+                    None => break,
+                }
+            };
+            self.nodes[d].done.insert(t);
+            self.nodes[d].tr = None;
+            let tacc = match &nexts[t] {
+                Next::Enabled(a) => a.clone(),
+                _ => vec![],
+            };
+            let child_sleep: Vec<(usize, Vec<Access>)> = if self.dpor {
+                sleep
+                    .iter()
+                    .chain(done_acc.iter())
+                    .filter(|(q, a)| {
+                        *q != t && !dependent(a, &tacc) && !tacc.is_empty() && !a.is_empty()
+                    })
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if self.debug {
+                eprintln!(
+                    "node {:?}: explore T{t} (next {:?}), child sleep {:?}",
+                    st.sched, tacc, child_sleep
+                );
+            }
+            let mut child = st.clone();
+            child.sched.push(t);
+            let w = self.run_thread(child, t, true, child_sleep);
+            wp = Bool::and(self.ctx, &[&wp, &w]).simplify();
+            explored += 1;
+            done_acc.push((t, tacc));
+            if self.stop {
+                break;
+            }
+        }
+        self.stats.pruned_interleavings += (enabled.len().saturating_sub(explored)) as u64;
+        self.nodes.pop();
+        self.open.pop();
+        // A node entered with a non-empty sleep set explored only the
+        // continuations not starting with a sleeping thread: the summary
+        // remembers those threads and is only used at a later visit where
+        // they are asleep too (sleep sets and state matching, cf. §5.2).
+        if self.ag && !self.stop && restricted.is_none() {
+            self.ps_merge(key, &wp, &sleep);
+        }
+        wp
+    }
+
+    /// Run the deferred tail of thread `u` (a node with a single successor,
+    /// summarised like any other node).
+    pub(crate) fn run_tail(
+        &mut self,
+        mut st: State<'c>,
+        u: usize,
+        sleep: Vec<(usize, Vec<Access>)>,
+    ) -> Bool<'c> {
+        let key = self.gcs_key(&st);
+        if self.ag {
+            if let Some(ps) = self.ps_lookup(key, &sleep) {
+                if self.implied(&st, &ps) {
+                    if self.debug {
+                        eprintln!("pruned before tail at schedule {:?}: PS = {ps}", st.sched);
+                    }
+                    self.stats.partial_runs += 1;
+                    self.prune_dpor_update(&st, key);
+                    return ps;
+                }
+            }
+        }
+        st.threads[u].tail = false;
+        st.normalizing = true;
+        st.tail_run = Some(u);
+        self.open.push(key);
+        let w = self.run_thread(st, u, false, sleep.clone());
+        self.open.pop();
+        if self.ag && !self.stop {
+            self.ps_merge(key, &w, &sleep);
+        }
+        w
+    }
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    pub(crate) fn unpositioned(&self, st: &State<'c>, t: usize) -> bool {
+        let th = &st.threads[t];
+        if th.status != TStatus::Run || th.tail {
+            return false;
+        }
+        let fr = th.frames.last().unwrap();
+        let bb = &self.m.functions[fr.f].basic_blocks[fr.bb];
+        fr.ip >= bb.instrs.len() || self.visible_access(st, t, &bb.instrs[fr.ip]).is_none()
+    }
+
+    /// Location of a deadlock: the first thread blocked on a mutex or
+    /// condition variable, else the first unfinished thread.
+    pub(crate) fn deadlock_loc(&self, st: &State<'c>) -> Option<((String, u32), String)> {
+        let on_sync = (0..st.threads.len()).find(|t| match self.next_of_raw(st, *t) {
+            Next::Disabled(a) => a
+                .iter()
+                .any(|x| matches!(x.res, Res::Mutex(_) | Res::Cond(_))),
+            _ => false,
+        });
+        let t = on_sync.or_else(|| st.threads.iter().position(|th| th.status != TStatus::Done))?;
+        Some(self.thread_loc(st, t))
+    }
+
+    pub(crate) fn thread_loc(&self, st: &State<'c>, t: usize) -> ((String, u32), String) {
+        let th = &st.threads[t];
+        match th.frames.last() {
+            Some(fr) => {
+                let f = &self.m.functions[fr.f];
+                let bb = &f.basic_blocks[fr.bb];
+                let dl = if fr.ip < bb.instrs.len() {
+                    bb.instrs[fr.ip].get_debug_loc().clone()
+                } else {
+                    bb.term.get_debug_loc().clone()
+                };
+                (loc_of(&dl), f.name.clone())
+            }
+            None => ((String::new(), 0), String::new()),
+        }
+    }
+
+    /// Run thread `tid` from `st`: its visible operation first (when
+    /// `first`), then local operations up to the next visible one.
+    pub(crate) fn run_thread(
+        &mut self,
+        mut st: State<'c>,
+        tid: usize,
+        first: bool,
+        sleep: Vec<(usize, Vec<Access>)>,
+    ) -> Bool<'c> {
+        let fls = Bool::from_bool(self.ctx, false);
+        let mut first = first;
+        loop {
+            if st.threads[tid].status == TStatus::Done {
+                return self.explore_sched(st, tid, sleep);
+            }
+            st.steps += 1;
+            if st.steps > MAX_STEPS {
+                self.note_cut(&st, tid);
+                self.stats.cut_runs += 1;
+                return fls;
+            }
+            let mut vis = false;
+            if let TStatus::WaitCond { .. } | TStatus::Reacquire { .. } = st.threads[tid].status {
+                vis = true;
+                if !first {
+                    return self.explore_sched(st, tid, sleep);
+                }
+            } else {
+                let fr = st.threads[tid].frames.last().unwrap();
+                let bb = &self.m.functions[fr.f].basic_blocks[fr.bb];
+                if fr.ip < bb.instrs.len() {
+                    if let Some((_, enabled)) = self.visible_access(&st, tid, &bb.instrs[fr.ip]) {
+                        vis = true;
+                        if !first && (st.threads[tid].atomic == 0 || !enabled) {
+                            return self.explore_sched(st, tid, sleep);
+                        }
+                    }
+                }
+            }
+            if !first
+                && !vis
+                && st.tail_run != Some(tid)
+                && st.threads[tid].atomic == 0
+                && st.threads[tid].status == TStatus::Run
+                && self.is_tail(&st, tid)
+            {
+                st.threads[tid].tail = true;
+                return self.explore_sched(st, tid, sleep);
+            }
+            if vis {
+                first = false;
+            }
+            match self.step(&mut st, tid) {
+                Ok(Step::Continue) => {}
+                Ok(Step::Yield) => return self.explore_sched(st, tid, sleep),
+                Err(Stop::Cut) => {
+                    self.note_cut(&st, tid);
+                    st.threads[tid].status = TStatus::Cut;
+                    st.threads[tid].tail = false;
+                    st.threads[tid].atomic = 0;
+                    return self.explore_sched(st, tid, sleep);
+                }
+                Ok(Step::Fork { alts }) => return self.fork(st, tid, alts, sleep, first),
+                Err(stop) => {
+                    self.end_path(&st, tid, stop);
+                    return fls;
+                }
+            }
+        }
+    }
+
+    /// Account for a path that ends in thread `tid` (not at a cut, which
+    /// lets the other threads run on).
+    fn end_path(&mut self, st: &State<'c>, tid: usize, stop: Stop) {
+        let (kind, msg) = match stop {
+            Stop::AssumeFalse => {
+                self.stats.assume_false += 1;
+                return;
+            }
+            Stop::Cut => unreachable!("a cut thread is handled by the caller"),
+            Stop::Finding(kind, msg) => (kind, msg),
+            Stop::Unsupported(msg) => (FindingKind::Unsupported, msg),
+        };
+        self.stats.error_runs += 1;
+        let (loc, f) = self.thread_loc(st, tid);
+        self.report(st, tid, kind, msg, loc, f);
+    }
+
+    pub(crate) fn fork(
+        &mut self,
+        mut st: State<'c>,
+        tid: usize,
+        alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
+        sleep: Vec<(usize, Vec<Access>)>,
+        first: bool,
+    ) -> Bool<'c> {
+        let seg = std::mem::take(&mut st.seg);
+        let key = self.gcs_key(&st);
+        if self.ag {
+            if let Some(ps) = self.ps_lookup(key, &sleep) {
+                if self.implied(&st, &ps) {
+                    self.stats.partial_runs += 1;
+                    self.stats.pruned_branches += 1;
+                    self.prune_dpor_update(&st, key);
+                    return self.apply_seg(&seg, ps);
+                }
+            }
+        }
+        self.open.push(key);
+        // The branch condition over the state variables of this node.
+        let mut wp = Bool::from_bool(self.ctx, false);
+        for (cond, condsv, target) in alts {
+            if self.stop {
+                break;
+            }
+            let mut child = st.clone();
+            child.pcon.push(cond);
+            if let Err(stop) = self.jump(&mut child, tid, target) {
+                if let Stop::Cut = stop {
+                    self.note_cut(&child, tid);
+                    child.threads[tid].status = TStatus::Cut;
+                    child.threads[tid].tail = false;
+                    child.threads[tid].atomic = 0;
+                    let w = self.explore_sched(child, tid, sleep.clone());
+                    let w = Bool::and(self.ctx, &[&condsv, &w]);
+                    wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+                } else {
+                    self.end_path(&child, tid, stop);
+                }
+                continue;
+            }
+            let w = self.run_thread(child, tid, first, sleep.clone());
+            let w = Bool::and(self.ctx, &[&condsv, &w]);
+            wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+        }
+        self.open.pop();
+        if self.ag && !self.stop {
+            self.ps_merge(key, &wp, &sleep);
+        }
+        self.apply_seg(&seg, wp)
+    }
+}

@@ -1,0 +1,304 @@
+//! The exploration engine, one concept per module:
+//!
+//! * `state`: threads, frames, objects, the per-path state;
+//! * `values`: types, constants, pointers and operands as z3 bit-vectors;
+//! * `memory`: objects and cells, checked loads and stores;
+//! * `solver`: satisfiability checks and witness models;
+//! * `interp`: one instruction at a time (sequential semantics);
+//! * `models`: library calls (pthread, verifier, libc, LLVM intrinsics);
+//! * `visibility`: which operations are visible (scheduling points), statically and dynamically;
+//! * `dpor`: accesses, dependence, vector clocks, backtrack and sleep sets;
+//! * `summary`: weakest preconditions and the summary table (assertion-guided pruning);
+//! * `explore`: the depth-first search over paths and interleavings.
+
+use super::{
+    Exploration, Finding, FindingKind, InputValue, Reduction, Stats, SymexError, SymexOptions,
+};
+use llvm_ir::instruction as ins;
+use llvm_ir::types::NamedStructDef;
+use llvm_ir::{
+    Constant, ConstantRef, Function, HasDebugLoc, Instruction, IntPredicate, Module, Name, Operand,
+    Terminator, Type, TypeRef,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::{Context, SatResult, Solver};
+
+mod dpor;
+mod explore;
+mod interp;
+mod memory;
+mod models;
+mod solver;
+mod state;
+mod summary;
+mod values;
+mod visibility;
+
+use dpor::*;
+use models::is_thread_local_call;
+use state::*;
+use summary::*;
+use visibility::*;
+
+/// Width of a pointer value: 32-bit object id ++ 64-bit offset.
+pub(crate) const PW: u32 = 96;
+pub(crate) const MAX_STEPS: u64 = 200_000;
+
+pub(crate) type Addr = (u32, u64);
+
+pub(crate) enum Step<'c> {
+    Continue,
+    /// Transition ends here (blocked, waiting).
+    Yield,
+    Fork {
+        alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
+    },
+}
+
+/// Why a thread's path stops: typed, so that callers match on the reason
+/// instead of comparing strings.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// A finding (violation or bad API use) ends the path.
+    Finding(FindingKind, String),
+    /// The path condition became unsatisfiable (an assumption failed).
+    AssumeFalse,
+    /// The loop bound, the call depth or the step limit was reached.
+    Cut,
+    /// A construct the executor does not model (instruction, call, value).
+    Unsupported(String),
+}
+
+impl From<&str> for Stop {
+    fn from(s: &str) -> Self {
+        Stop::Unsupported(s.to_string())
+    }
+}
+
+impl From<String> for Stop {
+    fn from(s: String) -> Self {
+        Stop::Unsupported(s)
+    }
+}
+
+/// Result of interpreting one instruction.
+pub(crate) type R<'c> = Result<Step<'c>, Stop>;
+
+pub(crate) struct Engine<'c, 'm> {
+    ctx: &'c Context,
+    m: &'m Module,
+    solver: Solver<'c>,
+    opts: SymexOptions,
+    bbidx: Vec<HashMap<Name, usize>>,
+    fidx: HashMap<String, usize>,
+    globals: HashMap<Name, u32>,
+    init_objs: Vec<Obj<'c>>,
+    stats: Stats,
+    findings: Vec<Finding>,
+    fseen: HashMap<(FindingKind, String), usize>,
+    nodes: Vec<DNode>,
+    open: Vec<u64>,
+    rw: HashMap<u64, HashSet<(usize, Access)>>,
+    ps: HashMap<usize, PsEntry<'c>>,
+    dpor: bool,
+    ag: bool,
+    start: Instant,
+    stop: bool,
+    last_progress: Instant,
+    slice: Option<crate::symex::slice::Slice>,
+    obj_global: HashMap<u32, Name>,
+    /// Per function: may it (or a callee) perform a visible operation?
+    fn_visible: Vec<bool>,
+    /// `CONCORD_SYMEX_DEBUG` set: trace the exploration on stderr.
+    debug: bool,
+    /// Per function and block: may a visible operation be reached from it?
+    bb_reach_visible: Vec<Vec<bool>>,
+    /// Per function, block and instruction index: is any instruction from
+    /// there to the end of the block possibly visible?
+    suffix_visible: Vec<Vec<Vec<bool>>>,
+    /// Allocas never stored or passed on, per function.
+    private_allocas: Vec<HashSet<Name>>,
+    /// Each new finding is sent here as soon as it is found.
+    sink: Option<std::sync::mpsc::Sender<Finding>>,
+}
+
+pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
+    match dl {
+        Some(d) => {
+            let file = match &d.directory {
+                Some(dir) if !d.filename.starts_with('/') && !dir.is_empty() => {
+                    format!("{dir}/{}", d.filename)
+                }
+                _ => d.filename.clone(),
+            };
+            (format!("{file}:{}:{}", d.line, d.col.unwrap_or(0)), d.line)
+        }
+        None => (String::new(), 0),
+    }
+}
+
+pub(crate) fn name_str(n: &Name) -> String {
+    match n {
+        Name::Name(s) => s.to_string(),
+        Name::Number(k) => k.to_string(),
+    }
+}
+
+pub(crate) fn callee_name(c: &ins::Call) -> Option<String> {
+    match c.function.as_ref().right() {
+        Some(Operand::ConstantOperand(cr)) => match cr.as_ref() {
+            Constant::GlobalReference { name, .. } => Some(name_str(name)),
+            Constant::BitCast(bc) => match bc.operand.as_ref() {
+                Constant::GlobalReference { name, .. } => Some(name_str(name)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub(crate) fn run(
+    m: &Module,
+    opts: &SymexOptions,
+    on_finding: &mut dyn FnMut(&Finding),
+) -> Result<Exploration, SymexError> {
+    // Reset the peak resident set size so that `peak_memory_kb` is about
+    // this exploration (Linux; ignored elsewhere).
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    std::thread::scope(|s| {
+        // Deep recursion: the whole exploration runs on a thread with a
+        // large stack (z3 objects are not Send, so they are created there).
+        // The stack is reserved virtual memory: under `ulimit -v` a smaller
+        // one is tried before giving up.
+        let (tx, rx) = std::sync::mpsc::channel::<Finding>();
+        let mut spawned = None;
+        let mut last_err = None;
+        for stack in [1usize << 30, 1 << 28, 1 << 26] {
+            let opts = opts.clone();
+            let tx = tx.clone();
+            match std::thread::Builder::new().stack_size(stack).spawn_scoped(
+                s,
+                move || -> Result<Exploration, SymexError> {
+                    let cfg = z3::Config::new();
+                    let ctx = Context::new(&cfg);
+                    let mut e = Engine::new(&ctx, m, opts.clone())?;
+                    e.sink = Some(tx);
+                    let f0 = *e
+                        .fidx
+                        .get(&opts.entry)
+                        .ok_or_else(|| SymexError::NoEntry(opts.entry.clone()))?;
+                    let st = e.initial_state(f0);
+                    e.run_thread(st, 0, false, Vec::new());
+                    Ok(e.finish())
+                },
+            ) {
+                Ok(h) => {
+                    spawned = Some(h);
+                    break;
+                }
+                Err(e) => last_err = Some(e),
+            }
+        }
+        drop(tx);
+        let Some(h) = spawned else {
+            return Err(SymexError::Internal(format!(
+                "cannot start the explorer thread: {}",
+                last_err.map(|e| e.to_string()).unwrap_or_default()
+            )));
+        };
+        // Findings arrive while the explorer runs; the loop ends when its
+        // sender is dropped (the exploration ended, or panicked).
+        for f in rx {
+            on_finding(&f);
+        }
+        h.join().map_err(|p| {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".into());
+            SymexError::Internal(msg)
+        })?
+    })
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    fn new(ctx: &'c Context, m: &'m Module, opts: SymexOptions) -> Result<Self, SymexError> {
+        let mut fidx = HashMap::new();
+        let mut bbidx = Vec::new();
+        for (i, f) in m.functions.iter().enumerate() {
+            fidx.insert(f.name.clone(), i);
+            bbidx.push(
+                f.basic_blocks
+                    .iter()
+                    .enumerate()
+                    .map(|(k, b)| (b.name.clone(), k))
+                    .collect(),
+            );
+        }
+        let mut e = Engine {
+            ctx,
+            m,
+            solver: Solver::new(ctx),
+            dpor: opts.reduction != Reduction::None,
+            ag: opts.reduction == Reduction::DporAg,
+            opts,
+            bbidx,
+            fidx,
+            globals: HashMap::new(),
+            init_objs: Vec::new(),
+            stats: Stats::default(),
+            findings: Vec::new(),
+            fseen: HashMap::new(),
+            nodes: Vec::new(),
+            open: Vec::new(),
+            rw: HashMap::new(),
+            ps: HashMap::new(),
+            start: Instant::now(),
+            stop: false,
+            last_progress: Instant::now(),
+            slice: None,
+            obj_global: HashMap::new(),
+            fn_visible: Vec::new(),
+            debug: std::env::var_os("CONCORD_SYMEX_DEBUG").is_some(),
+            bb_reach_visible: Vec::new(),
+            suffix_visible: Vec::new(),
+            private_allocas: Vec::new(),
+            sink: None,
+        };
+        e.compute_tail_info();
+        if e.opts.schedule.is_some() {
+            e.dpor = false;
+            e.ag = false;
+        }
+        e.init_globals();
+        if e.ag && e.opts.slice {
+            let sl = crate::symex::slice::Slice::compute(m);
+            e.stats.slice_size = sl.size() as u64;
+            e.slice = Some(sl);
+        }
+        Ok(e)
+    }
+}
+
+pub(crate) fn const_int(c: &ConstantRef) -> Option<u64> {
+    match c.as_ref() {
+        Constant::Int { value, .. } => Some(*value),
+        _ => None,
+    }
+}
+
+pub(crate) fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse().ok()))
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,247 @@
+//! Library calls: each model has its footprint (for scheduling and DPOR)
+//! and its semantics in one place.
+
+use super::*;
+
+mod intrinsics;
+mod libc;
+mod pthread;
+mod verifier;
+
+pub(crate) use intrinsics::*;
+pub(crate) use libc::*;
+pub(crate) use pthread::*;
+pub(crate) use verifier::*;
+
+/// Argument `k` of a call to `name`.
+pub(crate) fn arg_of<'a>(name: &str, args: &[&'a Operand], k: usize) -> Result<&'a Operand, Stop> {
+    args.get(k)
+        .copied()
+        .ok_or_else(|| Stop::Unsupported(format!("{name}: missing argument")))
+}
+
+/// External calls that never touch shared state or synchronise (so a
+/// thread whose remaining code only calls these may run late, as a tail).
+pub(crate) fn is_thread_local_call(n: &str) -> bool {
+    n.starts_with("llvm.dbg.")
+        || n.starts_with("llvm.lifetime.")
+        || n.starts_with("__VERIFIER_nondet_")
+        || matches!(
+            n,
+            "__assert_fail"
+                | "reach_error"
+                | "__VERIFIER_error"
+                | "__VERIFIER_assert"
+                | "__VERIFIER_assume"
+                | "abort"
+                | "printf"
+                | "puts"
+                | "__VERIFIER_atomic_end"
+        )
+}
+
+/// The stop for a call no model implements.
+pub(crate) fn unsupported_call(name: &str) -> Stop {
+    Stop::Unsupported(format!("unsupported call to `{name}`"))
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    pub(crate) fn fresh_input(
+        &mut self,
+        st: &mut State<'c>,
+        base: &str,
+        bits: u32,
+    ) -> (BV<'c>, BV<'c>) {
+        st.nondet_count += 1;
+        let mut name = base.to_string();
+        if st.inputs.iter().any(|(n, _)| *n == name) || base.starts_with("nondet") {
+            name = format!("{base}#{}", st.nondet_count);
+        }
+        let v = match self.opts.inputs.as_ref().map(|m| m.get(&name)) {
+            Some(Some(x)) => self.bv(*x, bits),
+            Some(None) => {
+                if self.stats.replay_mismatch.is_none() {
+                    self.stats.replay_mismatch = Some(format!(
+                        "the program reads input `{name}`, the test case has no value for it"
+                    ));
+                }
+                BV::new_const(self.ctx, format!("in!{name}"), bits)
+            }
+            None => BV::new_const(self.ctx, format!("in!{name}"), bits),
+        };
+        st.inputs.push((name, v.clone()));
+        let h = BV::new_const(
+            self.ctx,
+            format!("h!{}!{}", st.sched.len(), st.nondet_count),
+            bits,
+        );
+        st.seg.havoc.push(h.clone());
+        (v, h)
+    }
+
+    pub(crate) fn call(&mut self, st: &mut State<'c>, tid: usize, c: &'m ins::Call) -> R<'c> {
+        let name = match callee_name(c) {
+            Some(n) => n,
+            None => match c.function.as_ref().right() {
+                Some(op) => {
+                    let p = self.op_val(st, tid, op)?.simplify();
+                    match self
+                        .ptr_parts(&p)
+                        .0
+                        .and_then(|o| st.objs.get(o as usize).map(|x| x.kind.clone()))
+                    {
+                        Some(ObjKind::Func(i)) if i != usize::MAX => {
+                            self.m.functions[i].name.clone()
+                        }
+                        _ => return Err("indirect call through a non-function pointer".into()),
+                    }
+                }
+                None => return Err("inline assembly".into()),
+            },
+        };
+        let args: Vec<&Operand> = c.arguments.iter().map(|a| &a.0).collect();
+        if let Some(&fi) = self.fidx.get(&name) {
+            if !self.m.functions[fi].basic_blocks.is_empty() {
+                let vals: Vec<BV<'c>> = args
+                    .iter()
+                    .map(|o| self.op_val(st, tid, o))
+                    .collect::<Result<_, _>>()?;
+                let svs: Option<Vec<BV<'c>>> = if self.ag {
+                    Some(
+                        args.iter()
+                            .map(|o| self.op_sv(st, tid, o))
+                            .collect::<Result<_, _>>()?,
+                    )
+                } else {
+                    None
+                };
+                let mut fr = self.frame(fi);
+                fr.ret_to = c.dest.clone();
+                if fr.atomic_fn {
+                    st.threads[tid].atomic += 1;
+                }
+                if st.threads[tid].frames.len() > 64 {
+                    return Err(Stop::Cut);
+                }
+                st.threads[tid].frames.push(fr);
+                let params = &self.m.functions[fi].parameters;
+                for (k, p) in params.iter().enumerate() {
+                    let v = vals.get(k).cloned().ok_or("too few arguments")?;
+                    let sv = svs.as_ref().map(|s| s[k].clone());
+                    self.set_reg(st, tid, &p.name, v, sv);
+                }
+                let f: &'m Function = &self.m.functions[fi];
+                let nphi = f.basic_blocks[0]
+                    .instrs
+                    .iter()
+                    .take_while(|i| matches!(i, Instruction::Phi(_)))
+                    .count();
+                st.threads[tid].frames.last_mut().unwrap().ip = nphi;
+                return Ok(Step::Continue);
+            }
+        }
+        self.builtin(st, tid, c, &name, &args)
+    }
+
+    pub(crate) fn ret(
+        &self,
+        st: &mut State<'c>,
+        tid: usize,
+        c: &ins::Call,
+        v: Option<BV<'c>>,
+    ) -> R<'c> {
+        if let (Some(d), Some(v)) = (&c.dest, v) {
+            let w = self.bits_of(&self.m.type_of(c)).unwrap_or(v.get_size());
+            let v = self.adapt(v, w);
+            self.set_reg(st, tid, d, v, None);
+        } else if let Some(d) = &c.dest {
+            let w = self.bits_of(&self.m.type_of(c)).unwrap_or(32);
+            self.set_reg(st, tid, d, self.bv(0, w), None);
+        }
+        Self::advance(st, tid);
+        Ok(Step::Continue)
+    }
+
+    /// A call to an external function: dispatched to its model.
+    pub(crate) fn builtin(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        c: &'m ins::Call,
+        name: &str,
+        args: &[&Operand],
+    ) -> R<'c> {
+        if is_intrinsic(name) {
+            self.call_intrinsic(st, tid, c, name, args)
+        } else if is_verifier(name) {
+            self.call_verifier(st, tid, c, name, args)
+        } else if is_pthread(name) {
+            self.call_pthread(st, tid, c, name, args)
+        } else if is_libc(name) {
+            self.call_libc(st, tid, c, name, args)
+        } else {
+            Err(unsupported_call(name))
+        }
+    }
+
+    /// What a call does that other threads can observe (its accesses) and
+    /// whether it can run now; `None` for thread-local calls.
+    pub(crate) fn call_footprint(
+        &self,
+        st: &State<'c>,
+        tid: usize,
+        c: &ins::Call,
+    ) -> Option<(Vec<Access>, bool)> {
+        let name = callee_name(c)?;
+        if name.starts_with("__VERIFIER_atomic_") && name != "__VERIFIER_atomic_end" {
+            return Some((
+                vec![Access {
+                    res: Res::All,
+                    write: true,
+                }],
+                true,
+            ));
+        }
+        if let Some(writes_first) = memory_call(&name) {
+            // String and memory functions read (and write) whole objects:
+            // on shared ones they are scheduling points like loads/stores.
+            let mut acc = Vec::new();
+            for (k, (a, _)) in c.arguments.iter().enumerate().take(2) {
+                let Ok(v) = self.op_val(st, tid, a) else {
+                    continue;
+                };
+                if v.get_size() != PW {
+                    continue;
+                }
+                match self.ptr_parts(&v.simplify()).0 {
+                    Some(o) if self.is_shared(st, o) => {
+                        acc.push(self.mem_access(st, o, None, 0, k == 0 && writes_first))
+                    }
+                    Some(_) => {}
+                    None => acc.push(Access {
+                        res: Res::All,
+                        write: true,
+                    }),
+                }
+            }
+            return (!acc.is_empty()).then_some((acc, true));
+        }
+        self.pthread_footprint(st, tid, c, &name)
+    }
+}
+
+/// For memory and string functions: `Some(true)` when the first argument
+/// is written (memcpy, memmove, memset), `Some(false)` when only read.
+fn memory_call(name: &str) -> Option<bool> {
+    if name.starts_with("llvm.memcpy")
+        || name.starts_with("llvm.memmove")
+        || name.starts_with("llvm.memset")
+        || matches!(name, "memcpy" | "memmove" | "memset")
+    {
+        Some(true)
+    } else if matches!(name, "strlen" | "strcmp" | "strncmp") {
+        Some(false)
+    } else {
+        None
+    }
+}

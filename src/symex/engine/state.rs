@@ -1,0 +1,208 @@
+use super::*;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ObjKind {
+    Global,
+    Stack,
+    Heap,
+    Func(usize),
+    Null,
+}
+
+#[derive(Clone)]
+pub(crate) struct Cell<'c> {
+    pub(crate) bytes: u64,
+    pub(crate) val: BV<'c>,
+}
+
+#[derive(Clone)]
+pub(crate) struct Obj<'c> {
+    pub(crate) size: u64,
+    pub(crate) cells: BTreeMap<u64, Cell<'c>>,
+    pub(crate) kind: ObjKind,
+    pub(crate) escaped: bool,
+    pub(crate) alive: bool,
+    pub(crate) readonly: bool,
+}
+
+#[derive(Clone)]
+pub(crate) struct Frame<'c> {
+    pub(crate) f: usize,
+    pub(crate) bb: usize,
+    pub(crate) ip: usize,
+    pub(crate) prev_bb: usize,
+    pub(crate) regs: HashMap<Name, BV<'c>>,
+    pub(crate) allocas: Vec<u32>,
+    pub(crate) ret_to: Option<Name>,
+    pub(crate) visits: HashMap<usize, u32>,
+    pub(crate) atomic_fn: bool,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum TStatus {
+    Run,
+    /// Stopped at the loop bound: the thread makes no further progress but
+    /// the others keep running (so DPOR still sees their later accesses).
+    Cut,
+    WaitCond {
+        cond: Addr,
+        mutex: Addr,
+    },
+    Reacquire {
+        mutex: Addr,
+    },
+    Done,
+}
+
+#[derive(Clone)]
+pub(crate) struct Thread<'c> {
+    pub(crate) frames: Vec<Frame<'c>>,
+    pub(crate) status: TStatus,
+    pub(crate) ret: Option<BV<'c>>,
+    pub(crate) atomic: u32,
+    pub(crate) clock: Vec<usize>,
+    /// The rest of the thread is thread-local code that ends the thread
+    /// (e.g. its final assertion check): it is run as late as possible.
+    pub(crate) tail: bool,
+    /// The thread that created this one (None for main).
+    pub(crate) parent: Option<usize>,
+}
+
+/// Effects of the current segment (between two nodes) over the state
+/// variables of the segment's first node.
+#[derive(Clone, Default)]
+pub(crate) struct Seg<'c> {
+    pub(crate) ov: HashMap<String, BV<'c>>,
+    pub(crate) assumes: Vec<Bool<'c>>,
+    pub(crate) bad: bool,
+    /// Objects allocated in this segment.
+    pub(crate) fresh: HashSet<u32>,
+    /// State variables of inputs created in this segment (quantified).
+    pub(crate) havoc: Vec<BV<'c>>,
+}
+
+impl<'c> State<'c> {
+    pub(crate) fn seg_fresh(&mut self, o: u32) {
+        self.seg.fresh.insert(o);
+    }
+}
+
+#[derive(Clone)]
+pub(crate) struct State<'c> {
+    pub(crate) threads: Vec<Thread<'c>>,
+    pub(crate) objs: Vec<Obj<'c>>,
+    pub(crate) mutex: BTreeMap<Addr, usize>,
+    pub(crate) conds: BTreeMap<Addr, Vec<usize>>,
+    pub(crate) pcon: Vec<Bool<'c>>,
+    pub(crate) inputs: Vec<(String, BV<'c>)>,
+    pub(crate) nondet_count: usize,
+    pub(crate) seg: Seg<'c>,
+    pub(crate) sched: Vec<usize>,
+    pub(crate) tr_acc: Vec<Access>,
+    pub(crate) created: Vec<usize>,
+    pub(crate) steps: u64,
+    /// Running a new thread's local prefix up to its first visible
+    /// operation: not a transition of its own.
+    pub(crate) normalizing: bool,
+    /// The thread whose deferred tail is being run.
+    pub(crate) tail_run: Option<usize>,
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    // ---------------------------------------------------------------- state
+
+    pub(crate) fn empty_state(&self) -> State<'c> {
+        State {
+            threads: Vec::new(),
+            objs: Vec::new(),
+            mutex: BTreeMap::new(),
+            conds: BTreeMap::new(),
+            pcon: Vec::new(),
+            inputs: Vec::new(),
+            nondet_count: 0,
+            seg: Seg::default(),
+            sched: Vec::new(),
+            tr_acc: Vec::new(),
+            created: Vec::new(),
+            steps: 0,
+            normalizing: false,
+            tail_run: None,
+        }
+    }
+
+    pub(crate) fn initial_state(&self, f: usize) -> State<'c> {
+        let mut st = self.empty_state();
+        st.objs = self.init_objs.clone();
+        let mut fr = self.frame(f);
+        // main(argc, argv[, envp]): argc = number of arguments, argv = the
+        // strings and a NULL, envp = NULL.  Other parameters are 0.
+        let argv = self.make_argv(&mut st);
+        for (k, p) in self.m.functions[f].parameters.iter().enumerate() {
+            let w = self.bits_of(&p.ty).unwrap_or(32);
+            let v = match (k, w) {
+                (0, w) if w != PW => self.bv(self.opts.args.len() as u64, w),
+                (1, PW) => argv.clone(),
+                _ => self.bv(0, w),
+            };
+            fr.regs.insert(p.name.clone(), v);
+        }
+        st.threads.push(Thread {
+            frames: vec![fr],
+            status: TStatus::Run,
+            ret: None,
+            atomic: 0,
+            clock: vec![],
+            tail: false,
+            parent: None,
+        });
+        st
+    }
+
+    /// The `argv` array: one NUL-terminated object per argument, then NULL.
+    fn make_argv(&self, st: &mut State<'c>) -> BV<'c> {
+        let n = self.opts.args.len() as u64;
+        let arr = self.new_obj(st, (n + 1) * 8, ObjKind::Stack);
+        for (k, a) in self.opts.args.iter().enumerate() {
+            let bytes = a.as_bytes();
+            let s = self.new_obj(st, bytes.len() as u64 + 1, ObjKind::Stack);
+            for (i, b) in bytes.iter().enumerate() {
+                self.mem_store(st, s, i as u64, 1, self.bv(*b as u64, 8));
+            }
+            self.mem_store(st, s, bytes.len() as u64, 1, self.bv(0, 8));
+            self.mem_store(st, arr, k as u64 * 8, 8, self.ptr(s, 0));
+        }
+        self.mem_store(st, arr, n * 8, 8, self.bv(0, PW));
+        self.ptr(arr, 0)
+    }
+
+    pub(crate) fn frame(&self, f: usize) -> Frame<'c> {
+        let atomic_fn = self.m.functions[f].name.starts_with("__VERIFIER_atomic_");
+        Frame {
+            f,
+            bb: 0,
+            ip: 0,
+            prev_bb: usize::MAX,
+            regs: HashMap::new(),
+            allocas: Vec::new(),
+            ret_to: None,
+            visits: HashMap::from([(0usize, 1u32)]),
+            atomic_fn,
+        }
+    }
+
+    pub(crate) fn gcs_key(&self, st: &State<'c>) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for t in &st.threads {
+            t.status.hash(&mut h);
+            t.atomic.hash(&mut h);
+            t.tail.hash(&mut h);
+            for fr in &t.frames {
+                (fr.f, fr.bb, fr.ip).hash(&mut h);
+            }
+            0xffu8.hash(&mut h);
+        }
+        st.mutex.hash(&mut h);
+        st.conds.hash(&mut h);
+        h.finish()
+    }
+}

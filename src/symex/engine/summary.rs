@@ -1,0 +1,189 @@
+use super::*;
+
+pub(crate) struct PsEntry<'c> {
+    pub(crate) key: u64,
+    pub(crate) f: Bool<'c>,
+    pub(crate) merges: u32,
+    /// Threads asleep at some visit that contributed to `f`.
+    pub(crate) asleep: BTreeSet<usize>,
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    /// Apply the segment's effects to a weakest precondition.
+    pub(crate) fn apply_seg(&self, seg: &Seg<'c>, wp: Bool<'c>) -> Bool<'c> {
+        if !self.ag || seg.bad || wp.as_bool() == Some(false) {
+            return Bool::from_bool(self.ctx, false);
+        }
+        let consts: Vec<(BV<'c>, BV<'c>)> = seg
+            .ov
+            .iter()
+            .map(|(n, t)| (BV::new_const(self.ctx, n.as_str(), t.get_size()), t.clone()))
+            .collect();
+        let pairs: Vec<(&BV<'c>, &BV<'c>)> = consts.iter().map(|(a, b)| (a, b)).collect();
+        let w = if pairs.is_empty() {
+            wp
+        } else {
+            wp.substitute(&pairs)
+        };
+        let mut parts: Vec<&Bool<'c>> = seg.assumes.iter().collect();
+        parts.push(&w);
+        let body = Bool::and(self.ctx, &parts).simplify();
+        if seg.havoc.is_empty() {
+            return body;
+        }
+        // Inputs read after the node are universally quantified.
+        let bound: Vec<&dyn Ast<'c>> = seg.havoc.iter().map(|h| h as &dyn Ast<'c>).collect();
+        z3::ast::forall_const(self.ctx, &bound, &[], &body)
+    }
+
+    /// The summary of `key`, if it may be used with the current sleep set.
+    pub(crate) fn ps_lookup(&self, key: u64, sleep: &[(usize, Vec<Access>)]) -> Option<Bool<'c>> {
+        let n = self.opts.summary_table_size.max(1);
+        let e = self
+            .ps
+            .get(&((key as usize) % n))
+            .filter(|e| e.key == key)?;
+        e.asleep
+            .iter()
+            .all(|t| sleep.iter().any(|(q, _)| q == t))
+            .then(|| e.f.clone())
+    }
+
+    /// The summary of `key` with the threads asleep when it was computed.
+    pub(crate) fn ps_entry(&self, key: u64) -> Option<(Bool<'c>, BTreeSet<usize>)> {
+        let n = self.opts.summary_table_size.max(1);
+        let e = self
+            .ps
+            .get(&((key as usize) % n))
+            .filter(|e| e.key == key)?;
+        Some((e.f.clone(), e.asleep.clone()))
+    }
+
+    pub(crate) fn ps_merge(&mut self, key: u64, wp: &Bool<'c>, sleep: &[(usize, Vec<Access>)]) {
+        if wp.as_bool() == Some(false) {
+            return;
+        }
+        let n = self.opts.summary_table_size.max(1);
+        let slot = (key as usize) % n;
+        let maxm = self.opts.summary_max_merges;
+        match self.ps.get_mut(&slot) {
+            Some(e) if e.key == key => {
+                if e.merges < maxm {
+                    e.f = Bool::or(self.ctx, &[&e.f, wp]).simplify();
+                    e.merges += 1;
+                    e.asleep.extend(sleep.iter().map(|(t, _)| *t));
+                }
+            }
+            _ => {
+                // Bounded table: a colliding entry is dropped (its summary
+                // becomes `false`), an under-approximation (§6.2).
+                self.ps.insert(
+                    slot,
+                    PsEntry {
+                        key,
+                        f: wp.clone(),
+                        merges: 1,
+                        asleep: sleep.iter().map(|(t, _)| *t).collect(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Value of a state variable in `st`.
+    pub(crate) fn sv_value(&self, st: &State<'c>, name: &str, bits: u32) -> Option<BV<'c>> {
+        let mut it = name.split('!');
+        match it.next()? {
+            "r" => {
+                let t: usize = it.next()?.parse().ok()?;
+                let d: usize = it.next()?.parse().ok()?;
+                let rn = it.next()?;
+                let fr = st.threads.get(t)?.frames.get(d)?;
+                let n = match rn.parse::<usize>() {
+                    Ok(k) => Name::Number(k),
+                    Err(_) => Name::from(rn),
+                };
+                let v = fr.regs.get(&n)?;
+                (v.get_size() == bits).then(|| v.clone())
+            }
+            "m" => {
+                let o: usize = it.next()?.parse().ok()?;
+                let off: u64 = it.next()?.parse().ok()?;
+                let bytes: u64 = it.next()?.parse().ok()?;
+                let obj = st.objs.get(o)?;
+                if !obj.alive {
+                    return None;
+                }
+                match obj.cells.get(&off) {
+                    Some(c) if c.bytes == bytes && c.val.get_size() == bits => Some(c.val.clone()),
+                    Some(_) => None,
+                    None => {
+                        let over = obj
+                            .cells
+                            .range(..off + bytes)
+                            .any(|(s, c)| s + c.bytes > off);
+                        (!over).then(|| self.bv(0, bits))
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn collect_svars(
+        &self,
+        f: &Dynamic<'c>,
+        seen: &mut HashSet<Dynamic<'c>>,
+        out: &mut Vec<(String, u32)>,
+    ) -> bool {
+        if !seen.insert(f.clone()) {
+            return true;
+        }
+        if !f.is_app() {
+            // Quantifier: its free state variables stay unsubstituted, which
+            // only makes the implication check harder to pass (sound).
+            return true;
+        }
+        if f.is_const() {
+            let n = f.decl().name();
+            if n.starts_with("r!") || n.starts_with("m!") {
+                let w = f.as_bv().map(|b| b.get_size()).unwrap_or(0);
+                out.push((n, w));
+            } else if n.starts_with("h!") {
+                return false;
+            }
+            return true;
+        }
+        for ch in f.children() {
+            if !self.collect_svars(&ch, seen, out) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// pcon → PS[s] under the state's memory?
+    pub(crate) fn implied(&mut self, st: &State<'c>, ps: &Bool<'c>) -> bool {
+        if ps.as_bool() == Some(true) {
+            return true;
+        }
+        let mut vars = Vec::new();
+        let mut seen = HashSet::new();
+        if !self.collect_svars(&Dynamic::from_ast(ps), &mut seen, &mut vars) {
+            return false;
+        }
+        let mut consts = Vec::new();
+        for (n, w) in &vars {
+            match self.sv_value(st, n, *w) {
+                Some(v) => consts.push((BV::new_const(self.ctx, n.as_str(), *w), v)),
+                None => return false,
+            }
+        }
+        let pairs: Vec<(&BV<'c>, &BV<'c>)> = consts.iter().map(|(a, b)| (a, b)).collect();
+        let f = ps.substitute(&pairs).simplify();
+        if f.as_bool() == Some(true) {
+            return true;
+        }
+        self.check(&st.pcon, &[f.not()]) == SatResult::Unsat
+    }
+}
