@@ -324,8 +324,8 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w2, v_r2), shared_read(v_r2, v_v), hb_must(v_w2, v_w1), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
     // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
     rank2_may(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_may(v_r1, v_r2), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), hb_must(R1, W2), hb_must(R2, W3), rank2_may(W2, R2, W3, R3), hb_must(R3, W1), rank2_may(W1, R1, W3, R3).
-    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), hb_must(v_r1, v_w2), hb_must(v_r2, v_w3), rank2_may(v_w2, v_r2, v_w3, v_r3), hb_must(v_r3, v_w1), rank2_may(v_w1, v_r1, v_w3, v_r3);
+    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W3, R3), hb_must(R3, W1), hb_must(R1, W2), rank2_may(W1, R1, W2, R2), hb_must(R2, W3), rank2_may(W2, R2, W3, R3).
+    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w3, v_r3), hb_must(v_r3, v_w1), hb_must(v_r1, v_w2), rank2_may(v_w1, v_r1, v_w2, v_r2), hb_must(v_r2, v_w3), rank2_may(v_w2, v_r2, v_w3, v_r3);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), hb_must(R2, W1), hb_must(R1, W3), rank2_may(W2, R2, W3, R3), hb_must(R3, W2), rank2_may(W1, R1, W3, R3).
     rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), hb_must(v_r2, v_w1), hb_must(v_r1, v_w3), rank2_may(v_w2, v_r2, v_w3, v_r3), hb_must(v_r3, v_w2), rank2_may(v_w1, v_r1, v_w3, v_r3);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), rank2_may(W1, R1, W2, R2), in_critical_section(R2, M, LB), in_critical_section(W3, M, LB), rank2_may(W2, R2, W3, R3), in_critical_section(R3, M, LC), in_critical_section(W1, M, LC), rank2_may(W1, R1, W3, R3), LA != LB, LB != LC, LA != LC, !po(LA, LA), !po(LB, LB), !po(LC, LC).
