@@ -142,7 +142,7 @@ fn main() {
         write_program(&out, name, &program);
     }
     for (name, layers, carried, diff_files) in DIFF_PROGRAMS {
-        let inputs = format!("{inputs}{carried}");
+        let inputs = format!("{analysis_inputs}{carried}");
         let mut p = version_copy(&inputs, layers, "old_");
         p.extend(version_copy(&inputs, layers, "new_"));
         let diff_sources: Vec<(String, String)> =
