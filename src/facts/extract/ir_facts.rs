@@ -10,7 +10,7 @@
 //! [`PathTable`].
 
 use super::ir::{self, LibCall};
-use super::paths::{GepShape, PathId, PathTable, ROOT};
+use super::paths::{GepShape, PathId, PathTable, Step, MAX_DEPTH, ROOT};
 use crate::facts::Row;
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
@@ -364,20 +364,19 @@ impl<'m> Emitter<'m> {
         out
     }
 
-    fn global_init(&self, facts: &mut IrFacts, obj: ObjId, path: &mut Vec<u32>, c: &Constant) {
-        // Paths of initialisers are built from field/element positions; the
-        // table interns them so the rules see the same ids as for GEPs.
+    fn global_init(&self, facts: &mut IrFacts, obj: ObjId, path: &mut Vec<Step>, c: &Constant) {
+        // The table interns initialiser paths, so the rules see the same ids as for GEPs.
         match c {
             Constant::Struct { values, .. } => {
                 for (i, v) in values.iter().enumerate() {
-                    path.push(i as u32);
+                    path.push(Step::Field(i as u32));
                     self.global_init(facts, obj, path, v);
                     path.pop();
                 }
             }
             Constant::Array { elements, .. } => {
                 for (i, v) in elements.iter().enumerate() {
-                    path.push(u32::MAX - (i as u32).min(super::paths::MAX_INDEX as u32));
+                    path.push(Step::index(Some(i as u64)));
                     self.global_init(facts, obj, path, v);
                     path.pop();
                 }
@@ -387,7 +386,8 @@ impl<'m> Emitter<'m> {
                 if targets.is_empty() {
                     return;
                 }
-                let steps = init_steps(path);
+                let mut steps = path.clone();
+                steps.truncate(MAX_DEPTH);
                 let p = facts.paths.intern(steps, Some(self.module.type_of(other)));
                 for (kind, tp) in targets {
                     let o2 = facts.intern_obj(kind);
@@ -697,27 +697,4 @@ impl Emitter<'_> {
             _ => false,
         }
     }
-}
-
-/// Initialiser positions as path steps: struct fields as they are, array
-/// elements encoded from the top of the u32 range by `global_init`.
-fn init_steps(path: &[u32]) -> Vec<super::paths::Step> {
-    use super::paths::{Step, MAX_DEPTH, MAX_INDEX};
-    let mut out: Vec<Step> = path
-        .iter()
-        .map(|&k| {
-            if k > u32::MAX - MAX_INDEX as u32 - 1 {
-                let i = (u32::MAX - k) as u64;
-                if i < MAX_INDEX {
-                    Step::Index(i)
-                } else {
-                    Step::AnyIndex
-                }
-            } else {
-                Step::Field(k)
-            }
-        })
-        .collect();
-    out.truncate(MAX_DEPTH);
-    out
 }

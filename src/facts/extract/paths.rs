@@ -35,7 +35,7 @@ pub enum Step {
 }
 
 impl Step {
-    fn index(i: Option<u64>) -> Step {
+    pub fn index(i: Option<u64>) -> Step {
         match i {
             Some(k) if k < MAX_INDEX => Step::Index(k),
             _ => Step::AnyIndex,

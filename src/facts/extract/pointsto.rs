@@ -108,8 +108,8 @@ impl PointsTo {
             });
         }
         // Globals' own cells exist even when only their root is named.
-        for (o, kind) in pt.ir.objs.clone().iter().enumerate() {
-            if let ObjKind::Global(_) = kind {
+        for o in 0..pt.ir.objs.len() {
+            if let ObjKind::Global(_) = pt.ir.objs[o] {
                 pt.intern(o as ObjId, 0, super::paths::ROOT);
             }
         }

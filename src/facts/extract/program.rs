@@ -538,12 +538,12 @@ impl Builder<'_> {
             if seen >= 2 {
                 continue;
             }
-            let copies = if in_loop || seen == 1 {
+            // The second copy of a self-starting thread is itself the "many".
+            let copies = if in_loop && seen == 0 {
                 self.opts.thread_loop_bound
             } else {
                 1
             };
-            let copies = if seen == 1 { 1 } else { copies };
             let mut lineage = self.lineage.clone();
             lineage.push(key);
             for instance in 0..copies {
