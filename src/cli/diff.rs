@@ -100,7 +100,7 @@ pub fn run(args: &DiffArgs, quiet: bool) -> Result<i32> {
         DiffFormat::Sarif => report::sarif(&report) + "\n",
         DiffFormat::Dot => report::dot(&report),
     };
-    emit(&text);
+    emit(&text)?;
     let different = sync.first_rank != 0 || locks.has_difference();
     Ok(if different { exit::FINDINGS } else { exit::OK })
 }

@@ -173,7 +173,7 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
                 chain.as_deref(),
             ));
         }
-        emit(&out);
+        emit(&out)?;
         return Ok(if any { exit::FINDINGS } else { exit::OK });
     }
     let text = match args.format {
@@ -184,7 +184,7 @@ pub fn run_impact(args: &ImpactArgs) -> Result<i32> {
         ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs),
         ImpactFormat::Sarif => report::impact_sarif(&result, &new_view, &dirs) + "\n",
     };
-    emit(&text);
+    emit(&text)?;
     let impacted = dirs.iter().any(|d| match d {
         Direction::Fwd => !result.fwd.is_empty() || !result.fwd_old.is_empty(),
         Direction::Bwd => !result.bwd.is_empty() || !result.bwd_old.is_empty(),

@@ -17,12 +17,12 @@ Exit codes:
   0   success
   1   findings: `diff` found differences, `changes` found changes
   2   bad command line
-  3   input file missing or unreadable
-  4   clang-14 / opt-14 not found
-  5   C source does not compile
+  3   input missing or unreadable (not a regular file, name not UTF-8, ...)
+  4   clang-14 / opt-14 not found or not executable
+  5   C source does not compile, or --cflags keep clang from writing bitcode
   6   IR or bitcode unreadable (e.g. from a newer LLVM), or a malformed fact directory
   7   program outside what concord models (no main, unmodelled threading, ...)
-  8   cannot write output
+  8   cannot write output (full disk or closed pipe on stdout, output dir refused)
   70  internal error";
 
 #[derive(Parser, Debug)]
@@ -169,6 +169,8 @@ pub struct LoadedVersion {
 pub fn load_version(path: &std::path::Path, input: &InputArgs) -> Result<LoadedVersion> {
     let facts = if facts::io::is_fact_dir(path) {
         facts::io::read_dir(path)?
+    } else if path.is_dir() {
+        return Err(facts::io::not_a_fact_dir(path));
     } else {
         extract_program(path, input)?
     };
@@ -237,8 +239,8 @@ fn run_changes(args: &ChangesArgs) -> Result<i32> {
     let new = load_version(&args.new, &args.input)?;
     let m = match_loaded(&old, &new);
     match args.format {
-        TextOrJson::Json => emit(&(crate::report::changes_json(&m, &old, &new) + "\n")),
-        TextOrJson::Text => emit(&crate::report::changes_text(&m, &old, &new)),
+        TextOrJson::Json => emit(&(crate::report::changes_json(&m, &old, &new) + "\n"))?,
+        TextOrJson::Text => emit(&crate::report::changes_text(&m, &old, &new))?,
     }
     Ok(if m.changes.is_empty() {
         exit::OK
@@ -248,6 +250,7 @@ fn run_changes(args: &ChangesArgs) -> Result<i32> {
 }
 
 pub fn main() -> i32 {
+    frontend::quiet_ir_reader_panics();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -268,10 +271,7 @@ pub fn main() -> i32 {
         Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
         Command::Replay(args) => crate::symex::cli::replay(args),
         Command::Impact(args) => impact::run_impact(args),
-        Command::Schema => {
-            emit(&facts::schema::schema_markdown());
-            Ok(exit::OK)
-        }
+        Command::Schema => emit(&facts::schema::schema_markdown()).map(|()| exit::OK),
     };
     match result {
         Ok(code) => code,
@@ -279,21 +279,30 @@ pub fn main() -> i32 {
     }
 }
 
-/// Write results to stdout. A reader that closed the pipe early (`| head`)
-/// is not an error: stop quietly.
-pub fn emit(text: &str) {
+/// Write results to stdout. A write that fails (full disk, closed pipe)
+/// is an error with its own exit code: the answer was not delivered, so
+/// the exit code must not claim one ("no difference" would be a lie).
+pub fn emit(text: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    if out
-        .write_all(text.as_bytes())
+    out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
-        .is_err()
-    {
-        std::process::exit(exit::OK);
-    }
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                ConcordError::StdoutClosed
+            } else {
+                ConcordError::Output {
+                    path: PathBuf::from("standard output"),
+                    reason: e.to_string(),
+                }
+            }
+        })
 }
 
 pub fn report_error(e: &ConcordError) -> i32 {
-    eprintln!("concord: error: {e}");
+    // A reader that went away (`| head`) knows; a message would be noise.
+    if !matches!(e, ConcordError::StdoutClosed) {
+        eprintln!("concord: error: {e}");
+    }
     e.exit_code()
 }

@@ -196,7 +196,7 @@ pub fn run(args: &QueryArgs) -> Result<i32> {
             serde_json::to_string_pretty(&doc).expect("json") + "\n"
         }
     };
-    emit(&out);
+    emit(&out)?;
     Ok(exit::OK)
 }
 
@@ -222,6 +222,6 @@ pub fn run_rules(args: &RulesArgs) -> Result<i32> {
     emit(match args.emit {
         RulesTarget::Souffle => args.program.souffle(),
         RulesTarget::Z3 => args.program.z3(),
-    });
+    })?;
     Ok(exit::OK)
 }
