@@ -51,6 +51,8 @@ pub enum InputKind {
     C,
     LlvmText,
     Bitcode,
+    /// A directory with `compile_commands.json`: its C units, linked.
+    Build,
 }
 
 impl InputKind {
@@ -71,6 +73,9 @@ pub struct Program {
     pub kind: InputKind,
     /// SHA-256 of the input bytes and the compile flags: identifies the version.
     pub input_sha256: String,
+    /// For a build: its C sources as named in the debug information
+    /// (relative to the build's root), in link order.
+    pub units: Vec<PathBuf>,
 }
 
 /// Load a program and require a `main` (concord analyses whole programs).
@@ -114,7 +119,7 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
             compile_c(path, opts, &out)?;
             out
         }
-        InputKind::LlvmText | InputKind::Bitcode => path.to_path_buf(),
+        InputKind::LlvmText | InputKind::Bitcode | InputKind::Build => path.to_path_buf(),
     };
     let normalized = work.path().join("normalized.bc");
     // Our own clang-14 output cannot come from a newer LLVM: only a user's
@@ -127,7 +132,91 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
         input: path.to_path_buf(),
         kind,
         input_sha256,
+        units: Vec::new(),
     })
+}
+
+/// Load a build: a directory whose `compile_commands.json` lists the C
+/// translation units. Each unit is compiled from the directory with its own
+/// flags (plus the command line's), the bitcode linked with llvm-link-14,
+/// and the result read like any module; `main` is required.
+pub fn load_build(root: &Path, opts: &CompileOptions) -> Result<Program> {
+    if root.to_str().is_none() {
+        return Err(ConcordError::InputUnreadable {
+            path: root.to_path_buf(),
+            reason: "the directory name is not valid UTF-8".into(),
+        });
+    }
+    let db = crate::compdb::find(root).ok_or_else(|| ConcordError::InputUnreadable {
+        path: root.to_path_buf(),
+        reason: "a directory, but neither a fact directory (manifest.json) nor a build (compile_commands.json)".into(),
+    })?;
+    let units = crate::compdb::units(root, &db)?;
+    let work = tempfile::tempdir().map_err(|e| ConcordError::Internal(e.to_string()))?;
+    let mut hasher = Sha256::new();
+    let mut bitcode = Vec::new();
+    for (k, unit) in units.iter().enumerate() {
+        let src = root.join(&unit.file);
+        check_readable_file(&src)?;
+        let bytes = std::fs::read(&src).map_err(|e| ConcordError::InputUnreadable {
+            path: src.clone(),
+            reason: e.to_string(),
+        })?;
+        hasher.update(unit.file.as_os_str().as_encoded_bytes());
+        hasher.update([0u8]);
+        hasher.update(&bytes);
+        for f in unit.flags.iter().chain(&opts.clang_args()) {
+            hasher.update(f.as_bytes());
+            hasher.update([0u8]);
+        }
+        let out = work.path().join(format!("unit{k}.bc"));
+        compile_unit(root, &unit.file, &unit.flags, opts, &out)?;
+        bitcode.push(out);
+    }
+    let linked = work.path().join("linked.bc");
+    link(root, &bitcode, &linked)?;
+    let normalized = work.path().join("normalized.bc");
+    run_mem2reg(root, &linked, &normalized, false)?;
+    let module = read_bitcode(root, &normalized)?;
+    if module.get_func_by_name("main").is_none() {
+        return Err(ConcordError::NoMain {
+            path: root.to_path_buf(),
+        });
+    }
+    Ok(Program {
+        module,
+        input: root.to_path_buf(),
+        kind: InputKind::Build,
+        input_sha256: format!("{:x}", hasher.finalize()),
+        units: units.into_iter().map(|u| u.file).collect(),
+    })
+}
+
+pub fn llvm_link_path() -> Result<PathBuf> {
+    find_tool(
+        "CONCORD_LLVM_LINK",
+        &["llvm-link-14"],
+        "llvm-link-14",
+        "llvm-14",
+    )
+}
+
+fn link(root: &Path, inputs: &[PathBuf], out: &Path) -> Result<()> {
+    let tool = llvm_link_path()?;
+    let output = Command::new(&tool)
+        .args(inputs)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| cannot_run("llvm-link-14", "llvm-14", "CONCORD_LLVM_LINK", &tool, e))?;
+    if !output.status.success() {
+        return Err(ConcordError::CompileFailed {
+            path: root.to_path_buf(),
+            compiler: tool.display().to_string(),
+            diagnostics: indent(&String::from_utf8_lossy(&output.stderr)),
+        });
+    }
+    Ok(())
 }
 
 thread_local! {
@@ -266,13 +355,27 @@ pub fn opt_path() -> Result<PathBuf> {
 const CONCORD_HEADER: &str = include_str!("../include/concord.h");
 
 fn compile_c(src: &Path, opts: &CompileOptions, out: &Path) -> Result<()> {
+    compile_unit(Path::new("."), src, &[], opts, out)
+}
+
+/// Compile one C file, run from `cwd`, with a unit's own flags before the
+/// command line's.
+fn compile_unit(
+    cwd: &Path,
+    src: &Path,
+    unit_flags: &[String],
+    opts: &CompileOptions,
+    out: &Path,
+) -> Result<()> {
     let clang = clang_path()?;
     let include = out.with_file_name("include");
     std::fs::create_dir_all(&include)
         .and_then(|_| std::fs::write(include.join("concord.h"), CONCORD_HEADER))
         .map_err(|e| ConcordError::Internal(format!("writing concord.h: {e}")))?;
     let output = Command::new(&clang)
+        .current_dir(cwd)
         .args(BASE_CFLAGS)
+        .args(unit_flags)
         .args(opts.clang_args())
         // After the user's -I, so a project's own concord.h wins.
         .arg("-idirafter")
@@ -284,7 +387,11 @@ fn compile_c(src: &Path, opts: &CompileOptions, out: &Path) -> Result<()> {
         .map_err(|e| cannot_run("clang-14", "clang-14", "CONCORD_CLANG", &clang, e))?;
     if !output.status.success() {
         return Err(ConcordError::CompileFailed {
-            path: src.to_path_buf(),
+            path: if cwd == Path::new(".") {
+                src.to_path_buf()
+            } else {
+                cwd.join(src)
+            },
             compiler: clang.display().to_string(),
             diagnostics: indent(&String::from_utf8_lossy(&output.stderr)),
         });

@@ -7,9 +7,11 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod compdb;
 pub mod error;
 pub mod facts;
 pub mod frontend;
+pub mod load;
 pub mod report;
 pub mod symex;
 pub mod versions;

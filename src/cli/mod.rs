@@ -158,60 +158,21 @@ pub enum TextOrJson {
     Json,
 }
 
-/// One version as the analyses see it: facts plus its source text, if found.
-pub struct LoadedVersion {
-    pub facts: facts::FactSet,
-    pub source: Option<String>,
-    pub label: String,
-}
+pub use crate::load::LoadedVersion;
 
-/// Load a version from a program or a fact directory written by `concord facts`.
+/// Load a version from a program, a build or a fact directory.
 pub fn load_version(path: &std::path::Path, input: &InputArgs) -> Result<LoadedVersion> {
-    let facts = if facts::io::is_fact_dir(path) {
-        facts::io::read_dir(path)?
-    } else if path.is_dir() {
-        return Err(facts::io::not_a_fact_dir(path));
-    } else {
-        extract_program(path, input)?
-    };
-    // The source named in the manifest (a fact directory may have moved away from it).
-    let source_path = if path.extension().is_some_and(|e| e == "c") {
-        Some(path.to_path_buf())
-    } else {
-        let named = PathBuf::from(&facts.manifest.input);
-        named.extension().is_some_and(|e| e == "c").then_some(named)
-    };
-    let source = source_path.and_then(|p| std::fs::read_to_string(p).ok());
-    Ok(LoadedVersion {
-        facts,
-        source,
-        label: path.display().to_string(),
-    })
+    crate::load::load_version(path, &input.compile_options(), &input.extract_options())
 }
 
 /// Δdiff and Δmap between two loaded versions.
 pub fn match_loaded(old: &LoadedVersion, new: &LoadedVersion) -> crate::versions::VersionMatch {
-    crate::versions::match_versions(
-        &crate::versions::Version {
-            facts: &old.facts,
-            source: old.source.as_deref(),
-        },
-        &crate::versions::Version {
-            facts: &new.facts,
-            source: new.source.as_deref(),
-        },
-    )
+    crate::load::match_loaded(old, new)
 }
 
 /// Load and extract a program's facts (shared by every subcommand).
 pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
-    let program = frontend::load_program(path, &input.compile_options())?;
-    let mut facts = facts::extract::extract(&program, &input.extract_options())?;
-    facts
-        .manifest
-        .cflags
-        .extend(input.compile_options().extra_flags);
-    Ok(facts)
+    crate::load::extract_program(path, &input.compile_options(), &input.extract_options())
 }
 
 fn run_facts(args: &FactsArgs, quiet: bool) -> Result<i32> {

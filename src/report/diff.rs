@@ -3,8 +3,8 @@
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
 use crate::analysis::lockorder::{DeadlockCycle, LockEdge, LockOrderDiff};
-use crate::cli::LoadedVersion;
 use crate::facts::FactSet;
+use crate::load::LoadedVersion;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 
 pub mod diff;
 
-use crate::cli::LoadedVersion;
 use crate::facts::FactSet;
+use crate::load::LoadedVersion;
 use crate::versions::{Change, ChangeKind, VersionMatch};
 use serde_json::json;
 use std::collections::BTreeMap;
