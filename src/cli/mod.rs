@@ -148,6 +148,9 @@ pub struct ChangesArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
+    /// Show each changed statement's LLVM instruction under its source line.
+    #[arg(long)]
+    pub ir: bool,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -201,7 +204,7 @@ fn run_changes(args: &ChangesArgs) -> Result<i32> {
     let m = match_loaded(&old, &new);
     match args.format {
         TextOrJson::Json => emit(&(crate::report::changes_json(&m, &old, &new) + "\n"))?,
-        TextOrJson::Text => emit(&crate::report::changes_text(&m, &old, &new))?,
+        TextOrJson::Text => emit(&crate::report::changes_text(&m, &old, &new, args.ir))?,
     }
     Ok(if m.changes.is_empty() {
         exit::OK
