@@ -12,18 +12,61 @@ use std::time::Instant;
 
 pub mod impact;
 
-pub const EXIT_CODES: &str = "\
-Exit codes:
-  0   success
-  1   findings: `diff` found differences, `changes` found changes
-  2   bad command line
+/// An "Exit codes:" block: the command's own 0/1 lines, then the errors
+/// it can end with (docs/cli.md lists the same per command).
+macro_rules! exit_codes {
+    ($answers:expr, $errors:expr) => {
+        concat!("Exit codes:\n", $answers, $errors, "  70  internal error")
+    };
+    ($answers:expr, $errors:expr, $note:expr) => {
+        concat!(exit_codes!($answers, $errors), "\n", $note)
+    };
+}
+
+/// The errors of every command that reads a program, build or fact directory.
+macro_rules! input_errors {
+    () => {
+        "  2   bad command line
   3   input missing or unreadable (not a regular file, name not UTF-8, ...)
-  4   clang-14 / opt-14 not found or not executable
-  5   C source does not compile, or --cflags keep clang from writing bitcode
+  4   clang-14 / opt-14 / llvm-link-14 not found or not executable
+  5   C source does not compile or link, or --cflags keep clang from writing bitcode
   6   IR or bitcode unreadable (e.g. from a newer LLVM), or a malformed fact directory
   7   program outside what concord models (no main, unmodelled threading, ...)
   8   cannot write output (full disk or closed pipe on stdout, output dir refused)
-  70  internal error";
+"
+    };
+}
+
+/// Every code any command uses (`concord --help`, symex and replay).
+pub const EXIT_CODES: &str = exit_codes!(
+    "  0   success
+  1   findings: `diff` found differences, `changes` changes, `impact` impacted statements, `symex` violations
+",
+    input_errors!()
+);
+pub const FACTS_EXIT_CODES: &str = exit_codes!("  0   facts written\n", input_errors!());
+pub const DIFF_EXIT_CODES: &str = exit_codes!(
+    "  0   no synchronisation or lock-order difference\n  1   differences found\n",
+    input_errors!()
+);
+pub const CHANGES_EXIT_CODES: &str = exit_codes!(
+    "  0   no statement changed\n  1   changes found\n",
+    input_errors!()
+);
+pub const QUERY_EXIT_CODES: &str = exit_codes!(
+    "  0   rows printed (possibly none)\n",
+    input_errors!(),
+    "(2 also for an unknown relation or column, or a malformed --where)"
+);
+pub const IMPACT_EXIT_CODES: &str = exit_codes!(
+    "  0   nothing impacted\n  1   impacted statements found (--explain: a chain was found)\n",
+    input_errors!(),
+    "(2 also for a malformed FILE:LINE, or a --changed/--explain line without statements)"
+);
+pub const PRINT_EXIT_CODES: &str = exit_codes!(
+    "  0   printed\n",
+    "  2   bad command line\n  8   cannot write output (full disk or closed pipe on stdout)\n"
+);
 
 #[derive(Parser, Debug)]
 #[command(
@@ -45,15 +88,17 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Extract facts from a program and write them as Soufflé-style files.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = FACTS_EXIT_CODES)]
     Facts(FactsArgs),
     /// Print the facts schema (the text of docs/facts.md).
+    #[command(after_help = PRINT_EXIT_CODES)]
     Schema,
     /// Synchronisation differences: read-from edges (ranks 1-3) and lock orders one version allows and the other does not.
     Diff(diff::DiffArgs),
     /// Print any input or derived relation, statements shown as source locations.
     Query(query::QueryArgs),
     /// Print the analyses' Datalog rules for Soufflé or Z3's fixedpoint engine.
+    #[command(after_help = PRINT_EXIT_CODES)]
     Rules(query::RulesArgs),
     /// Symbolically execute a pthread program and report assertion violations, error calls and deadlocks.
     #[command(after_help = EXIT_CODES)]
@@ -62,10 +107,10 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Replay(crate::symex::cli::ReplayArgs),
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = CHANGES_EXIT_CODES)]
     Changes(ChangesArgs),
     /// Forward and backward change-impact sets across threads and functions.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = IMPACT_EXIT_CODES)]
     Impact(impact::ImpactArgs),
 }
 
@@ -89,7 +134,7 @@ pub struct InputArgs {
     /// Thread instances per pthread_create inside a loop.
     #[arg(
         long,
-        default_value_t = 2,
+        default_value_t = ExtractOptions::default().thread_loop_bound,
         value_name = "N",
         help_heading = "Modelling"
     )]
@@ -97,7 +142,7 @@ pub struct InputArgs {
     /// Maximum depth of calls cloned into a thread's context.
     #[arg(
         long,
-        default_value_t = 8,
+        default_value_t = ExtractOptions::default().call_depth_bound,
         value_name = "N",
         help_heading = "Modelling"
     )]
