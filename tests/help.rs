@@ -70,3 +70,33 @@ fn defaults_shown_are_the_librarys() {
         "{flat}"
     );
 }
+
+/// `-q` leaves stderr empty on success, in every command that reads a
+/// program.
+#[test]
+fn quiet_is_quiet_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.c");
+    std::fs::write(&p, "#include <pthread.h>\nint x;\nvoid *t(void *a) { x = 1; return 0; }\nint main(void) { pthread_t h; pthread_create(&h, 0, t, 0); pthread_join(h, 0); return x; }\n").unwrap();
+    let p = p.to_str().unwrap();
+    let out = dir.path().join("f");
+    for args in [
+        vec!["facts", p, "-o", out.to_str().unwrap()],
+        vec!["diff", p, p],
+        vec!["changes", p, p],
+        vec!["query", p, "thread_create"],
+        vec!["impact", p, "--changed", "3"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_concord"))
+            .arg("-q")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{args:?}");
+        assert!(
+            o.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

@@ -83,3 +83,29 @@ fn impact_outputs() {
         }
     });
 }
+
+/// The SARIF logs parse as SARIF 2.1.0 (serde-sarif's types, generated from
+/// the schema) and every result carries a partial fingerprint.
+#[test]
+fn sarif_logs_are_valid_and_fingerprinted() {
+    for args in [
+        vec!["diff", "-q", "--format", "sarif", OLD, NEW],
+        vec!["impact", "--format", "sarif", OLD, NEW],
+    ] {
+        let text = out(&args);
+        let log: serde_sarif::sarif::Sarif =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"));
+        let results = log.runs[0].results.as_ref().expect("results");
+        assert!(!results.is_empty(), "{args:?}");
+        for r in results {
+            let fp = r
+                .partial_fingerprints
+                .as_ref()
+                .expect("partialFingerprints");
+            assert!(
+                fp.contains_key(concord::report::sarif::FINGERPRINT),
+                "{args:?}"
+            );
+        }
+    }
+}

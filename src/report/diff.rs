@@ -387,6 +387,8 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
             "results": results,
         }],
     });
+    let mut doc = doc;
+    super::sarif::finish(&mut doc);
     serde_json::to_string_pretty(&doc).expect("json")
 }
 

@@ -1,6 +1,7 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
 pub mod diff;
+pub mod sarif;
 
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
