@@ -49,6 +49,9 @@ pub enum ConcordError {
         diagnostics: String,
     },
 
+    #[error("clang-14 compiled {path} but wrote no LLVM bitcode; the extra flags `{flags}` change what it produces\n  hint: drop output-changing flags such as -E, -S, -fsyntax-only or -o from --cflags")]
+    NoBitcode { path: PathBuf, flags: String },
+
     #[error("{path} was produced by a newer LLVM ({producer}); concord reads LLVM 14 IR\n  hint: recompile the source with clang-14, or give concord the .c file")]
     NewerLlvm { path: PathBuf, producer: String },
 
@@ -63,6 +66,10 @@ pub enum ConcordError {
 
     #[error("cannot write {path}: {reason}")]
     Output { path: PathBuf, reason: String },
+
+    /// The reader of standard output went away (a closed pipe).
+    #[error("standard output was closed before the results were written")]
+    StdoutClosed,
 
     #[error("malformed fact directory {path}: {reason}")]
     BadFacts { path: PathBuf, reason: String },
@@ -86,10 +93,10 @@ impl ConcordError {
         match self {
             InputMissing { .. } | InputUnreadable { .. } | InputKind { .. } => exit::INPUT_MISSING,
             ToolMissing { .. } => exit::TOOLCHAIN_MISSING,
-            CompileFailed { .. } => exit::COMPILE_FAILED,
+            CompileFailed { .. } | NoBitcode { .. } => exit::COMPILE_FAILED,
             NewerLlvm { .. } | IrUnreadable { .. } | BadFacts { .. } => exit::IR_UNREADABLE,
             NoMain { .. } | Unsupported { .. } => exit::UNSUPPORTED_PROGRAM,
-            Output { .. } => exit::OUTPUT_FAILED,
+            Output { .. } | StdoutClosed => exit::OUTPUT_FAILED,
             Budget { .. } => exit::BUDGET,
             Usage(_) => exit::USAGE,
             Internal(_) => exit::INTERNAL,

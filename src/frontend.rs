@@ -51,6 +51,8 @@ pub enum InputKind {
     C,
     LlvmText,
     Bitcode,
+    /// A directory with `compile_commands.json`: its C units, linked.
+    Build,
 }
 
 impl InputKind {
@@ -71,6 +73,9 @@ pub struct Program {
     pub kind: InputKind,
     /// SHA-256 of the input bytes and the compile flags: identifies the version.
     pub input_sha256: String,
+    /// For a build: its C sources as named in the debug information
+    /// (relative to the build's root), in link order.
+    pub units: Vec<PathBuf>,
 }
 
 /// Load a program and require a `main` (concord analyses whole programs).
@@ -91,6 +96,7 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
             path: path.to_path_buf(),
         });
     }
+    check_readable_file(path)?;
     let kind = InputKind::of(path).ok_or_else(|| ConcordError::InputKind {
         path: path.to_path_buf(),
     })?;
@@ -113,22 +119,184 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
             compile_c(path, opts, &out)?;
             out
         }
-        InputKind::LlvmText | InputKind::Bitcode => path.to_path_buf(),
+        InputKind::LlvmText | InputKind::Bitcode | InputKind::Build => path.to_path_buf(),
     };
     let normalized = work.path().join("normalized.bc");
-    run_mem2reg(path, &ir_input, &normalized)?;
-    let module = llvm_ir::Module::from_bc_path(&normalized).map_err(|detail| {
-        ConcordError::IrUnreadable {
-            path: path.to_path_buf(),
-            detail,
-        }
-    })?;
+    // Our own clang-14 output cannot come from a newer LLVM: only a user's
+    // `.ll`/`.bc` is checked for that.
+    let users_ir = kind != InputKind::C;
+    run_mem2reg(path, &ir_input, &normalized, users_ir)?;
+    let module = read_bitcode(path, &normalized)?;
     Ok(Program {
         module,
         input: path.to_path_buf(),
         kind,
         input_sha256,
+        units: Vec::new(),
     })
+}
+
+/// Load a build: a directory whose `compile_commands.json` lists the C
+/// translation units. Each unit is compiled from the directory with its own
+/// flags (plus the command line's), the bitcode linked with llvm-link-14,
+/// and the result read like any module; `main` is required.
+pub fn load_build(root: &Path, opts: &CompileOptions) -> Result<Program> {
+    if root.to_str().is_none() {
+        return Err(ConcordError::InputUnreadable {
+            path: root.to_path_buf(),
+            reason: "the directory name is not valid UTF-8".into(),
+        });
+    }
+    let db = crate::compdb::find(root).ok_or_else(|| ConcordError::InputUnreadable {
+        path: root.to_path_buf(),
+        reason: "a directory, but neither a fact directory (manifest.json) nor a build (compile_commands.json)".into(),
+    })?;
+    let units = crate::compdb::units(root, &db)?;
+    let work = tempfile::tempdir().map_err(|e| ConcordError::Internal(e.to_string()))?;
+    let mut hasher = Sha256::new();
+    let mut bitcode = Vec::new();
+    for (k, unit) in units.iter().enumerate() {
+        let src = root.join(&unit.file);
+        check_readable_file(&src)?;
+        let bytes = std::fs::read(&src).map_err(|e| ConcordError::InputUnreadable {
+            path: src.clone(),
+            reason: e.to_string(),
+        })?;
+        hasher.update(unit.file.as_os_str().as_encoded_bytes());
+        hasher.update([0u8]);
+        hasher.update(&bytes);
+        for f in unit.flags.iter().chain(&opts.clang_args()) {
+            hasher.update(f.as_bytes());
+            hasher.update([0u8]);
+        }
+        let out = work.path().join(format!("unit{k}.bc"));
+        compile_unit(root, &unit.file, &unit.flags, opts, &out)?;
+        bitcode.push(out);
+    }
+    let linked = work.path().join("linked.bc");
+    link(root, &bitcode, &linked)?;
+    let normalized = work.path().join("normalized.bc");
+    run_mem2reg(root, &linked, &normalized, false)?;
+    let module = read_bitcode(root, &normalized)?;
+    if module.get_func_by_name("main").is_none() {
+        return Err(ConcordError::NoMain {
+            path: root.to_path_buf(),
+        });
+    }
+    Ok(Program {
+        module,
+        input: root.to_path_buf(),
+        kind: InputKind::Build,
+        input_sha256: format!("{:x}", hasher.finalize()),
+        units: units.into_iter().map(|u| u.file).collect(),
+    })
+}
+
+pub fn llvm_link_path() -> Result<PathBuf> {
+    find_tool(
+        "CONCORD_LLVM_LINK",
+        &["llvm-link-14"],
+        "llvm-link-14",
+        "llvm-14",
+    )
+}
+
+fn link(root: &Path, inputs: &[PathBuf], out: &Path) -> Result<()> {
+    let tool = llvm_link_path()?;
+    let output = Command::new(&tool)
+        .args(inputs)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| cannot_run("llvm-link-14", "llvm-14", "CONCORD_LLVM_LINK", &tool, e))?;
+    if !output.status.success() {
+        return Err(ConcordError::CompileFailed {
+            path: root.to_path_buf(),
+            compiler: tool.display().to_string(),
+            diagnostics: indent(&String::from_utf8_lossy(&output.stderr)),
+        });
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Set while llvm-ir converts a module: its panics are caught there.
+    static READING_IR: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Read normalised bitcode with llvm-ir. llvm-ir panics on some valid IR
+/// (a string that is not UTF-8 anywhere in the module, say); that panic is
+/// caught and reported as unreadable IR instead of crashing the process.
+fn read_bitcode(user_path: &Path, bitcode: &Path) -> Result<llvm_ir::Module> {
+    READING_IR.with(|r| r.set(true));
+    let read = std::panic::catch_unwind(|| llvm_ir::Module::from_bc_path(bitcode));
+    READING_IR.with(|r| r.set(false));
+    let detail = match read {
+        Ok(Ok(module)) => return Ok(module),
+        Ok(Err(detail)) => detail,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("(no message)");
+            format!("    the IR reader (llvm-ir) gave up: {msg}")
+        }
+    };
+    Err(ConcordError::IrUnreadable {
+        path: user_path.to_path_buf(),
+        detail,
+    })
+}
+
+/// Keep the panic hook quiet for the panics [`read_bitcode`] turns into
+/// errors; every other panic is printed as before. Call once, early.
+pub fn quiet_ir_reader_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !READING_IR.with(|r| r.get()) {
+            default(info);
+        }
+    }));
+}
+
+/// Refuse what would hang, panic or be misread before any tool sees it: a
+/// FIFO or device named `x.c` (reading it blocks), a directory, and a file
+/// name that is not UTF-8 (the LLVM reader aborts on it, and reports name
+/// files as text).
+pub fn check_readable_file(path: &Path) -> Result<()> {
+    let unreadable = |reason: &str| ConcordError::InputUnreadable {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    if path.to_str().is_none() {
+        return Err(unreadable(
+            "the file name is not valid UTF-8\n  hint: rename the file (or its directory); concord reports file names as text",
+        ));
+    }
+    let meta = std::fs::metadata(path).map_err(|e| unreadable(&e.to_string()))?;
+    if !meta.is_file() {
+        return Err(unreadable(
+            "not a regular file (a directory, FIFO or device)\n  hint: give concord a .c, .ll or .bc file",
+        ));
+    }
+    Ok(())
+}
+
+/// A path as a command operand: a relative name starting with `-` would be
+/// read as an option, so it gets a `./` in front.
+pub fn operand(path: &Path) -> PathBuf {
+    if path.is_relative() && path.as_os_str().as_encoded_bytes().first() == Some(&b'-') {
+        Path::new(".").join(path)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Is `p` a file this process may execute?
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Find a tool: an explicit environment override, then the versioned name,
@@ -141,12 +309,13 @@ fn find_tool(
 ) -> Result<PathBuf> {
     if let Some(explicit) = std::env::var_os(env_var) {
         let p = PathBuf::from(explicit);
-        if p.is_file() {
+        if is_executable(&p) {
             return Ok(p);
         }
+        let why = if p.is_file() { " (not executable)" } else { "" };
         return Err(ConcordError::ToolMissing {
             tool,
-            looked_for: format!("{}={}", env_var, p.display()),
+            looked_for: format!("{}={}{why}", env_var, p.display()),
             package,
             env_var,
         });
@@ -164,7 +333,7 @@ fn find_tool(
     }
     candidates
         .into_iter()
-        .find(|p| p.is_file())
+        .find(|p| is_executable(p))
         .ok_or_else(|| ConcordError::ToolMissing {
             tool,
             looked_for: format!("{} on PATH and /usr/lib/llvm-14/bin", names.join(", ")),
@@ -186,51 +355,98 @@ pub fn opt_path() -> Result<PathBuf> {
 const CONCORD_HEADER: &str = include_str!("../include/concord.h");
 
 fn compile_c(src: &Path, opts: &CompileOptions, out: &Path) -> Result<()> {
+    compile_unit(Path::new("."), src, &[], opts, out)
+}
+
+/// Compile one C file, run from `cwd`, with a unit's own flags before the
+/// command line's.
+fn compile_unit(
+    cwd: &Path,
+    src: &Path,
+    unit_flags: &[String],
+    opts: &CompileOptions,
+    out: &Path,
+) -> Result<()> {
     let clang = clang_path()?;
     let include = out.with_file_name("include");
     std::fs::create_dir_all(&include)
         .and_then(|_| std::fs::write(include.join("concord.h"), CONCORD_HEADER))
         .map_err(|e| ConcordError::Internal(format!("writing concord.h: {e}")))?;
     let output = Command::new(&clang)
+        .current_dir(cwd)
         .args(BASE_CFLAGS)
+        .args(unit_flags)
         .args(opts.clang_args())
         // After the user's -I, so a project's own concord.h wins.
         .arg("-idirafter")
         .arg(&include)
-        .arg(src)
+        .arg(operand(src))
         .arg("-o")
         .arg(out)
         .output()
-        .map_err(|e| ConcordError::Internal(format!("running {}: {e}", clang.display())))?;
+        .map_err(|e| cannot_run("clang-14", "clang-14", "CONCORD_CLANG", &clang, e))?;
     if !output.status.success() {
         return Err(ConcordError::CompileFailed {
-            path: src.to_path_buf(),
+            path: if cwd == Path::new(".") {
+                src.to_path_buf()
+            } else {
+                cwd.join(src)
+            },
             compiler: clang.display().to_string(),
             diagnostics: indent(&String::from_utf8_lossy(&output.stderr)),
+        });
+    }
+    // Flags like -E, -S or -fsyntax-only make clang succeed without bitcode.
+    let bytes = std::fs::read(out).unwrap_or_default();
+    if !bytes.starts_with(b"BC\xC0\xDE") {
+        return Err(ConcordError::NoBitcode {
+            path: src.to_path_buf(),
+            flags: opts.extra_flags.join(" "),
         });
     }
     Ok(())
 }
 
+/// A tool that was found but cannot be started is as good as missing.
+fn cannot_run(
+    tool: &'static str,
+    package: &'static str,
+    env_var: &'static str,
+    path: &Path,
+    e: std::io::Error,
+) -> ConcordError {
+    ConcordError::ToolMissing {
+        tool,
+        looked_for: format!("{} ({e})", path.display()),
+        package,
+        env_var,
+    }
+}
+
 /// Run `opt-14 -passes=mem2reg`; on failure, tell a newer LLVM's output
 /// apart from plain garbage.
-fn run_mem2reg(user_path: &Path, input: &Path, out: &Path) -> Result<()> {
+fn run_mem2reg(user_path: &Path, input: &Path, out: &Path, users_ir: bool) -> Result<()> {
     let opt = opt_path()?;
     let output = Command::new(&opt)
         .arg("-passes=mem2reg")
-        .arg(input)
+        .arg(operand(input))
         .arg("-o")
         .arg(out)
         .output()
-        .map_err(|e| ConcordError::Internal(format!("running {}: {e}", opt.display())))?;
+        .map_err(|e| cannot_run("opt-14", "llvm-14", "CONCORD_OPT", &opt, e))?;
     if output.status.success() {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    let ident = std::fs::read(input)
-        .ok()
-        .and_then(|b| newer_clang_ident(&b));
-    if let Some(producer) = newer_llvm_producer(&stderr).or(ident) {
+    let ident = || {
+        std::fs::read(input)
+            .ok()
+            .and_then(|b| newer_clang_ident(&b))
+    };
+    let newer = users_ir
+        .then(|| newer_llvm_producer(&stderr).or_else(ident))
+        .flatten();
+    if let Some(producer) = newer {
         return Err(ConcordError::NewerLlvm {
             path: user_path.to_path_buf(),
             producer,

@@ -8,9 +8,11 @@
 pub mod analysis;
 pub mod budget;
 pub mod cli;
+pub mod compdb;
 pub mod error;
 pub mod facts;
 pub mod frontend;
+pub mod load;
 pub mod report;
 pub mod symex;
 pub mod versions;

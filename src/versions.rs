@@ -92,8 +92,35 @@ pub struct Version<'a> {
 }
 
 /// Replace local value names (`%x`, `%12`, `%"a b"`) so that renamed
-/// locals and renumbered temporaries compare equal.
+/// locals and renumbered temporaries compare equal, and drop the number of
+/// string constants (`@.str.3`): clang numbers them in order of appearance,
+/// so one new string literal renumbers every later one.
 pub fn normalise(text: &str) -> String {
+    without_string_numbers(&normalise_locals(text))
+}
+
+fn without_string_numbers(text: &str) -> String {
+    const NAME: &str = "@.str.";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find(NAME) {
+        out.push_str(&rest[..pos]);
+        out.push_str("@.str");
+        let after = &rest[pos + NAME.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        rest = if digits > 0 {
+            &after[digits..]
+        } else {
+            // `@.str.` followed by something else: keep the dot.
+            out.push('.');
+            after
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
+fn normalise_locals(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -217,9 +244,82 @@ fn groups(facts: &FactSet) -> BTreeMap<GroupKey, Vec<&StatementInfo>> {
     g
 }
 
+/// Where a statement's line sits in the compared text: its own line for a
+/// single source, or its file's offset plus its line when several files
+/// are compared as one text (a build). 0: no line to compare.
+struct Lines {
+    offsets: Option<HashMap<String, u32>>,
+}
+
+impl Lines {
+    fn of(&self, s: &StatementInfo) -> u32 {
+        match (&self.offsets, s.line) {
+            (_, 0) => 0,
+            (None, line) => line,
+            (Some(m), line) => m.get(&s.file).map_or(0, |o| o + line),
+        }
+    }
+}
+
+/// Several source files as one text: each file starts with a line naming
+/// it, so the line diff aligns files by name and lines within them.
+fn combined(files: &BTreeMap<String, String>) -> (String, HashMap<String, u32>) {
+    let mut text = String::new();
+    let mut offsets = HashMap::new();
+    let mut at = 0u32;
+    for (name, body) in files {
+        text.push_str(&format!("\u{1}concord file {name}\n"));
+        at += 1;
+        offsets.insert(name.clone(), at);
+        for l in body.lines() {
+            text.push_str(l);
+            text.push('\n');
+            at += 1;
+        }
+    }
+    (text, offsets)
+}
+
 pub fn match_versions(old: &Version<'_>, new: &Version<'_>) -> VersionMatch {
-    let (equal, moved, method) = match (old.source, new.source) {
-        (Some(a), Some(b)) => {
+    let texts = old.source.zip(new.source);
+    let plain = Lines { offsets: None };
+    match_with(old, new, texts, &plain, &plain)
+}
+
+/// Match two builds (or a build and a single file): statements pair by
+/// source file and line. `old_files`/`new_files` map the file names the
+/// debug information uses to their text. `line_map` stays empty: its lines
+/// would not say which file.
+pub fn match_builds(
+    old: &Version<'_>,
+    old_files: &BTreeMap<String, String>,
+    new: &Version<'_>,
+    new_files: &BTreeMap<String, String>,
+) -> VersionMatch {
+    let (old_text, old_offsets) = combined(old_files);
+    let (new_text, new_offsets) = combined(new_files);
+    let lo = Lines {
+        offsets: Some(old_offsets),
+    };
+    let ln = Lines {
+        offsets: Some(new_offsets),
+    };
+    let texts = (!old_files.is_empty() && !new_files.is_empty())
+        .then_some((old_text.as_str(), new_text.as_str()));
+    let mut m = match_with(old, new, texts, &lo, &ln);
+    m.line_map.clear();
+    m
+}
+
+fn match_with(
+    old: &Version<'_>,
+    new: &Version<'_>,
+    texts: Option<(&str, &str)>,
+    lo: &Lines,
+    ln: &Lines,
+) -> VersionMatch {
+    let (equal, moved, method) = match texts {
+        Some((a, b)) => {
             let (e, m) = line_correspondence(a, b);
             (e, m, MatchMethod::SourceLines)
         }
@@ -234,11 +334,13 @@ pub fn match_versions(old: &Version<'_>, new: &Version<'_>) -> VersionMatch {
     for key in keys {
         let os = old_groups.get(key).unwrap_or(&empty);
         let ns = new_groups.get(key).unwrap_or(&empty);
-        match_group(os, ns, &equal, &moved, method, &mut changes, &mut map);
+        let sides = Sides { lo, ln, method };
+        match_group(os, ns, &equal, &moved, sides, &mut changes, &mut map);
     }
     let mut line_map = equal;
     line_map.extend(moved);
-    pair_across_contexts(old, new, &line_map, &mut changes, &mut map);
+    let sides = Sides { lo, ln, method };
+    pair_across_contexts(old, new, &line_map, sides, &mut changes, &mut map);
     changes.sort();
     VersionMatch {
         changes,
@@ -248,6 +350,14 @@ pub fn match_versions(old: &Version<'_>, new: &Version<'_>) -> VersionMatch {
     }
 }
 
+/// How statements of each side are placed on the compared lines.
+#[derive(Clone, Copy)]
+struct Sides<'a> {
+    lo: &'a Lines,
+    ln: &'a Lines,
+    method: MatchMethod,
+}
+
 /// A statement that left one thread or call context for another (a call
 /// moved from a worker into main, say) is deleted in one group and added in
 /// another. Pair such leftovers when function, instruction and line agree.
@@ -255,6 +365,7 @@ fn pair_across_contexts(
     old: &Version<'_>,
     new: &Version<'_>,
     line_map: &BTreeMap<u32, u32>,
+    sides: Sides<'_>,
     changes: &mut Vec<Change>,
     map: &mut BTreeMap<u32, u32>,
 ) {
@@ -268,7 +379,7 @@ fn pair_across_contexts(
     for (k, c) in changes.iter().enumerate() {
         if let (ChangeKind::Added, Some(n)) = (c.kind, c.new) {
             if let Some(s) = new.facts.statement(n) {
-                added.entry(key(s, s.line)).or_default().push(k);
+                added.entry(key(s, sides.ln.of(s))).or_default().push(k);
             }
         }
     }
@@ -280,7 +391,7 @@ fn pair_across_contexts(
         let Some(s) = old.facts.statement(o) else {
             continue;
         };
-        let Some(&target) = line_map.get(&s.line) else {
+        let Some(&target) = line_map.get(&sides.lo.of(s)) else {
             continue;
         };
         if let Some(list) = added.get_mut(&key(s, target)) {
@@ -312,10 +423,11 @@ fn match_group(
     ns: &[&StatementInfo],
     equal: &BTreeMap<u32, u32>,
     moved: &BTreeMap<u32, u32>,
-    method: MatchMethod,
+    sides: Sides<'_>,
     changes: &mut Vec<Change>,
     map: &mut BTreeMap<u32, u32>,
 ) {
+    let Sides { lo, ln, method } = sides;
     let norm_o: Vec<String> = os
         .iter()
         .map(|s| format!("{} {}", s.kind, normalise(&s.text)))
@@ -332,13 +444,14 @@ fn match_group(
         // Statements on unchanged or moved lines.
         let mut by_line: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for (j, s) in ns.iter().enumerate() {
-            by_line.entry(s.line).or_default().push(j);
+            by_line.entry(ln.of(s)).or_default().push(j);
         }
         for (i, s) in os.iter().enumerate() {
-            if s.line == 0 {
+            let line = lo.of(s);
+            if line == 0 {
                 continue;
             }
-            let (target, is_move) = match (equal.get(&s.line), moved.get(&s.line)) {
+            let (target, is_move) = match (equal.get(&line), moved.get(&line)) {
                 (Some(&l), _) => (l, false),
                 (None, Some(&l)) => (l, true),
                 _ => continue,
@@ -347,10 +460,15 @@ fn match_group(
             // The source line is the same text, so `__LINE__` (as in assert)
             // is the one constant allowed to differ.
             let own_o = without_line_number(&norm_o[i], s.line);
-            let exact = candidates
-                .iter()
-                .copied()
-                .find(|&j| !used_n[j] && without_line_number(&norm_n[j], ns[j].line) == own_o);
+            let exact = candidates.iter().copied().find(|&j| {
+                // Same text, or the same once each side's own line
+                // number is blanked (a constant that merely equals the
+                // line, like `x = 10;` on line 10, is not __LINE__ when
+                // the texts agree as they are).
+                !used_n[j]
+                    && (norm_n[j] == norm_o[i]
+                        || without_line_number(&norm_n[j], ns[j].line) == own_o)
+            });
             let same_kind = || {
                 candidates
                     .iter()
@@ -385,7 +503,7 @@ fn match_group(
         // A new statement on an unchanged line that nothing matched is new
         // (e.g. an extra call spliced into an existing line).
         for (j, s) in ns.iter().enumerate() {
-            if !used_n[j] && s.line != 0 && new_lines_fixed.contains(&s.line) {
+            if !used_n[j] && ln.of(s) != 0 && new_lines_fixed.contains(&ln.of(s)) {
                 used_n[j] = true;
                 changes.push(Change {
                     kind: ChangeKind::Added,
@@ -396,8 +514,8 @@ fn match_group(
         }
         for (i, s) in os.iter().enumerate() {
             if !used_o[i]
-                && s.line != 0
-                && (equal.contains_key(&s.line) || moved.contains_key(&s.line))
+                && lo.of(s) != 0
+                && (equal.contains_key(&lo.of(s)) || moved.contains_key(&lo.of(s)))
             {
                 used_o[i] = true;
                 changes.push(Change {
@@ -500,6 +618,16 @@ mod tests {
             normalise("%7 = load i32, i32* @g, align 4")
         );
         assert_ne!(normalise("load i32* @g"), normalise("load i32* @h"));
+    }
+
+    #[test]
+    fn string_constants_compare_without_their_number() {
+        assert_eq!(
+            normalise("call i32 @puts(i8* @.str.12)"),
+            normalise("call i32 @puts(i8* @.str)")
+        );
+        assert_eq!(normalise("@.str.x"), "@.str.x");
+        assert_ne!(normalise("@.str.1"), normalise("@.strange"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `concord diff`: synchronisation differences between two versions.
 
-use super::{emit_committed, load_pair, BudgetArgs, InputArgs, EXIT_CODES};
+use super::{emit_committed, load_pair, BudgetArgs, InputArgs, DIFF_EXIT_CODES};
 use crate::analysis::diff::{sync_diff, DiffOptions};
 use crate::analysis::diff_reference::sync_diff_reference;
 use crate::analysis::lockorder::lock_order_diff;
@@ -20,14 +20,14 @@ pub enum DiffFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = EXIT_CODES)]
+#[command(after_help = DIFF_EXIT_CODES)]
 pub struct DiffArgs {
     /// The old version: a program (.c, .ll, .bc) or a fact directory.
     pub old: PathBuf,
     /// The new version: a program or a fact directory.
     pub new: PathBuf,
     /// Highest rank to compute (1: single read-from edges; 2, 3: ordered pairs, triples).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=3), help_heading = "Analysis")]
+    #[arg(long, default_value_t = DiffOptions::default().max_rank, value_parser = clap::value_parser!(u32).range(1..=3), help_heading = "Analysis")]
     pub max_rank: u32,
     /// Report every rank up to --max-rank instead of stopping at the first with a difference.
     #[arg(long, help_heading = "Analysis")]
@@ -36,7 +36,7 @@ pub struct DiffArgs {
     #[arg(long, help_heading = "Analysis")]
     pub counts: bool,
     /// Datalog engine (crepe is the reference engine, slower).
-    #[arg(long, value_enum, default_value_t = Engine::Ascent, help_heading = "Analysis")]
+    #[arg(long, value_enum, default_value_t = DiffOptions::default().engine, help_heading = "Analysis")]
     pub engine: Engine,
     /// Run the previous implementation (each version's rank-k sets compared
     /// in Rust): the reference for tests and benchmarks.

@@ -189,7 +189,10 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
             report::impact_json(&result, old_view.as_ref(), &new_view, &dirs) + "\n"
         }
         ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs),
-        ImpactFormat::Sarif => report::impact_sarif(&result, &new_view, &dirs) + "\n",
+        ImpactFormat::Sarif => {
+            crate::report::sarif::finish_text(&report::impact_sarif(&result, &new_view, &dirs))
+                + "\n"
+        }
     };
     super::emit_committed(budget, &text)?;
     let impacted = dirs.iter().any(|d| match d {

@@ -13,19 +13,63 @@ use std::time::Instant;
 
 pub mod impact;
 
-pub const EXIT_CODES: &str = "\
-Exit codes:
-  0   success
-  1   findings: `diff` found differences, `changes` found changes
-  2   bad command line
-  3   input file missing or unreadable
-  4   clang-14 / opt-14 not found
-  5   C source does not compile
+/// An "Exit codes:" block: the command's own 0/1 lines, then the errors
+/// it can end with (docs/cli.md lists the same per command).
+macro_rules! exit_codes {
+    ($answers:expr, $errors:expr) => {
+        concat!("Exit codes:\n", $answers, $errors, "  70  internal error")
+    };
+    ($answers:expr, $errors:expr, $note:expr) => {
+        concat!(exit_codes!($answers, $errors), "\n", $note)
+    };
+}
+
+/// The errors of every command that reads a program, build or fact directory.
+macro_rules! input_errors {
+    () => {
+        "  2   bad command line
+  3   input missing or unreadable (not a regular file, name not UTF-8, ...)
+  4   clang-14 / opt-14 / llvm-link-14 not found or not executable
+  5   C source does not compile or link, or --cflags keep clang from writing bitcode
   6   IR or bitcode unreadable (e.g. from a newer LLVM), or a malformed fact directory
   7   program outside what concord models (no main, unmodelled threading, ...)
-  8   cannot write output
+  8   cannot write output (full disk or closed pipe on stdout, output dir refused)
   9   --timeout or --max-memory exceeded (nothing written)
-  70  internal error";
+"
+    };
+}
+
+/// Every code any command uses (`concord --help`, symex and replay).
+pub const EXIT_CODES: &str = exit_codes!(
+    "  0   success
+  1   findings: `diff` found differences, `changes` changes, `impact` impacted statements, `symex` violations
+  10  `symex`: inconclusive (nothing found, but runs were cut or skipped)
+",
+    input_errors!()
+);
+pub const FACTS_EXIT_CODES: &str = exit_codes!("  0   facts written\n", input_errors!());
+pub const DIFF_EXIT_CODES: &str = exit_codes!(
+    "  0   no synchronisation or lock-order difference\n  1   differences found\n",
+    input_errors!()
+);
+pub const CHANGES_EXIT_CODES: &str = exit_codes!(
+    "  0   no statement changed\n  1   changes found\n",
+    input_errors!()
+);
+pub const QUERY_EXIT_CODES: &str = exit_codes!(
+    "  0   rows printed (possibly none)\n",
+    input_errors!(),
+    "(2 also for an unknown relation or column, or a malformed --where)"
+);
+pub const IMPACT_EXIT_CODES: &str = exit_codes!(
+    "  0   nothing impacted\n  1   impacted statements found (--explain: a chain was found)\n",
+    input_errors!(),
+    "(2 also for a malformed FILE:LINE, or a --changed/--explain line without statements)"
+);
+pub const PRINT_EXIT_CODES: &str = exit_codes!(
+    "  0   printed\n",
+    "  2   bad command line\n  8   cannot write output (full disk or closed pipe on stdout)\n"
+);
 
 #[derive(Parser, Debug)]
 #[command(
@@ -47,15 +91,17 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Extract facts from a program and write them as Soufflé-style files.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = FACTS_EXIT_CODES)]
     Facts(FactsArgs),
     /// Print the facts schema (the text of docs/facts.md).
+    #[command(after_help = PRINT_EXIT_CODES)]
     Schema,
     /// Synchronisation differences: read-from edges (ranks 1-3) and lock orders one version allows and the other does not.
     Diff(diff::DiffArgs),
     /// Print any input or derived relation, statements shown as source locations.
     Query(query::QueryArgs),
     /// Print the analyses' Datalog rules for Soufflé or Z3's fixedpoint engine.
+    #[command(after_help = PRINT_EXIT_CODES)]
     Rules(query::RulesArgs),
     /// Symbolically execute a pthread program and report assertion violations, error calls and deadlocks.
     #[command(after_help = EXIT_CODES)]
@@ -64,10 +110,10 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Replay(crate::symex::cli::ReplayArgs),
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = CHANGES_EXIT_CODES)]
     Changes(ChangesArgs),
     /// Forward and backward change-impact sets across threads and functions.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = IMPACT_EXIT_CODES)]
     Impact(impact::ImpactArgs),
 }
 
@@ -91,7 +137,7 @@ pub struct InputArgs {
     /// Thread instances per pthread_create inside a loop.
     #[arg(
         long,
-        default_value_t = 2,
+        default_value_t = ExtractOptions::default().thread_loop_bound,
         value_name = "N",
         help_heading = "Modelling"
     )]
@@ -99,7 +145,7 @@ pub struct InputArgs {
     /// Maximum depth of calls cloned into a thread's context.
     #[arg(
         long,
-        default_value_t = 8,
+        default_value_t = ExtractOptions::default().call_depth_bound,
         value_name = "N",
         help_heading = "Modelling"
     )]
@@ -185,6 +231,9 @@ pub struct ChangesArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
+    /// Show each changed statement's LLVM instruction under its source line.
+    #[arg(long)]
+    pub ir: bool,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -197,47 +246,28 @@ pub enum TextOrJson {
     Json,
 }
 
-/// One version as the analyses see it: facts plus its source text, if found.
-pub struct LoadedVersion {
-    pub facts: facts::FactSet,
-    pub source: Option<String>,
-    pub label: String,
+pub use crate::load::LoadedVersion;
+
+/// Load a version from a program, a build or a fact directory.
+pub fn load_version(path: &std::path::Path, input: &InputArgs) -> Result<LoadedVersion> {
+    let loaded =
+        crate::load::load_version(path, &input.compile_options(), &input.extract_options())?;
+    warn_unresolved(&loaded.facts);
+    Ok(loaded)
 }
 
-/// Load a version from a program or a fact directory written by `concord facts`.
-pub fn load_version(path: &std::path::Path, input: &InputArgs) -> Result<LoadedVersion> {
-    let facts = if facts::io::is_fact_dir(path) {
-        facts::io::read_dir(path)?
-    } else {
-        extract_program(path, input)?
-    };
-    // The source named in the manifest (a fact directory may have moved away from it).
-    let source_path = if path.extension().is_some_and(|e| e == "c") {
-        Some(path.to_path_buf())
-    } else {
-        let named = PathBuf::from(&facts.manifest.input);
-        named.extension().is_some_and(|e| e == "c").then_some(named)
-    };
-    let source = source_path.and_then(|p| std::fs::read_to_string(p).ok());
-    Ok(LoadedVersion {
-        facts,
-        source,
-        label: path.display().to_string(),
-    })
+/// Parts of the program the model could not resolve, on stderr unless `-q`.
+fn warn_unresolved(facts: &facts::FactSet) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        for w in facts::extract::unresolved_warnings(facts) {
+            eprintln!("concord: warning: {w}");
+        }
+    }
 }
 
 /// Δdiff and Δmap between two loaded versions.
 pub fn match_loaded(old: &LoadedVersion, new: &LoadedVersion) -> crate::versions::VersionMatch {
-    crate::versions::match_versions(
-        &crate::versions::Version {
-            facts: &old.facts,
-            source: old.source.as_deref(),
-        },
-        &crate::versions::Version {
-            facts: &new.facts,
-            source: new.source.as_deref(),
-        },
-    )
+    crate::load::match_loaded(old, new)
 }
 
 /// `-q` was given: warnings stay silent too.
@@ -246,17 +276,9 @@ static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new
 /// Load and extract a program's facts (shared by every subcommand). Parts
 /// of the program the model could not resolve are warned about on stderr.
 pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
-    let program = frontend::load_program(path, &input.compile_options())?;
-    let mut facts = facts::extract::extract(&program, &input.extract_options())?;
-    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
-        for w in facts::extract::unresolved_warnings(&facts) {
-            eprintln!("concord: warning: {w}");
-        }
-    }
-    facts
-        .manifest
-        .cflags
-        .extend(input.compile_options().extra_flags);
+    let facts =
+        crate::load::extract_program(path, &input.compile_options(), &input.extract_options())?;
+    warn_unresolved(&facts);
     Ok(facts)
 }
 
@@ -279,10 +301,7 @@ pub fn load_pair(
 
 /// Write `text` to stdout inside the budget's commit (never cut by a limit).
 pub fn emit_committed(budget: &Budget, text: &str) -> Result<()> {
-    budget.commit(|| {
-        emit(text);
-        Ok(())
-    })
+    budget.commit(|| emit(text))
 }
 
 fn run_facts(args: &FactsArgs, quiet: bool, budget: &Budget) -> Result<i32> {
@@ -310,7 +329,7 @@ fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
     let (old, new, m) = load_pair(&args.old, &args.new, &args.input, budget)?;
     let text = match args.format {
         TextOrJson::Json => crate::report::changes_json(&m, &old, &new) + "\n",
-        TextOrJson::Text => crate::report::changes_text(&m, &old, &new),
+        TextOrJson::Text => crate::report::changes_text(&m, &old, &new, args.ir),
     };
     emit_committed(budget, &text)?;
     Ok(if m.changes.is_empty() {
@@ -321,6 +340,7 @@ fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
 }
 
 pub fn main() -> i32 {
+    frontend::quiet_ir_reader_panics();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -343,10 +363,7 @@ pub fn main() -> i32 {
         Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
         Command::Replay(args) => crate::symex::cli::replay(args),
         Command::Impact(args) => impact::run_impact(args, &args.budget.start(q)),
-        Command::Schema => {
-            emit(&facts::schema::schema_markdown());
-            Ok(exit::OK)
-        }
+        Command::Schema => emit(&facts::schema::schema_markdown()).map(|()| exit::OK),
     };
     match result {
         Ok(code) => code,
@@ -354,21 +371,30 @@ pub fn main() -> i32 {
     }
 }
 
-/// Write results to stdout. A reader that closed the pipe early (`| head`)
-/// is not an error: stop quietly.
-pub fn emit(text: &str) {
+/// Write results to stdout. A write that fails (full disk, closed pipe)
+/// is an error with its own exit code: the answer was not delivered, so
+/// the exit code must not claim one ("no difference" would be a lie).
+pub fn emit(text: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    if out
-        .write_all(text.as_bytes())
+    out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
-        .is_err()
-    {
-        std::process::exit(exit::OK);
-    }
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                ConcordError::StdoutClosed
+            } else {
+                ConcordError::Output {
+                    path: PathBuf::from("standard output"),
+                    reason: e.to_string(),
+                }
+            }
+        })
 }
 
 pub fn report_error(e: &ConcordError) -> i32 {
-    eprintln!("concord: error: {e}");
+    // A reader that went away (`| head`) knows; a message would be noise.
+    if !matches!(e, ConcordError::StdoutClosed) {
+        eprintln!("concord: error: {e}");
+    }
     e.exit_code()
 }

@@ -1,7 +1,7 @@
 //! `concord query` (any relation, statements as source locations) and
 //! `concord rules` (the rules for other engines).
 
-use super::{emit, load_version, InputArgs, EXIT_CODES};
+use super::{emit, load_version, InputArgs, QUERY_EXIT_CODES};
 use crate::analysis::{run as run_rules_on, DiffProgram, Engine, RuleProgram};
 use crate::error::{exit, ConcordError, Result};
 use crate::facts::schema::{self, ColumnKind};
@@ -17,7 +17,7 @@ pub enum QueryFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = EXIT_CODES)]
+#[command(after_help = QUERY_EXIT_CODES)]
 pub struct QueryArgs {
     /// The program (.c, .ll, .bc) or a fact directory.
     pub program: PathBuf,
@@ -256,6 +256,6 @@ pub fn run_rules(args: &RulesArgs) -> Result<i32> {
         RulesProgram::Diff1 => diff(DiffProgram::Diff1),
         RulesProgram::Diff2 => diff(DiffProgram::Diff2),
         RulesProgram::Diff3 => diff(DiffProgram::Diff3),
-    });
+    })?;
     Ok(exit::OK)
 }

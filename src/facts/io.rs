@@ -48,8 +48,80 @@ fn in_err(path: &Path, e: impl std::fmt::Display) -> ConcordError {
     }
 }
 
+/// The layout version of a fact directory, written into `manifest.json`
+/// as `format_version`. Readers accept exactly this version; bump it when
+/// a file's columns or meaning change.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// `manifest.json` as written: the format version first, then the manifest.
+#[derive(serde::Serialize)]
+struct ManifestOut<'a> {
+    format_version: u32,
+    #[serde(flatten)]
+    manifest: &'a Manifest,
+}
+
+#[derive(serde::Deserialize)]
+struct ManifestIn {
+    format_version: Option<u32>,
+    #[serde(flatten)]
+    manifest: Manifest,
+}
+
+/// Write a fact directory atomically: every file goes into a fresh
+/// directory beside `dir`, which then takes `dir`'s place by renames. A
+/// reader (or a run killed half-way) sees the old directory or the new
+/// one, never a mixture. An existing `dir` must be a fact directory or
+/// empty: anything else is refused rather than mixed with or deleted.
 pub fn write_dir(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| out_err(dir, e))?;
+    if dir.exists() {
+        let empty = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none());
+        if !dir.is_dir() || !(empty || is_fact_dir(dir)) {
+            return Err(out_err(
+                dir,
+                "it exists and is not a fact directory; refusing to overwrite or mix with it\n  hint: choose a new output directory, or remove this one",
+            ));
+        }
+    }
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(|e| out_err(&parent, e))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".concord-facts-")
+        .tempdir_in(&parent)
+        .map_err(|e| out_err(&parent, e))?;
+    write_files(facts, staging.path(), format)?;
+    set_mode(staging.path(), 0o755).map_err(|e| out_err(staging.path(), e))?;
+    if dir.exists() {
+        // Move the old directory aside (onto an empty placeholder), put the
+        // new one in place, then delete the old one.
+        let aside = tempfile::Builder::new()
+            .prefix(".concord-facts-old-")
+            .tempdir_in(&parent)
+            .map_err(|e| out_err(&parent, e))?;
+        std::fs::rename(dir, aside.path()).map_err(|e| out_err(dir, e))?;
+        if let Err(e) = std::fs::rename(staging.path(), dir) {
+            let _ = std::fs::rename(aside.path(), dir);
+            return Err(out_err(dir, e));
+        }
+        drop(aside); // removes the old directory
+    } else {
+        std::fs::rename(staging.path(), dir).map_err(|e| out_err(dir, e))?;
+    }
+    // The staging path is gone (renamed): nothing left to clean up.
+    let _ = staging.keep();
+    Ok(())
+}
+
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+/// Every file of a fact directory, the manifest last.
+fn write_files(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> {
     for rel in schema::all() {
         let path = dir.join(format!("{}.{}", rel.name, format.extension()));
         let mut text = String::new();
@@ -65,8 +137,11 @@ pub fn write_dir(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> 
     write_table(&dir.join("locations.tsv"), &facts.locations)?;
     write_table(&dir.join("threads.tsv"), &facts.threads)?;
     let manifest_path = dir.join("manifest.json");
-    let json =
-        serde_json::to_string_pretty(&facts.manifest).map_err(|e| out_err(&manifest_path, e))?;
+    let json = serde_json::to_string_pretty(&ManifestOut {
+        format_version: FORMAT_VERSION,
+        manifest: &facts.manifest,
+    })
+    .map_err(|e| out_err(&manifest_path, e))?;
     std::fs::write(&manifest_path, json + "\n").map_err(|e| out_err(&manifest_path, e))?;
     Ok(())
 }
@@ -84,6 +159,9 @@ fn write_table<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
 }
 
 fn read_table<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+    if !path.is_file() {
+        return Err(in_err(path, "missing, or not a regular file"));
+    }
     let mut r = csv::ReaderBuilder::new()
         .delimiter(b'\t')
         .from_path(path)
@@ -98,6 +176,22 @@ pub fn is_fact_dir(dir: &Path) -> bool {
     dir.is_dir() && dir.join("manifest.json").is_file()
 }
 
+/// Why a directory without `manifest.json` cannot be read: a fact
+/// directory that lost its manifest (6), or some other directory (3).
+pub fn not_a_fact_dir(dir: &Path) -> ConcordError {
+    if dir.join("statements.tsv").exists() {
+        in_err(
+            dir,
+            "manifest.json is missing\n  hint: re-run `concord facts`",
+        )
+    } else {
+        ConcordError::InputUnreadable {
+            path: dir.to_path_buf(),
+            reason: "a directory, but not a fact directory (no manifest.json)".into(),
+        }
+    }
+}
+
 /// Read a fact directory back (either format; `.facts` preferred).
 pub fn read_dir(dir: &Path) -> Result<FactSet> {
     if !dir.is_dir() {
@@ -106,10 +200,26 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
         });
     }
     let manifest_path = dir.join("manifest.json");
-    let manifest: Manifest = serde_json::from_str(
+    let read: ManifestIn = serde_json::from_str(
         &std::fs::read_to_string(&manifest_path).map_err(|e| in_err(&manifest_path, e))?,
     )
     .map_err(|e| in_err(&manifest_path, e))?;
+    match read.format_version {
+        Some(FORMAT_VERSION) => {}
+        Some(v) => {
+            return Err(in_err(
+                &manifest_path,
+                format!("format_version {v}, but this concord reads version {FORMAT_VERSION}\n  hint: re-run `concord facts` with this concord"),
+            ))
+        }
+        None => {
+            return Err(in_err(
+                &manifest_path,
+                "no format_version: written by an older concord\n  hint: re-run `concord facts` with this concord",
+            ))
+        }
+    }
+    let manifest = read.manifest;
     let mut relations = FactSet::empty_relations();
     for rel in schema::all() {
         let (path, delim) = [FactFormat::Tsv, FactFormat::Csv]
@@ -133,13 +243,15 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
             rows.insert(row);
         }
     }
-    Ok(FactSet {
+    let facts = FactSet {
         statements: read_table::<StatementInfo>(&dir.join("statements.tsv"))?,
         locations: read_table::<LocationInfo>(&dir.join("locations.tsv"))?,
         threads: read_table::<ThreadInfo>(&dir.join("threads.tsv"))?,
         relations,
         manifest,
-    })
+    };
+    super::check::check(&facts).map_err(|e| in_err(dir, e))?;
+    Ok(facts)
 }
 
 fn parse_row(line: &str, delim: char, arity: usize) -> std::result::Result<Vec<u32>, String> {

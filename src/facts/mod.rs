@@ -1,6 +1,7 @@
 //! Facts: the program as a database. `extract` builds a [`FactSet`] from an
 //! LLVM module in one pass; `io` writes and reads it as Soufflé-style files.
 
+pub mod check;
 pub mod extract;
 pub mod io;
 pub mod schema;

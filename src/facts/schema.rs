@@ -601,8 +601,13 @@ thread can reach (`pt_shared`) that two threads access, one of them writing (ini
 count as main's writes).\n\
 - `threads.tsv` — `id, parent, create_stmt, function, instance` (header row); main is \
 thread 0 with parent and create_stmt empty.\n\
-- `manifest.json` — tool version, input path and SHA-256, the compile flags, and the row \
-count of every relation.\n\n\
+- `manifest.json` — `format_version` (the layout of the directory; readers refuse any \
+other), tool version, input path and SHA-256, the compile flags, and the row count of every \
+relation.\n\n\
+A directory is written beside its target and renamed into place, so it is never half old, \
+half new. On reading, concord cross-checks it (ids dense and unique, every id a relation \
+names exists, threads descend from main, the manifest's counts match the files) and refuses \
+a directory that fails with exit code 6.\n\n\
 All ids are unsigned integers, stable for one build of one input. \
 Relations restricted to *hb events* (statements that access shared memory, synchronise, \
 create or join threads) say so: this is the EC-Diff paper's §5.1 optimisation, so \

@@ -3,8 +3,8 @@
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
 use crate::analysis::lockorder::{DeadlockCycle, LockEdge, LockOrderDiff};
-use crate::cli::LoadedVersion;
 use crate::facts::FactSet;
+use crate::load::LoadedVersion;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -396,6 +396,8 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
             "results": results,
         }],
     });
+    let mut doc = doc;
+    super::sarif::finish(&mut doc);
     serde_json::to_string_pretty(&doc).expect("json")
 }
 

@@ -1,9 +1,10 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
 pub mod diff;
+pub mod sarif;
 
-use crate::cli::LoadedVersion;
 use crate::facts::FactSet;
+use crate::load::LoadedVersion;
 use crate::versions::{Change, ChangeKind, VersionMatch};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -49,7 +50,14 @@ fn by_line<'a>(
     groups
 }
 
-pub fn changes_text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> String {
+/// Changes, one line per source line and kind; `ir` adds each statement's
+/// instruction text under it.
+pub fn changes_text(
+    m: &VersionMatch,
+    old: &LoadedVersion,
+    new: &LoadedVersion,
+    ir: bool,
+) -> String {
     let mut out = format!(
         "changes {} -> {} (matched by {})\n",
         old.label,
@@ -84,7 +92,30 @@ pub fn changes_text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) 
             (false, true) => at_old,
             (true, true) => String::new(),
         };
-        out.push_str(&format!("{:<9} {:<28} {}\n", kind.as_str(), place, text));
+        // Without source text the instruction is all there is to show.
+        let text = if text.is_empty() && !ir {
+            first
+                .new
+                .and_then(|n| new.facts.statement(n))
+                .or_else(|| first.old.and_then(|o| old.facts.statement(o)))
+                .map_or("", |s| s.text.as_str())
+        } else {
+            text
+        };
+        let many = if changes.len() > 1 && !ir {
+            format!("  ({} statements)", changes.len())
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "{:<9} {:<28} {}{many}\n",
+            kind.as_str(),
+            place,
+            text
+        ));
+        if !ir {
+            continue;
+        }
         for c in changes {
             let o = c
                 .old

@@ -87,7 +87,7 @@ impl ThreadGraph {
 
         let mut scc = vec![0; n];
         let mut scc_cyclic = Vec::new();
-        for (k, comp) in petgraph::algo::tarjan_scc(&g).into_iter().enumerate() {
+        for (k, comp) in petgraph::algo::kosaraju_scc(&g).into_iter().enumerate() {
             let cyclic =
                 comp.len() > 1 || comp.iter().any(|c| succ[c.index()].contains(&c.index()));
             for c in &comp {

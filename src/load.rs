@@ -1,0 +1,111 @@
+//! Loading one version of a program — a source or IR file, a build (a
+//! directory with `compile_commands.json`) or a fact directory — with the
+//! source text its statements point at, and matching two loaded versions.
+
+use crate::error::Result;
+use crate::facts::{self, extract::ExtractOptions, FactSet};
+use crate::frontend::{self, CompileOptions};
+use crate::versions::{self, Version, VersionMatch};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One version as the analyses see it: facts plus its source text, if found.
+pub struct LoadedVersion {
+    pub facts: FactSet,
+    /// The text of a single-file version's source.
+    pub source: Option<String>,
+    /// A build's sources, by the name its statements carry (relative to the
+    /// build's root). Empty for a single file.
+    pub files: BTreeMap<String, String>,
+    pub label: String,
+}
+
+/// Compile (if needed), load and extract one program or build.
+pub fn extract_program(
+    path: &Path,
+    compile: &CompileOptions,
+    extract: &ExtractOptions,
+) -> Result<FactSet> {
+    let program = if path.is_dir() {
+        frontend::load_build(path, compile)?
+    } else {
+        frontend::load_program(path, compile)?
+    };
+    let mut facts = facts::extract::extract(&program, extract)?;
+    facts.manifest.cflags.extend(compile.extra_flags.clone());
+    Ok(facts)
+}
+
+/// Load a version from a program, a build or a fact directory.
+pub fn load_version(
+    path: &Path,
+    compile: &CompileOptions,
+    extract: &ExtractOptions,
+) -> Result<LoadedVersion> {
+    let is_build = path.is_dir() && crate::compdb::find(path).is_some();
+    let facts = if facts::io::is_fact_dir(path) {
+        facts::io::read_dir(path)?
+    } else if path.is_dir() && !is_build {
+        return Err(facts::io::not_a_fact_dir(path));
+    } else {
+        extract_program(path, compile, extract)?
+    };
+    let mut files = BTreeMap::new();
+    let source = if is_build {
+        // Every source a statement names that lies inside the build.
+        for s in &facts.statements {
+            if s.file.is_empty() || files.contains_key(&s.file) || Path::new(&s.file).is_absolute()
+            {
+                continue;
+            }
+            if let Ok(text) = std::fs::read_to_string(path.join(&s.file)) {
+                files.insert(s.file.clone(), text);
+            }
+        }
+        None
+    } else {
+        // The source named in the manifest (a fact directory may have moved away from it).
+        let source_path = if path.extension().is_some_and(|e| e == "c") {
+            Some(path.to_path_buf())
+        } else {
+            let named = PathBuf::from(&facts.manifest.input);
+            named.extension().is_some_and(|e| e == "c").then_some(named)
+        };
+        source_path.and_then(|p| std::fs::read_to_string(p).ok())
+    };
+    Ok(LoadedVersion {
+        facts,
+        source,
+        files,
+        label: path.display().to_string(),
+    })
+}
+
+/// Δdiff and Δmap between two loaded versions: by source file and line for
+/// builds, by line for single files, by IR alone without source text.
+pub fn match_loaded(old: &LoadedVersion, new: &LoadedVersion) -> VersionMatch {
+    if old.files.is_empty() && new.files.is_empty() {
+        versions::match_versions(&v(old), &v(new))
+    } else {
+        versions::match_builds(&v(old), &files_of(old), &v(new), &files_of(new))
+    }
+}
+
+fn v(l: &LoadedVersion) -> Version<'_> {
+    Version {
+        facts: &l.facts,
+        source: l.source.as_deref(),
+    }
+}
+
+/// A version's sources by name; a single file counts as a build of one.
+fn files_of(l: &LoadedVersion) -> BTreeMap<String, String> {
+    if !l.files.is_empty() {
+        return l.files.clone();
+    }
+    let mut m = BTreeMap::new();
+    if let (Some(text), Some(s)) = (&l.source, l.facts.statements.iter().find(|s| s.line != 0)) {
+        m.insert(s.file.clone(), text.clone());
+    }
+    m
+}

@@ -1,0 +1,116 @@
+//! Snapshots of what reviewers read: text, JSON and SARIF of `diff`,
+//! `changes` and `impact` on one bench pair (ecdiff-fig2-lock: a lock the
+//! patch removes). Timings and absolute paths are scrubbed. After an
+//! intended change of output: `INSTA_UPDATE=always cargo test --test
+//! snapshots`, then review `git diff tests/snapshots/`.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+const OLD: &str = "bench-programs/ecdiff-fig2-lock/v1.c";
+const NEW: &str = "bench-programs/ecdiff-fig2-lock/v2.c";
+
+fn out(args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.add_filter(&regex_escape(&repo_root().display().to_string()), "[repo]");
+    // Timings: the text line and the JSON object.
+    s.add_filter(r"timing: .*", "timing: [scrubbed]");
+    s.add_filter(r"peak memory: [0-9]+ MB", "peak memory: [scrubbed]");
+    s.add_filter(
+        r#""peak_memory_mb": [0-9]+"#,
+        r#""peak_memory_mb": "[scrubbed]""#,
+    );
+    s.add_filter(
+        r#"(?s)"timing_ms": \{[^}]*\}"#,
+        r#""timing_ms": "[scrubbed]""#,
+    );
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+/// The repository path as a literal pattern.
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect()
+}
+
+#[test]
+fn diff_outputs() {
+    settings().bind(|| {
+        for format in ["text", "json", "sarif"] {
+            insta::assert_snapshot!(
+                format!("diff_{format}"),
+                out(&["diff", "-q", "--format", format, OLD, NEW])
+            );
+        }
+    });
+}
+
+#[test]
+fn changes_outputs() {
+    settings().bind(|| {
+        for format in ["text", "json"] {
+            insta::assert_snapshot!(
+                format!("changes_{format}"),
+                out(&["changes", "--format", format, OLD, NEW])
+            );
+        }
+    });
+}
+
+#[test]
+fn impact_outputs() {
+    settings().bind(|| {
+        for format in ["text", "json", "sarif"] {
+            insta::assert_snapshot!(
+                format!("impact_{format}"),
+                out(&["impact", "--format", format, OLD, NEW])
+            );
+        }
+    });
+}
+
+/// The SARIF logs parse as SARIF 2.1.0 (serde-sarif's types, generated from
+/// the schema) and every result carries a partial fingerprint.
+#[test]
+fn sarif_logs_are_valid_and_fingerprinted() {
+    for args in [
+        vec!["diff", "-q", "--format", "sarif", OLD, NEW],
+        vec!["impact", "--format", "sarif", OLD, NEW],
+    ] {
+        let text = out(&args);
+        let log: serde_sarif::sarif::Sarif =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"));
+        let results = log.runs[0].results.as_ref().expect("results");
+        assert!(!results.is_empty(), "{args:?}");
+        for r in results {
+            let fp = r
+                .partial_fingerprints
+                .as_ref()
+                .expect("partialFingerprints");
+            assert!(
+                fp.contains_key(concord::report::sarif::FINGERPRINT),
+                "{args:?}"
+            );
+        }
+    }
+}
