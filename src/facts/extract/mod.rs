@@ -316,12 +316,13 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let mut guarded: BTreeSet<(StmtId, LocId)> = BTreeSet::new();
     let mut flagged: BTreeSet<(StmtId, LocId)> = BTreeSet::new();
     let mut busy: BTreeSet<(StmtId, LocId, StmtId)> = BTreeSet::new();
+    let mut controllers: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
+    for &(b, x) in &control {
+        controllers.entry(x).or_default().push(b);
+    }
     for (&w, op) in &sync {
         if let SyncOp::Wait { mutex, .. } = op {
-            for &(b, x) in &control {
-                if x != w {
-                    continue;
-                }
+            for &b in controllers.get(&w).into_iter().flatten() {
                 for r in condition_slice(b) {
                     let holds = held_at(r).contains_key(mutex);
                     if holds {
@@ -350,11 +351,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             if exits.len() != 1 || tg.succ[i].len() != 2 {
                 continue;
             }
-            let body: Vec<StmtId> = tg
-                .nodes
+            let body: Vec<StmtId> = tg.scc_members[tg.scc[i]]
                 .iter()
-                .copied()
-                .filter(|&s| tg.same_cycle(s, b))
+                .map(|&k| tg.nodes[k])
                 .collect();
             let quiet = body.iter().all(|s| {
                 !shared_writes.contains_key(s)
@@ -380,6 +379,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     // --- order between events --------------------------------------------------
     // Always-executed events; create/join sites the thread model unrolls
     // (inside loops) are assumed to run once per modelled instance.
+    let join_sites: HashSet<StmtId> = joins.iter().map(|(j, _)| *j).collect();
     for tg in &graphs {
         for s in order::always_executed(tg) {
             if events.contains(&s) {
@@ -387,7 +387,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             }
         }
         for &s in &tg.nodes {
-            let unrolled = handle_of_create.contains_key(&s) || joins.iter().any(|(j, _)| *j == s);
+            let unrolled = handle_of_create.contains_key(&s) || join_sites.contains(&s);
             if unrolled && tg.in_cycle(s) {
                 add!("thread_always", vec![s]);
             }
@@ -697,11 +697,15 @@ fn add_call_site_dependence(model: &ProgramModel<'_>, control: &mut BTreeSet<(St
             callers.push((c, t.entry));
         }
     }
+    // Statements that depend on a branch of their own function instance.
+    let controlled_inside: HashSet<StmtId> = control
+        .iter()
+        .filter(|&&(b, x)| model.finst_of(b) == model.finst_of(x))
+        .map(|&(_, x)| x)
+        .collect();
     for (call, f) in callers {
-        let own: HashSet<StmtId> = finst_stmts(f).into_iter().collect();
-        for &s in &own {
-            let controlled_inside = control.iter().any(|&(b, x)| x == s && own.contains(&b));
-            if !controlled_inside {
+        for s in finst_stmts(f) {
+            if !controlled_inside.contains(&s) {
                 extra.push((call, s));
             }
         }

@@ -19,6 +19,8 @@ pub struct ThreadGraph {
     /// Strongly connected component of each node, and whether it is a cycle.
     pub scc: Vec<usize>,
     pub scc_cyclic: Vec<bool>,
+    /// The nodes of each component.
+    pub scc_members: Vec<Vec<usize>>,
 }
 
 impl ThreadGraph {
@@ -87,6 +89,7 @@ impl ThreadGraph {
 
         let mut scc = vec![0; n];
         let mut scc_cyclic = Vec::new();
+        let mut scc_members = Vec::new();
         for (k, comp) in petgraph::algo::kosaraju_scc(&g).into_iter().enumerate() {
             let cyclic =
                 comp.len() > 1 || comp.iter().any(|c| succ[c.index()].contains(&c.index()));
@@ -94,6 +97,7 @@ impl ThreadGraph {
                 scc[c.index()] = k;
             }
             scc_cyclic.push(cyclic);
+            scc_members.push(comp.iter().map(|c| c.index()).collect());
         }
         ThreadGraph {
             nodes,
@@ -103,6 +107,7 @@ impl ThreadGraph {
             ipdom,
             scc,
             scc_cyclic,
+            scc_members,
         }
     }
 
@@ -200,10 +205,7 @@ impl EventReach {
     fn compute(tg: &ThreadGraph, slot: &HashMap<usize, usize>) -> EventReach {
         let words = slot.len().div_ceil(64).max(1);
         let comps = tg.scc_cyclic.len();
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); comps];
-        for (i, &c) in tg.scc.iter().enumerate() {
-            members[c].push(i);
-        }
+        let members = &tg.scc_members;
         let mut bits = vec![0u64; comps * words];
         let mut own = vec![0u64; words];
         for k in 0..comps {
