@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 pub mod impact;
+pub mod store;
 
 pub const EXIT_CODES: &str = "\
 Exit codes:
@@ -69,6 +70,9 @@ pub enum Command {
     /// Forward and backward change-impact sets across threads and functions.
     #[command(after_help = EXIT_CODES)]
     Impact(impact::ImpactArgs),
+    /// Inspect or prune the summary store of `concord symex` (ls, rm).
+    #[command(after_help = EXIT_CODES)]
+    Store(store::StoreArgs),
 }
 
 /// How to compile and model a program.
@@ -343,6 +347,7 @@ pub fn main() -> i32 {
         Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
         Command::Replay(args) => crate::symex::cli::replay(args),
         Command::Impact(args) => impact::run_impact(args, &args.budget.start(q)),
+        Command::Store(args) => store::run(args),
         Command::Schema => {
             emit(&facts::schema::schema_markdown());
             Ok(exit::OK)
