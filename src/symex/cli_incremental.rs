@@ -79,6 +79,11 @@ pub(super) fn open_store(a: &SymexArgs, program: &Path, quiet: bool) -> Result<O
 }
 
 pub(super) fn symex_incremental(a: &SymexArgs, new_path: &Path, quiet: bool) -> Result<i32> {
+    if a.max_interferences.is_some() {
+        return Err(ConcordError::Usage(
+            "--max-interferences explores one program; it does not combine with OLD NEW".into(),
+        ));
+    }
     let old = load_version(&a.program, a)?;
     let new = load_version(new_path, a)?;
     let plan = incremental::plan(&old.input(), &new.input());
