@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 pub mod impact;
+pub mod store;
 
 /// An "Exit codes:" block: the command's own 0/1 lines, then the errors
 /// it can end with (docs/cli.md lists the same per command).
@@ -66,6 +67,10 @@ pub const IMPACT_EXIT_CODES: &str = exit_codes!(
     input_errors!(),
     "(2 also for a malformed FILE:LINE, or a --changed/--explain line without statements)"
 );
+pub const STORE_EXIT_CODES: &str = exit_codes!(
+    "  0   listed or removed\n",
+    "  2   bad command line\n  3   store missing, not a concord store, or another schema version\n  8   cannot write (the store or standard output)\n"
+);
 pub const PRINT_EXIT_CODES: &str = exit_codes!(
     "  0   printed\n",
     "  2   bad command line\n  8   cannot write output (full disk or closed pipe on stdout)\n"
@@ -115,6 +120,9 @@ pub enum Command {
     /// Forward and backward change-impact sets across threads and functions.
     #[command(after_help = IMPACT_EXIT_CODES)]
     Impact(impact::ImpactArgs),
+    /// Inspect or prune the summary store of `concord symex` (ls, rm).
+    #[command(after_help = STORE_EXIT_CODES)]
+    Store(store::StoreArgs),
 }
 
 /// How to compile and model a program.
@@ -363,6 +371,7 @@ pub fn main() -> i32 {
         Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
         Command::Replay(args) => crate::symex::cli::replay(args),
         Command::Impact(args) => impact::run_impact(args, &args.budget.start(q)),
+        Command::Store(args) => store::run(args),
         Command::Schema => emit(&facts::schema::schema_markdown()).map(|()| exit::OK),
     };
     match result {

@@ -20,8 +20,12 @@ pub const DEFAULT_MAX_LOOP_BOUND: u32 = 24;
 /// Options of `concord symex`.
 #[derive(Args, Debug, Clone)]
 pub struct SymexArgs {
-    /// Program: `.c` (compiled with clang-14), `.ll` or `.bc`.
+    /// Program: `.c` (compiled with clang-14), `.ll` or `.bc`; with NEW,
+    /// the old version.
     pub program: PathBuf,
+    /// The new version: explore it incrementally (+CIA), reporting the
+    /// findings of the old version outside the impacted set as unchanged.
+    pub new: Option<PathBuf>,
     /// none | dpor | dpor+ag
     #[arg(long, default_value = "dpor+ag")]
     pub reduction: Reduction,
@@ -70,6 +74,18 @@ pub struct SymexArgs {
         help_heading = "Compiling C"
     )]
     pub cflags: Option<String>,
+    /// Summary store (default: `.concord/summaries.db` beside the program,
+    /// or beside OLD): runs, findings and summaries, reused by later runs.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// Bug-finding mode (con2colic): explore with at most 0, 1, ..., K
+    /// cross-thread read-from interferences per path; `inconclusive`
+    /// unless a violation is found or the bound never cut a path.
+    #[arg(long, value_name = "K")]
+    pub max_interferences: Option<u32>,
+    /// Neither read nor write a summary store.
+    #[arg(long, conflicts_with = "store")]
+    pub no_store: bool,
     /// Arguments of the program after its name (argv[1..]); default none:
     /// main runs with argc = 1, argv = {program, NULL}.
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARG")]
@@ -109,7 +125,7 @@ pub struct ReplayArgs {
     pub cflags: Option<String>,
 }
 
-fn compile_options(
+pub(super) fn compile_options(
     include: &[PathBuf],
     define: &[String],
     cflags: &Option<String>,
@@ -129,7 +145,7 @@ fn load(program: &Path, co: &CompileOptions) -> Result<llvm_ir::Module> {
     Ok(load_module(program, co)?.module)
 }
 
-fn symex_error(program: &Path, e: SymexError) -> ConcordError {
+pub(super) fn symex_error(program: &Path, e: SymexError) -> ConcordError {
     match e {
         SymexError::Internal(m) => ConcordError::Internal(m),
         SymexError::Mismatch(_) => ConcordError::Usage(e.to_string()),
@@ -140,7 +156,7 @@ fn symex_error(program: &Path, e: SymexError) -> ConcordError {
     }
 }
 
-fn output_error(path: &Path, e: impl std::fmt::Display) -> ConcordError {
+pub(super) fn output_error(path: &Path, e: impl std::fmt::Display) -> ConcordError {
     ConcordError::Output {
         path: path.to_path_buf(),
         reason: e.to_string(),
@@ -157,7 +173,7 @@ macro_rules! note {
 
 /// Print to stdout; a failed write (full disk, closed pipe) is an output
 /// error (exit 8), never a panic or a silent success.
-fn print_out(text: &str) -> Result<()> {
+pub(super) fn print_out(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
@@ -196,14 +212,9 @@ pub fn summary_text(res: &Exploration) -> String {
     s
 }
 
-/// `concord symex`: exit 1 on a violation, 0 when verified, 10 when
-/// inconclusive.
-pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
-    let module = load(
-        &a.program,
-        &compile_options(&a.include, &a.define, &a.cflags),
-    )?;
-    let opts = SymexOptions {
+/// The exploration options of `a` for `program` (argv[0]).
+pub(super) fn options(a: &SymexArgs, program: &Path, quiet: bool) -> SymexOptions {
+    SymexOptions {
         reduction: a.reduction,
         loop_bound: a.loop_bound.unwrap_or(DEFAULT_LOOP_BOUND),
         max_loop_bound: match (a.loop_bound, a.max_loop_bound) {
@@ -218,11 +229,45 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
         slice: !a.no_slice,
         progress: !quiet,
         entry: a.entry.clone(),
-        args: std::iter::once(a.program.display().to_string())
+        args: std::iter::once(program.display().to_string())
             .chain(a.args.iter().cloned())
             .collect(),
         ..Default::default()
-    };
+    }
+}
+
+/// `concord symex`: exit 1 on a violation, 0 when verified, 10 when
+/// inconclusive.
+pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
+    if let Some(new) = &a.new {
+        return super::cli_incremental::symex_incremental(a, new, quiet);
+    }
+    let program = load_module(
+        &a.program,
+        &compile_options(&a.include, &a.define, &a.cflags),
+    )?;
+    let module = &program.module;
+    let mut opts = options(a, &a.program, quiet);
+    // The store: findings as found, the result when complete, summaries
+    // (dpor+ag) as they are computed; a killed run's summaries are read
+    // back by the next run of the same program and options.
+    let store = super::cli_incremental::open_store(a, &a.program, quiet)?;
+    let key = super::incremental::options_key(&opts);
+    let run = store.as_ref().and_then(|s| {
+        let done = matches!(s.completed_run(&program.input_sha256, &key), Ok(Some(_)));
+        opts.store = Some(super::store::StoreOptions {
+            path: s.path().to_path_buf(),
+            program_hash: program.input_sha256.clone(),
+            import: !done,
+            export: true,
+        });
+        s.begin_run(
+            &a.program.display().to_string(),
+            &program.input_sha256,
+            &key,
+        )
+        .ok()
+    });
     let started = std::time::SystemTime::now();
     let out_path = a.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let dir =
@@ -230,7 +275,17 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     // Each test case is written when found: a killed run keeps it.
     let mut written = 0usize;
     let mut write_err: Option<ConcordError> = None;
-    let res = explore_with(&module, &opts, &mut |f, bound| {
+    let explore =
+        |opts: &SymexOptions, on: &mut dyn FnMut(&super::Finding, u32)| match a.max_interferences {
+            Some(k) => super::interference::explore_bounded(module, opts, k, on),
+            None => explore_with(module, opts, on),
+        };
+    let res = explore(&opts, &mut |f, bound| {
+        if let (Some(s), Some(r)) = (&store, run) {
+            if let Err(e) = s.add_finding(r, bound, f) {
+                note!("concord: warning: finding not stored: {e}");
+            }
+        }
         written += 1;
         let tc = output::testcase(&a.program, &opts, bound, f);
         if let Err(e) = output::write_testcase(&dir, written, &tc) {
@@ -243,6 +298,11 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     }
     output::write_results(&dir, &a.program, &opts, &res, started)
         .map_err(|e| output_error(&dir, e))?;
+    if let (Some(st), Some(r), false) = (&store, run, res.stats.incomplete) {
+        if let Err(e) = st.finish_run(r, &res) {
+            note!("concord: warning: result not stored: {e}");
+        }
+    }
     let s = &res.stats;
     if !quiet {
         note!(

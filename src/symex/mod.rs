@@ -17,9 +17,13 @@
 //! ```
 
 pub mod cli;
+mod cli_incremental;
 mod engine;
+pub mod incremental;
+pub mod interference;
 pub mod output;
 pub mod slice;
+pub mod store;
 pub mod testutil;
 
 use serde::{Deserialize, Serialize};
@@ -94,6 +98,15 @@ pub struct SymexOptions {
     /// Time for the deepening stages after the first when `max_seconds`
     /// is not set (the first stage is not limited).
     pub deepening_seconds: f64,
+    /// +CIA (`symex OLD NEW`): the impacted instructions of this module.
+    /// Branches and accesses that no impacted finding depends on are
+    /// pruned in every reduction mode (see [`incremental`]).
+    pub impacted: Option<std::sync::Arc<std::collections::BTreeSet<slice::InstrId>>>,
+    /// The summary store (dpor+ag): read and/or write summaries.
+    pub store: Option<store::StoreOptions>,
+    /// Interference bound (con2colic): a path whose transitions read more
+    /// than this many values written by another thread ends there.
+    pub max_interferences: Option<u32>,
 }
 
 impl Default for SymexOptions {
@@ -113,6 +126,9 @@ impl Default for SymexOptions {
             max_loop_bound: None,
             deepening_seconds: 60.0,
             args: vec!["program".into()],
+            impacted: None,
+            store: None,
+            max_interferences: None,
         }
     }
 }
@@ -165,6 +181,10 @@ pub struct Finding {
     pub schedule: Vec<usize>,
     /// How many explored paths reached this finding.
     pub hits: u64,
+    /// With `--max-interferences`: cross-thread read-from interferences on
+    /// the path up to the transition before the finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interferences: Option<u32>,
 }
 
 /// Counters of one exploration.
@@ -197,6 +217,19 @@ pub struct Stats {
     pub slice_size: u64,
     /// Branches outside the slice where only one side was explored (Type B).
     pub slice_skipped_branches: u64,
+    /// Summaries read from the store, used at matching states, and
+    /// written to it (writes of a summary that grew count again).
+    #[serde(default)]
+    pub summaries_imported: u64,
+    #[serde(default)]
+    pub summaries_reused: u64,
+    #[serde(default)]
+    pub summaries_stored: u64,
+    /// Paths ended by the interference bound, and the bound.
+    #[serde(default)]
+    pub interference_cut_runs: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_interferences: Option<u32>,
     /// Stopped by max_runs / max_seconds.
     pub incomplete: bool,
     /// Threads stopped at the loop bound, the call depth or the step
@@ -269,6 +302,9 @@ pub enum Reason {
     /// No execution reached the end of the program (e.g. every path
     /// failed an assumption): nothing was checked.
     Vacuous { assume_false: u64 },
+    /// `--max-interferences`: paths needing more cross-thread read-from
+    /// interferences were not explored.
+    Interferences { max: u32, runs: u64 },
 }
 
 impl std::fmt::Display for Reason {
@@ -300,6 +336,10 @@ impl std::fmt::Display for Reason {
                 locs(locations)
             ),
             Reason::Budget { limit } => write!(f, "stopped by {limit}"),
+            Reason::Interferences { max, runs } => write!(
+                f,
+                "{runs} paths stopped at the interference bound {max} (bug-finding mode)"
+            ),
             Reason::Vacuous { assume_false } => write!(
                 f,
                 "no execution reached the end of the program ({assume_false} paths failed an assumption)"
@@ -355,6 +395,12 @@ impl Exploration {
                         count: f.hits,
                     })
                     .collect(),
+            });
+        }
+        if let (Some(max), true) = (s.max_interferences, s.interference_cut_runs > 0) {
+            reasons.push(Reason::Interferences {
+                max,
+                runs: s.interference_cut_runs,
             });
         }
         if s.incomplete {

@@ -25,11 +25,13 @@ use llvm_ir::instruction::Call;
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-type Id = (usize, usize, usize); // function, block, instruction (len = terminator)
+type Id = InstrId;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Mem {
     Global(Name),
+    /// A stack variable accessed directly (+CIA only): function, alloca.
+    Local(usize, Name),
     Any,
 }
 
@@ -54,9 +56,41 @@ fn callee(c: &Call) -> Option<String> {
     }
 }
 
+/// Which finding-producing instructions are the slicing criteria.
+///
+/// `Every` is the slice of the assertion-guided mode.  `Impacted` is the
+/// change-impact slice of `symex OLD NEW` (+CIA): only findings at impacted
+/// instructions are full criteria; every other finding-producing
+/// instruction keeps just the branches that decide whether it is reached
+/// (a path ending there ends the run, so which side of such a branch runs
+/// still matters to the impacted findings after it), not its data.
+///
+/// A failing finding ends the run, so a non-impacted finding is only
+/// control-only when its failure cannot keep an impacted one from being
+/// checked: it lies in the entry function (one activation, one thread),
+/// every impacted finding does too, and none of them is reachable from the
+/// branch that decides it.  Any other finding stays a full criterion.
+#[derive(Clone, Copy)]
+pub enum Criteria<'a> {
+    Every,
+    Impacted {
+        impacted: &'a dyn Fn(Id) -> bool,
+        entry: &'a str,
+    },
+}
+
+/// An instruction: function, block, instruction index (the block's
+/// length for its terminator).
+pub type InstrId = (usize, usize, usize);
+
 impl Slice {
     /// Compute the slice of `m`.
     pub fn compute(m: &Module) -> Slice {
+        Slice::compute_with(m, Criteria::Every)
+    }
+
+    /// Compute the slice of `m` for the given criteria.
+    pub fn compute_with(m: &Module, criteria: Criteria<'_>) -> Slice {
         let fidx: HashMap<&str, usize> = m
             .functions
             .iter()
@@ -69,6 +103,25 @@ impl Slice {
         let mut call_sites: HashMap<usize, Vec<Id>> = HashMap::new();
         let mut stores: Vec<(Id, Mem)> = Vec::new();
         let mut work: Vec<Id> = Vec::new();
+        let mut finding_seeds: Vec<Id> = Vec::new();
+        // +CIA: direct accesses to a function's stack variables are their
+        // own memory (stores through pointers stay `Any` and reach them).
+        let cia = matches!(criteria, Criteria::Impacted { .. });
+        let allocas: Vec<HashSet<Name>> = m
+            .functions
+            .iter()
+            .map(|f| {
+                f.basic_blocks
+                    .iter()
+                    .flat_map(|b| b.instrs.iter())
+                    .filter_map(|i| match i {
+                        Instruction::Alloca(a) if cia => Some(a.dest.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let locals = |fi: usize| Some((fi, &allocas[fi]));
         for (fi, f) in m.functions.iter().enumerate() {
             let mut d = HashMap::new();
             for (bi, b) in f.basic_blocks.iter().enumerate() {
@@ -78,22 +131,26 @@ impl Slice {
                         d.insert(n.clone(), id);
                     }
                     match i {
-                        Instruction::Store(s) => stores.push((id, mem_of(&s.address, &globals))),
+                        Instruction::Store(s) => {
+                            stores.push((id, mem_of(&s.address, &globals, locals(fi))))
+                        }
                         Instruction::AtomicRMW(a) => {
-                            stores.push((id, mem_of(&a.address, &globals)));
+                            stores.push((id, mem_of(&a.address, &globals, locals(fi))));
                             work.push(id);
                         }
                         Instruction::CmpXchg(a) => {
-                            stores.push((id, mem_of(&a.address, &globals)));
+                            stores.push((id, mem_of(&a.address, &globals, locals(fi))));
                             work.push(id);
                         }
-                        Instruction::Load(l) if mem_of(&l.address, &globals) == Mem::Any => {
-                            work.push(id)
+                        Instruction::Load(l)
+                            if mem_of(&l.address, &globals, locals(fi)) == Mem::Any =>
+                        {
+                            finding_seeds.push(id)
                         }
                         Instruction::UDiv(_)
                         | Instruction::SDiv(_)
                         | Instruction::URem(_)
-                        | Instruction::SRem(_) => work.push(id),
+                        | Instruction::SRem(_) => finding_seeds.push(id),
                         Instruction::Call(c) => {
                             let name = callee(c).unwrap_or_default();
                             let target = fidx.get(name.as_str()).copied();
@@ -112,8 +169,18 @@ impl Slice {
                                 // Library calls: error calls, assumptions,
                                 // synchronisation, allocation, memory
                                 // intrinsics (which also write memory).
-                                work.push(id);
-                                stores.push((id, Mem::Any));
+                                // Assumptions and synchronisation shape
+                                // every later path: always criteria.
+                                if name.starts_with("pthread_") || name.contains("assume") {
+                                    work.push(id);
+                                } else {
+                                    finding_seeds.push(id);
+                                }
+                                // The +CIA slice knows which library calls
+                                // write no program memory.
+                                if !(cia && writes_no_memory(&name)) {
+                                    stores.push((id, Mem::Any));
+                                }
                             }
                             if name == "pthread_create" {
                                 if let Some(Operand::ConstantOperand(c2)) =
@@ -135,7 +202,7 @@ impl Slice {
                     }
                 }
                 if let Terminator::Unreachable(_) = b.term {
-                    work.push((fi, bi, b.instrs.len()));
+                    finding_seeds.push((fi, bi, b.instrs.len()));
                 }
             }
             for p in &f.parameters {
@@ -179,10 +246,35 @@ impl Slice {
                         ) && !matches!(i, Instruction::Call(c) if callee(c).map(|n| n.starts_with("llvm.dbg.")).unwrap_or(false))
                     })
                 });
+                // (+CIA: sliced stores and synchronisation calls bring
+                // their controlling branches in anyway; accesses to memory
+                // no impacted finding reads cannot change one.)
+                let effects = effects && matches!(criteria, Criteria::Every);
                 if in_loop || effects {
                     work.push(id);
                 }
             }
+        }
+        // Control-only criteria: findings outside the impacted set.
+        let mut control_only: Vec<Id> = Vec::new();
+        if let Criteria::Impacted { impacted, entry } = criteria {
+            let (hit, rest): (Vec<Id>, Vec<Id>) =
+                finding_seeds.into_iter().partition(|id| impacted(*id));
+            let entry = fidx.get(entry).copied();
+            let all_in_entry = hit.iter().all(|a| Some(a.0) == entry);
+            for n in rest {
+                if all_in_entry
+                    && Some(n.0) == entry
+                    && !blocks_later_findings(&m.functions[n.0], n.1, &hit)
+                {
+                    control_only.push(n);
+                } else {
+                    work.push(n);
+                }
+            }
+            work.extend(hit);
+        } else {
+            work.extend(finding_seeds);
         }
         let mut rel: HashSet<Id> = HashSet::new();
         let mut mem: HashSet<Mem> = HashSet::new();
@@ -230,7 +322,7 @@ impl Slice {
                     }
                     Instruction::Load(l) => {
                         ops.push(&l.address);
-                        let lm = mem_of(&l.address, &globals);
+                        let lm = mem_of(&l.address, &globals, locals(fi));
                         mem.insert(lm.clone());
                         for (sid, sm) in &stores {
                             if lm == Mem::Any || *sm == Mem::Any || *sm == lm {
@@ -257,6 +349,25 @@ impl Slice {
                         work.push(*d);
                     }
                 }
+            }
+        }
+        // The branches deciding whether a control-only criterion is reached
+        // (its blocks' control dependences, through the call sites of its
+        // function): explored on both sides, their data left out.
+        let mut seen_ctl: HashSet<Id> = HashSet::new();
+        while let Some((fi, bi, ii)) = control_only.pop() {
+            if !seen_ctl.insert((fi, bi, ii)) {
+                continue;
+            }
+            if bi != usize::MAX {
+                for a in cd[fi].get(&bi).into_iter().flatten() {
+                    let br = (fi, *a, m.functions[fi].basic_blocks[*a].instrs.len());
+                    rel.insert(br);
+                    control_only.push(br);
+                }
+            }
+            for cs in call_sites.get(&fi).into_iter().flatten() {
+                control_only.push(*cs);
             }
         }
         let all_mem = mem.contains(&Mem::Any);
@@ -293,8 +404,66 @@ impl Slice {
     }
 }
 
-fn mem_of(addr: &Operand, globals: &HashSet<&Name>) -> Mem {
+/// May one of `hit` (findings of `f`) run after the branch deciding
+/// whether block `b` runs?  (Reachability from `b`'s predecessors.)
+fn blocks_later_findings(f: &Function, b: usize, hit: &[Id]) -> bool {
+    let succ: Vec<Vec<usize>> = f
+        .basic_blocks
+        .iter()
+        .map(|x| successors(f, &x.term))
+        .collect();
+    let mut from: Vec<usize> = (0..succ.len()).filter(|p| succ[*p].contains(&b)).collect();
+    from.push(b);
+    hit.iter()
+        .any(|a| from.contains(&a.1) || reaches(&succ, &from, a.1))
+}
+
+/// Library calls that write no memory of the program (the mutex and
+/// condition objects they update are only accessed through these calls).
+fn writes_no_memory(name: &str) -> bool {
+    matches!(
+        name,
+        "__assert_fail"
+            | "__assert"
+            | "__assert_rtn"
+            | "reach_error"
+            | "__VERIFIER_error"
+            | "__VERIFIER_assert"
+            | "abort"
+            | "exit"
+            | "malloc"
+            | "calloc"
+            | "free"
+            | "printf"
+            | "puts"
+            | "putchar"
+            | "pthread_mutex_lock"
+            | "pthread_mutex_unlock"
+            | "pthread_mutex_trylock"
+            | "pthread_mutex_init"
+            | "pthread_mutex_destroy"
+            | "pthread_cond_wait"
+            | "pthread_cond_signal"
+            | "pthread_cond_broadcast"
+            | "pthread_cond_init"
+            | "pthread_cond_destroy"
+            | "pthread_self"
+            | "sleep"
+            | "usleep"
+            | "sched_yield"
+    ) || name.starts_with("__VERIFIER_nondet_")
+}
+
+fn mem_of(
+    addr: &Operand,
+    globals: &HashSet<&Name>,
+    locals: Option<(usize, &HashSet<Name>)>,
+) -> Mem {
     match addr {
+        Operand::LocalOperand { name, .. } => match locals {
+            Some((fi, l)) if l.contains(name) => Mem::Local(fi, name.clone()),
+            _ => Mem::Any,
+        },
         Operand::ConstantOperand(c) => match c.as_ref() {
             Constant::GlobalReference { name, .. } if globals.contains(name) => {
                 Mem::Global(name.clone())

@@ -120,6 +120,16 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
+    /// +CIA: an access to a global that no instruction of the impacted
+    /// slice reads is not a scheduling point (its order relative to other
+    /// threads cannot change an impacted finding).
+    pub(crate) fn cia_invisible(&self, o: u32) -> bool {
+        match (&self.opts.impacted, &self.slice, self.obj_global.get(&o)) {
+            (Some(_), Some(sl), Some(g)) => !sl.global_relevant(g),
+            _ => false,
+        }
+    }
+
     /// Drop accesses to globals that no instruction of the slice reads:
     /// their order cannot matter (§6.1).
     pub(crate) fn relevant_acc(&self, mut acc: Vec<Access>) -> Vec<Access> {
@@ -138,6 +148,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Record the transition that just ended in the parent node.
     pub(crate) fn commit(&mut self, st: &mut State<'c>, tid: usize) {
         let acc = std::mem::take(&mut st.tr_acc);
+        self.count_interferences(st, tid, &acc);
         let acc = self.relevant_acc(acc);
         let created = std::mem::take(&mut st.created);
         let Some(d) = self.nodes.len().checked_sub(1) else {

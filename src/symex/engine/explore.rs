@@ -22,6 +22,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.stop {
             self.stats.incomplete = true;
         }
+        self.persist_flush(false);
         if self.opts.progress && self.last_progress.elapsed().as_secs_f64() > 1.0 {
             self.last_progress = Instant::now();
             eprintln!(
@@ -40,6 +41,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.stats.total_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         self.stats.peak_memory_kb = peak_rss_kb();
         self.stats.summaries = self.ps.len() as u64;
+        self.stats.max_interferences = self.opts.max_interferences;
         let mut x = Exploration {
             findings: self.findings,
             stats: self.stats,
@@ -167,6 +169,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             inputs,
             schedule: st.sched.clone(),
             hits: 1,
+            interferences: self
+                .opts
+                .max_interferences
+                .map(|_| self.interferences_so_far(st, tid)),
         });
         if let Some(tx) = &self.sink {
             // The receiver lives as long as the exploration; a failed send
@@ -190,6 +196,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             st.tr_acc.retain(|a| !matches!(a.res, Res::ThreadEnd(_)));
         } else {
             self.commit(&mut st, tid);
+            if self.interference_bound_hit(&st) {
+                return Bool::from_bool(self.ctx, false);
+            }
         }
         let w = self.sched_inner(st, sleep);
         self.apply_seg(&seg, w)
@@ -292,6 +301,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             return fls;
         }
         let key = self.gcs_key(&st);
+        self.persist_visit(&st, key);
         // Summary pruning.  `restricted`: the summary covers every
         // continuation except those starting with threads that were asleep
         // when it was computed but are awake now; only those are explored.
@@ -446,6 +456,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         sleep: Vec<(usize, Vec<Access>)>,
     ) -> Bool<'c> {
         let key = self.gcs_key(&st);
+        self.persist_visit(&st, key);
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {
@@ -610,6 +621,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     ) -> Bool<'c> {
         let seg = std::mem::take(&mut st.seg);
         let key = self.gcs_key(&st);
+        self.persist_visit(&st, key);
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {

@@ -28,9 +28,11 @@ use z3::{Context, SatResult, Solver};
 
 mod dpor;
 mod explore;
+mod interference;
 mod interp;
 mod memory;
 mod models;
+mod persist;
 mod solver;
 mod state;
 mod summary;
@@ -123,6 +125,8 @@ pub(crate) struct Engine<'c, 'm> {
     private_allocas: Vec<HashSet<Name>>,
     /// Each new finding is sent here as soon as it is found.
     sink: Option<std::sync::mpsc::Sender<Finding>>,
+    /// The summary store, when used (`persist`).
+    persist: Option<persist::Persist<'c>>,
 }
 
 pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -185,14 +189,18 @@ pub(crate) fn run(
                 move || -> Result<Exploration, SymexError> {
                     let cfg = z3::Config::new();
                     let ctx = Context::new(&cfg);
+                    // Parses stored summaries; outlives the engine.
+                    let loader = Solver::new(&ctx);
                     let mut e = Engine::new(&ctx, m, opts.clone())?;
                     e.sink = Some(tx);
+                    e.persist_open(&loader);
                     let f0 = *e
                         .fidx
                         .get(&opts.entry)
                         .ok_or_else(|| SymexError::NoEntry(opts.entry.clone()))?;
                     let st = e.initial_state(f0);
                     e.run_thread(st, 0, false, Vec::new());
+                    e.persist_flush(true);
                     Ok(e.finish())
                 },
             ) {
@@ -269,6 +277,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             suffix_visible: Vec::new(),
             private_allocas: Vec::new(),
             sink: None,
+            persist: None,
         };
         e.compute_tail_info();
         if e.opts.schedule.is_some() {
@@ -276,7 +285,18 @@ impl<'c, 'm> Engine<'c, 'm> {
             e.ag = false;
         }
         e.init_globals();
-        if e.ag && e.opts.slice {
+        if let Some(imp) = e.opts.impacted.clone() {
+            // +CIA: the slice of the impacted findings, in every mode.
+            let sl = crate::symex::slice::Slice::compute_with(
+                m,
+                crate::symex::slice::Criteria::Impacted {
+                    impacted: &|id| imp.contains(&id),
+                    entry: &e.opts.entry.clone(),
+                },
+            );
+            e.stats.slice_size = sl.size() as u64;
+            e.slice = Some(sl);
+        } else if e.ag && e.opts.slice {
             let sl = crate::symex::slice::Slice::compute(m);
             e.stats.slice_size = sl.size() as u64;
             e.slice = Some(sl);

@@ -106,6 +106,10 @@ pub(crate) struct State<'c> {
     pub(crate) normalizing: bool,
     /// The thread whose deferred tail is being run.
     pub(crate) tail_run: Option<usize>,
+    /// `--max-interferences`: the thread that last wrote each shared byte
+    /// (object, offset), and the cross-thread reads so far.
+    pub(crate) writers: BTreeMap<(u32, u64), usize>,
+    pub(crate) interferences: u32,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
@@ -127,6 +131,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             steps: 0,
             normalizing: false,
             tail_run: None,
+            writers: BTreeMap::new(),
+            interferences: 0,
         }
     }
 

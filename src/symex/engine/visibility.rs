@@ -365,7 +365,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let memop = |addr: &Operand, ty: TypeRef, write: bool| -> Option<(Vec<Access>, bool)> {
             match self.addr_of(st, tid, addr) {
                 Some((o, off)) => {
-                    if !self.is_shared(st, o) {
+                    if !self.is_shared(st, o) || self.cia_invisible(o) {
                         return None;
                     }
                     let b = self.size_of(&ty);
