@@ -11,7 +11,7 @@
 //! and `xor` with true are understood; anything else opens no region.
 
 use super::order::ThreadGraph;
-use super::pointsto::LocId;
+use super::pointsto::{LocId, PointsTo};
 use super::program::{ProgramModel, Site, StmtId};
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
@@ -306,4 +306,32 @@ pub fn flag_guards(
         }
     }
     out
+}
+
+/// The constant a store (or a global's initial value) surely writes to its
+/// one location, as (bits, value): a store of an integer constant with a
+/// single target, the integer initialiser of a one-cell global, or zero (of
+/// any width) for a zero initialiser.
+pub fn store_constant(
+    model: &ProgramModel<'_>,
+    pt: &PointsTo,
+    strong_write: &BTreeMap<StmtId, LocId>,
+    s: StmtId,
+) -> Option<(u32, u64)> {
+    match model.stmts[s as usize].site {
+        Site::Init { global } => {
+            let init = model.module.global_vars[global].initializer.as_ref()?;
+            match init.as_ref() {
+                Constant::Int { bits, value } if pt.global_cells(global).len() == 1 => {
+                    Some((*bits, *value))
+                }
+                Constant::AggregateZero(_) => Some((ANY_WIDTH, 0)),
+                _ => None,
+            }
+        }
+        _ => match model.instr(s) {
+            Some(I::Store(st)) if strong_write.contains_key(&s) => constant_int(&st.value),
+            _ => None,
+        },
+    }
 }

@@ -328,27 +328,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             strong_write: &strong_write,
             held,
         };
-        let before = sections::written_since_acquire(tg, &fx);
-        let after = sections::overwritten_before_release(tg, &fx);
-        for (i, &s) in tg.nodes.iter().enumerate() {
-            let Some(lockset) = held[i].as_ref() else {
-                continue;
-            };
-            for &v in shared_reads.get(&s).into_iter().flatten() {
-                for &m in lockset.keys() {
-                    if before[i].as_ref().is_some_and(|st| st.contains(&(m, v))) {
-                        written_before.insert((s, v, m));
-                    }
-                }
-            }
-            for &v in shared_writes.get(&s).into_iter().flatten() {
-                for &m in lockset.keys() {
-                    if after[i].contains(&(m, v)) {
-                        written_after.insert((s, v, m));
-                    }
-                }
-            }
-        }
+        let (b, a) = sections::covered_accesses(tg, &fx, &shared_reads, &shared_writes);
+        written_before.extend(b);
+        written_after.extend(a);
     }
     let held_at = |s: StmtId| -> Held {
         let t = model.stmts[s as usize].thread as usize;
@@ -440,32 +422,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             writers.entry(c).or_default().push(s);
         }
     }
-    let constant = |s: StmtId| -> Option<(u32, u64)> {
-        match model.stmts[s as usize].site {
-            Site::Init { global } => {
-                let init = model.module.global_vars[global].initializer.as_ref()?;
-                match init.as_ref() {
-                    llvm_ir::Constant::Int { bits, value }
-                        if pt.global_cells(global).len() == 1 =>
-                    {
-                        Some((*bits, *value))
-                    }
-                    llvm_ir::Constant::AggregateZero(_) => Some((guards::ANY_WIDTH, 0)),
-                    _ => None,
-                }
-            }
-            _ => match model.instr(s) {
-                Some(I::Store(st)) if strong_write.contains_key(&s) => match &st.value {
-                    Operand::ConstantOperand(c) => match c.as_ref() {
-                        llvm_ir::Constant::Int { bits, value } => Some((*bits, *value)),
-                        _ => None,
-                    },
-                    _ => None,
-                },
-                _ => None,
-            },
-        }
-    };
+    let constant = |s: StmtId| guards::store_constant(&model, &pt, &strong_write, s);
     let flag_mem = guards::FlagMemory {
         single_read: &single_read,
         writers: &writers,

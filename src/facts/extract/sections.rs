@@ -224,7 +224,7 @@ pub(super) struct NodeEffects<'a> {
 /// Forward must-dataflow "v written since the last acquisition of m": a
 /// store of v made while holding m sets (m, v); a lock, unlock or wait on m
 /// clears every (m, _); merges intersect. Returns the state before each node.
-pub(super) fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<Pairs>> {
+fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<Pairs>> {
     let preds = preds_of(tg);
     let transfer = |i: usize, mut st: Pairs| -> Pairs {
         let s = tg.nodes[i];
@@ -249,7 +249,7 @@ pub(super) fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> V
 /// (the meet of its successors' states; empty at the end of the thread, and
 /// empty where every successor only leads into a loop with no exit, which
 /// the greatest fixpoint leaves undecided).
-pub(super) fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Pairs> {
+fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Pairs> {
     let n = tg.nodes.len();
     // None = top (every pair), the start of a greatest fixpoint
     let mut before: Vec<Option<Pairs>> = vec![None; n];
@@ -299,4 +299,39 @@ pub(super) fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>)
     (0..n)
         .map(|i| after_of(i, &before).unwrap_or_default())
         .collect()
+}
+
+/// (access, location, mutex) rows of the covered loads (`cs_written_before`)
+/// and covered stores (`cs_written_after`) of one thread.
+pub(super) type Covered = BTreeSet<(StmtId, LocId, LocId)>;
+
+pub(super) fn covered_accesses(
+    tg: &ThreadGraph,
+    fx: &NodeEffects<'_>,
+    reads: &BTreeMap<StmtId, Vec<LocId>>,
+    writes: &BTreeMap<StmtId, Vec<LocId>>,
+) -> (Covered, Covered) {
+    let before = written_since_acquire(tg, fx);
+    let after = overwritten_before_release(tg, fx);
+    let (mut loads, mut stores) = (Covered::new(), Covered::new());
+    for (i, &s) in tg.nodes.iter().enumerate() {
+        let Some(lockset) = fx.held[i].as_ref() else {
+            continue;
+        };
+        for &v in reads.get(&s).into_iter().flatten() {
+            for &m in lockset.keys() {
+                if before[i].as_ref().is_some_and(|st| st.contains(&(m, v))) {
+                    loads.insert((s, v, m));
+                }
+            }
+        }
+        for &v in writes.get(&s).into_iter().flatten() {
+            for &m in lockset.keys() {
+                if after[i].contains(&(m, v)) {
+                    stores.insert((s, v, m));
+                }
+            }
+        }
+    }
+    (loads, stores)
 }
