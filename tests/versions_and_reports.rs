@@ -279,3 +279,31 @@ fn rules_print_for_souffle_and_z3() {
     let text = String::from_utf8_lossy(&z.stdout);
     assert!(text.contains("declare-rel") && text.contains("rf_may") && !text.contains("rank2_may"));
 }
+
+/// A patch that only reorders lock acquisitions (it removes a deadlock)
+/// changes synchronisation: the headline must say so instead of "no
+/// synchronisation difference" (the read-from sets agree up to rank 3).
+#[test]
+fn lock_order_only_difference_is_in_the_headline() {
+    let o = concord(&[
+        "-q",
+        "diff",
+        "bench-programs/lock-order-deadlock/v1.c",
+        "bench-programs/lock-order-deadlock/v2.c",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a lock-order difference is a difference"
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    let headline = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        !headline.starts_with("no synchronisation difference"),
+        "headline: {headline}"
+    );
+    assert!(
+        headline.contains("lock order") && headline.contains("potential deadlocks old 1, new 0"),
+        "headline: {headline}"
+    );
+}

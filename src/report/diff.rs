@@ -114,7 +114,20 @@ fn cycle_text(c: &DeadlockCycle) -> String {
 pub fn text(r: &DiffReport<'_>) -> String {
     let s = r.sync;
     let mut out = format!("concord diff {} -> {}\n", r.old.label, r.new.label);
-    if s.first_rank == 0 {
+    if s.first_rank == 0 && r.locks.has_difference() {
+        // Read-from edges agree, but the patch changes the lock order: that
+        // is a synchronisation difference (EC-Diff's missed rtl8169-3 case).
+        let l = r.locks;
+        out.push_str(&format!(
+            "synchronisation differs in lock order only: no read-from difference up to rank {}; \
+             lock-order pairs only in old {}, only in new {}; potential deadlocks old {}, new {}\n",
+            s.ranks_checked,
+            l.only_old.len(),
+            l.only_new.len(),
+            l.old_cycles.len(),
+            l.new_cycles.len()
+        ));
+    } else if s.first_rank == 0 {
         out.push_str(&format!(
             "no synchronisation difference up to rank {}\n",
             s.ranks_checked

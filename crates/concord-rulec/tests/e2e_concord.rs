@@ -118,6 +118,10 @@ fn fig5_busy_wait_orders_the_flag_write() {
     i.shared_read.extend([(40, COND), (41, A)]);
     i.thread_create.extend([(3, 0, 1), (4, 0, 2)]);
     i.busy_wait.push((40, COND, 41));
+    // the code after the loop (region 41) runs once the load 40 read a
+    // true cond: only 31 stores one (the initial value, statement 2, is false)
+    i.flag_guard.push((41, 40, 41));
+    i.flag_enabler.push((41, 31));
     let o = run_both(&i);
     assert!(o.hb_must.contains(&(31, 41)) && o.hb_must.contains(&(30, 41)));
     assert!(o.rf_no.contains(&(1, 41)), "initial a cannot reach x = a");

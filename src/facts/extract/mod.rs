@@ -5,12 +5,14 @@
 //! calls, order and control dependence (`order`), critical sections and the
 //! synchronisation idioms of EC-Diff §4.3–4.4, then SSA dependence.
 
+pub mod guards;
 pub mod ir;
 pub mod ir_facts;
 pub mod order;
 pub mod paths;
 pub mod pointsto;
 pub mod program;
+pub mod sections;
 
 use self::ir::LibCall;
 use self::ir_facts::IrFacts;
@@ -18,6 +20,7 @@ use self::order::ThreadGraph;
 use self::pointsto::{LocId, PointsTo};
 pub use self::program::ExtractOptions;
 use self::program::{ProgramModel, Site, StmtId};
+use self::sections::{Held, NodeEffects};
 use super::{FactSet, LocationInfo, Manifest, Row, StatementInfo, ThreadInfo};
 use crate::error::Result;
 use crate::frontend::Program;
@@ -301,8 +304,34 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     events.extend(handle_of_create.keys());
     events.extend(joins.iter().map(|(s, _)| *s));
 
-    // --- critical sections (must-hold locks) ---------------------------------
-    let held: Vec<Vec<Option<Held>>> = graphs.iter().map(|tg| held_locks(tg, &sync)).collect();
+    // --- critical sections (locksets, covered accesses) ----------------------
+    let held: Vec<Vec<Option<Held>>> = graphs
+        .iter()
+        .map(|tg| sections::locksets(tg, &sync))
+        .collect();
+    // Stores that surely write one shared location (a store or atomic RMW
+    // with a single target); cmpxchg may not write, memcpy may write part.
+    let strong_write: BTreeMap<StmtId, LocId> = shared_writes
+        .iter()
+        .filter(|(s, _)| matches!(model.instr(**s), Some(I::Store(_)) | Some(I::AtomicRMW(_))))
+        .filter_map(|(&s, _)| {
+            let all = acc.writes.get(&s)?;
+            let only = (all.len() == 1).then(|| *all.iter().next().unwrap())?;
+            is_shared(only).then_some((s, only))
+        })
+        .collect();
+    let mut written_before: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
+    let mut written_after: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
+    for (tg, held) in graphs.iter().zip(&held) {
+        let fx = NodeEffects {
+            sync: &sync,
+            strong_write: &strong_write,
+            held,
+        };
+        let (b, a) = sections::covered_accesses(tg, &fx, &shared_reads, &shared_writes);
+        written_before.extend(b);
+        written_after.extend(a);
+    }
     let held_at = |s: StmtId| -> Held {
         let t = model.stmts[s as usize].thread as usize;
         graphs[t]
@@ -375,6 +404,34 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         }
     }
     events.extend(busy.iter().map(|&(_, _, x)| x));
+
+    // --- flag-guarded regions (EC-Diff §4.4 generalised) ----------------------
+    let single_read: BTreeMap<StmtId, LocId> = shared_reads
+        .iter()
+        .filter(|(s, _)| matches!(model.instr(**s), Some(I::Load(_))))
+        .filter_map(|(&s, _)| {
+            let all = acc.reads.get(&s)?;
+            let only = (all.len() == 1).then(|| *all.iter().next().unwrap())?;
+            is_shared(only).then_some((s, only))
+        })
+        .collect();
+    let mut writers: BTreeMap<LocId, Vec<StmtId>> = BTreeMap::new();
+    for (&s, cells) in &shared_writes {
+        for &c in cells {
+            writers.entry(c).or_default().push(s);
+        }
+    }
+    let constant = |s: StmtId| guards::store_constant(&model, &pt, &strong_write, s);
+    let flag_mem = guards::FlagMemory {
+        single_read: &single_read,
+        writers: &writers,
+        constant: &constant,
+        events: &events,
+    };
+    let flag_guards: Vec<guards::FlagGuard> = graphs
+        .iter()
+        .flat_map(|tg| guards::flag_guards(&model, tg, &flag_mem))
+        .collect();
 
     // --- order between events --------------------------------------------------
     // Always-executed events; create/join sites the thread model unrolls
@@ -475,6 +532,20 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     }
     for &(r, v, x) in &busy {
         add!("busy_wait", vec![r, lo(v), x]);
+    }
+    for g in &flag_guards {
+        for &x in &g.region {
+            add!("flag_guard", vec![g.entry, g.load, x]);
+        }
+        for &w in &g.enablers {
+            add!("flag_enabler", vec![g.entry, w]);
+        }
+    }
+    for &(l, v, m) in &written_before {
+        add!("cs_written_before", vec![l, lo(v), lo(m)]);
+    }
+    for &(w, v, m) in &written_after {
+        add!("cs_written_after", vec![w, lo(v), lo(m)]);
     }
     // Critical sections, restricted to events. Two events share a critical
     // section of m when some acquisition of m may have opened both.
@@ -711,76 +782,6 @@ fn add_call_site_dependence(model: &ProgramModel<'_>, control: &mut BTreeSet<(St
         }
     }
     control.extend(extra);
-}
-
-/// Locks held before a statement: mutex -> the statements that may have
-/// acquired it (a lock, or a wait that re-acquired it).
-type Held = BTreeMap<LocId, BTreeSet<StmtId>>;
-
-/// Must-hold locks before each statement of one thread: a forward dataflow
-/// where a mutex survives a merge only if every path holds it, while the
-/// possible acquirers are united (so `while (!ready) wait(c, m);` leaves m
-/// held after the loop, acquired by the lock or the wait). None = not reached.
-fn held_locks(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<Held>> {
-    let n = tg.nodes.len();
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (a, ss) in tg.succ.iter().enumerate() {
-        for &b in ss {
-            preds[b].push(a);
-        }
-    }
-    let root = 0usize;
-    let mut before: Vec<Option<Held>> = vec![None; n];
-    let mut after: Vec<Option<Held>> = vec![None; n];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in 0..n {
-            let input = if i == root {
-                Some(Held::new())
-            } else {
-                preds[i]
-                    .iter()
-                    .filter_map(|&p| after[p].as_ref())
-                    .fold(None::<Held>, |acc, h| match acc {
-                        None => Some(h.clone()),
-                        Some(a) => Some(
-                            a.into_iter()
-                                .filter_map(|(m, mut ls)| {
-                                    let other = h.get(&m)?;
-                                    ls.extend(other.iter().copied());
-                                    Some((m, ls))
-                                })
-                                .collect(),
-                        ),
-                    })
-            };
-            let Some(input) = input else { continue };
-            let s = tg.nodes[i];
-            let mut out = input.clone();
-            match sync.get(&s) {
-                Some(SyncOp::Lock(m)) => {
-                    out.insert(*m, BTreeSet::from([s]));
-                }
-                Some(SyncOp::Unlock(m)) => {
-                    out.remove(m);
-                }
-                Some(SyncOp::Wait { mutex, .. }) => {
-                    out.insert(*mutex, BTreeSet::from([s]));
-                }
-                _ => {}
-            }
-            if before[i].as_ref() != Some(&input) {
-                before[i] = Some(input);
-                changed = true;
-            }
-            if after[i].as_ref() != Some(&out) {
-                after[i] = Some(out);
-                changed = true;
-            }
-        }
-    }
-    before
 }
 
 fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {

@@ -1,0 +1,337 @@
+//! Critical sections of one thread (EC-Diff §4.6), per section instance:
+//! which mutexes a statement runs under and which acquisitions may have
+//! opened them (the lockset), and the two must-dataflow facts behind covered
+//! loads and stores — "v written since the last acquisition of m" (forward)
+//! and "v overwritten before the next release of m" (backward). Both are
+//! computed on the thread's inlined CFG, so loops need no special case: a
+//! lock, unlock or wait on m starts a new section instance.
+
+use super::order::ThreadGraph;
+use super::pointsto::LocId;
+use super::program::StmtId;
+use super::SyncOp;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Locks held before a statement: mutex -> the statements that may have
+/// acquired it (a lock, or a wait that re-acquired it).
+pub type Held = BTreeMap<LocId, BTreeSet<StmtId>>;
+
+/// (mutex, location) pairs of a must-dataflow state.
+type Pairs = BTreeSet<(LocId, LocId)>;
+
+fn preds_of(tg: &ThreadGraph) -> Vec<Vec<usize>> {
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); tg.nodes.len()];
+    for (a, ss) in tg.succ.iter().enumerate() {
+        for &b in ss {
+            preds[b].push(a);
+        }
+    }
+    preds
+}
+
+fn acquired(op: Option<&SyncOp>) -> Option<LocId> {
+    match op {
+        Some(SyncOp::Lock(m)) => Some(*m),
+        Some(SyncOp::Wait { mutex, .. }) => Some(*mutex),
+        _ => None,
+    }
+}
+
+fn released(op: Option<&SyncOp>) -> Option<LocId> {
+    match op {
+        Some(SyncOp::Unlock(m)) => Some(*m),
+        Some(SyncOp::Wait { mutex, .. }) => Some(*mutex),
+        _ => None,
+    }
+}
+
+/// A lock, unlock or wait on m ends the current section instance of m.
+fn touches(op: Option<&SyncOp>) -> Option<LocId> {
+    match op {
+        Some(SyncOp::Lock(m)) | Some(SyncOp::Unlock(m)) => Some(*m),
+        Some(SyncOp::Wait { mutex, .. }) => Some(*mutex),
+        _ => None,
+    }
+}
+
+/// The lockset before each node (None = not reached). A mutex is in it when
+/// it is held on every incoming path (must-hold), or when it may be held and
+/// every path from the node releases it (unlock or wait) before acquiring it
+/// again and before the thread ends — `if (c) lock(m); s; unlock(m);`. The
+/// second case assumes a thread never releases a mutex it does not hold
+/// (undefined behaviour in POSIX) and that threads run to completion: a
+/// node from which some release-free path ends the thread, re-acquires m,
+/// or enters a part of the CFG with no exit, does not get it.
+pub(super) fn locksets(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<Held>> {
+    let n = tg.nodes.len();
+    let preds = preds_of(tg);
+    let op = |i: usize| sync.get(&tg.nodes[i]);
+    let transfer = |i: usize, mut h: Held| -> Held {
+        if let Some(m) = released(op(i)) {
+            h.remove(&m);
+        }
+        if let Some(m) = acquired(op(i)) {
+            h.insert(m, BTreeSet::from([tg.nodes[i]]));
+        }
+        h
+    };
+    // may-hold, with every acquisition that may be the one held
+    let may = forward(tg, &preds, Held::new(), transfer, |a, b| {
+        for (m, ls) in b {
+            a.entry(*m).or_default().extend(ls.iter().copied());
+        }
+    });
+    // must-hold
+    let must = forward(tg, &preds, Held::new(), transfer, |a, b| {
+        a.retain(|m, ls| match b.get(m) {
+            Some(other) => {
+                ls.extend(other.iter().copied());
+                true
+            }
+            None => false,
+        });
+    });
+    let mutexes: BTreeSet<LocId> = may
+        .iter()
+        .flatten()
+        .flat_map(|h| h.keys().copied())
+        .collect();
+    let can_exit = reaches_exit(tg, &preds);
+    let mut unsafe_for: BTreeMap<LocId, Vec<bool>> = BTreeMap::new();
+    for &m in &mutexes {
+        unsafe_for.insert(m, may_leave_unreleased(tg, &preds, &can_exit, sync, m));
+    }
+    (0..n)
+        .map(|i| {
+            let may = may[i].as_ref()?;
+            let must = must[i].as_ref();
+            Some(
+                may.iter()
+                    .filter(|(m, _)| must.is_some_and(|h| h.contains_key(m)) || !unsafe_for[m][i])
+                    .map(|(m, ls)| (*m, ls.clone()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// A forward dataflow to a fixpoint; the entry starts from `init`, unreached
+/// nodes are None, `meet` folds a predecessor's output into an input.
+fn forward<S: Clone + PartialEq>(
+    tg: &ThreadGraph,
+    preds: &[Vec<usize>],
+    init: S,
+    transfer: impl Fn(usize, S) -> S,
+    meet: impl Fn(&mut S, &S),
+) -> Vec<Option<S>> {
+    let n = tg.nodes.len();
+    let mut before: Vec<Option<S>> = vec![None; n];
+    let mut after: Vec<Option<S>> = vec![None; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            let input = if i == 0 {
+                Some(init.clone())
+            } else {
+                preds[i]
+                    .iter()
+                    .filter_map(|&p| after[p].as_ref())
+                    .fold(None::<S>, |acc, s| match acc {
+                        None => Some(s.clone()),
+                        Some(mut a) => {
+                            meet(&mut a, s);
+                            Some(a)
+                        }
+                    })
+            };
+            let Some(input) = input else { continue };
+            let out = transfer(i, input.clone());
+            if before[i].as_ref() != Some(&input) {
+                before[i] = Some(input);
+                changed = true;
+            }
+            if after[i].as_ref() != Some(&out) {
+                after[i] = Some(out);
+                changed = true;
+            }
+        }
+    }
+    before
+}
+
+/// Nodes from which some path reaches the end of the thread.
+fn reaches_exit(tg: &ThreadGraph, preds: &[Vec<usize>]) -> Vec<bool> {
+    let mut seen = vec![false; tg.nodes.len()];
+    let mut queue: VecDeque<usize> = (0..tg.nodes.len())
+        .filter(|&i| tg.succ[i].is_empty())
+        .collect();
+    for &i in &queue {
+        seen[i] = true;
+    }
+    while let Some(x) = queue.pop_front() {
+        for &p in &preds[x] {
+            if !seen[p] {
+                seen[p] = true;
+                queue.push_back(p);
+            }
+        }
+    }
+    seen
+}
+
+/// Nodes from which a path that does not release m reaches an acquisition
+/// of m, the end of the thread, or a node with no way to the end.
+fn may_leave_unreleased(
+    tg: &ThreadGraph,
+    preds: &[Vec<usize>],
+    can_exit: &[bool],
+    sync: &BTreeMap<StmtId, SyncOp>,
+    m: LocId,
+) -> Vec<bool> {
+    let n = tg.nodes.len();
+    let releases = |i: usize| released(sync.get(&tg.nodes[i])) == Some(m);
+    let mut bad = vec![false; n];
+    let mut queue = VecDeque::new();
+    for i in 0..n {
+        let acquires = matches!(sync.get(&tg.nodes[i]), Some(SyncOp::Lock(x)) if *x == m);
+        if !releases(i) && (acquires || tg.succ[i].is_empty() || !can_exit[i]) {
+            bad[i] = true;
+            queue.push_back(i);
+        }
+    }
+    while let Some(x) = queue.pop_front() {
+        for &p in &preds[x] {
+            if !bad[p] && !releases(p) {
+                bad[p] = true;
+                queue.push_back(p);
+            }
+        }
+    }
+    bad
+}
+
+/// What the covered-access dataflows need to know about a node.
+pub(super) struct NodeEffects<'a> {
+    pub(super) sync: &'a BTreeMap<StmtId, SyncOp>,
+    /// The one shared location a statement surely writes (a store or an
+    /// atomic read-modify-write whose address has a single target).
+    pub(super) strong_write: &'a BTreeMap<StmtId, LocId>,
+    /// The lockset before each node (from `locksets`).
+    pub(super) held: &'a [Option<Held>],
+}
+
+/// Forward must-dataflow "v written since the last acquisition of m": a
+/// store of v made while holding m sets (m, v); a lock, unlock or wait on m
+/// clears every (m, _); merges intersect. Returns the state before each node.
+fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<Pairs>> {
+    let preds = preds_of(tg);
+    let transfer = |i: usize, mut st: Pairs| -> Pairs {
+        let s = tg.nodes[i];
+        if let Some(m) = touches(fx.sync.get(&s)) {
+            st.retain(|&(x, _)| x != m);
+        }
+        if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
+            for &m in held.keys() {
+                st.insert((m, v));
+            }
+        }
+        st
+    };
+    forward(tg, &preds, Pairs::new(), transfer, |a, b| {
+        a.retain(|p| b.contains(p));
+    })
+}
+
+/// Backward must-dataflow "v overwritten before the next release of m": on
+/// every path from the point, a store of v made while holding m comes before
+/// any lock, unlock or wait on m (and before the thread ends). Returns the state after each node
+/// (the meet of its successors' states; empty at the end of the thread, and
+/// empty where every successor only leads into a loop with no exit, which
+/// the greatest fixpoint leaves undecided).
+fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Pairs> {
+    let n = tg.nodes.len();
+    // None = top (every pair), the start of a greatest fixpoint
+    let mut before: Vec<Option<Pairs>> = vec![None; n];
+    let after_of = |i: usize, before: &[Option<Pairs>]| -> Option<Pairs> {
+        if tg.succ[i].is_empty() {
+            return Some(Pairs::new());
+        }
+        let mut acc: Option<Pairs> = None;
+        for &j in &tg.succ[i] {
+            if let Some(s) = &before[j] {
+                acc = Some(match acc {
+                    None => s.clone(),
+                    Some(mut a) => {
+                        a.retain(|p| s.contains(p));
+                        a
+                    }
+                });
+            }
+        }
+        acc
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in (0..n).rev() {
+            let s = tg.nodes[i];
+            let Some(mut st) = after_of(i, &before) else {
+                continue;
+            };
+            if let Some(m) = touches(fx.sync.get(&s)) {
+                st.retain(|&(x, _)| x != m);
+            }
+            // only mutexes held at the overwrite: one held at the covered
+            // store and not released since is held there too (when the
+            // lockset knows it; otherwise the pair is lost, never invented)
+            if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
+                for &m in held.keys() {
+                    st.insert((m, v));
+                }
+            }
+            if before[i].as_ref() != Some(&st) {
+                before[i] = Some(st);
+                changed = true;
+            }
+        }
+    }
+    (0..n)
+        .map(|i| after_of(i, &before).unwrap_or_default())
+        .collect()
+}
+
+/// (access, location, mutex) rows of the covered loads (`cs_written_before`)
+/// and covered stores (`cs_written_after`) of one thread.
+pub(super) type Covered = BTreeSet<(StmtId, LocId, LocId)>;
+
+pub(super) fn covered_accesses(
+    tg: &ThreadGraph,
+    fx: &NodeEffects<'_>,
+    reads: &BTreeMap<StmtId, Vec<LocId>>,
+    writes: &BTreeMap<StmtId, Vec<LocId>>,
+) -> (Covered, Covered) {
+    let before = written_since_acquire(tg, fx);
+    let after = overwritten_before_release(tg, fx);
+    let (mut loads, mut stores) = (Covered::new(), Covered::new());
+    for (i, &s) in tg.nodes.iter().enumerate() {
+        let Some(lockset) = fx.held[i].as_ref() else {
+            continue;
+        };
+        for &v in reads.get(&s).into_iter().flatten() {
+            for &m in lockset.keys() {
+                if before[i].as_ref().is_some_and(|st| st.contains(&(m, v))) {
+                    loads.insert((s, v, m));
+                }
+            }
+        }
+        for &v in writes.get(&s).into_iter().flatten() {
+            for &m in lockset.keys() {
+                if after[i].contains(&(m, v)) {
+                    stores.insert((s, v, m));
+                }
+            }
+        }
+    }
+    (loads, stores)
+}
