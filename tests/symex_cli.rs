@@ -64,5 +64,11 @@ fn results_directory_and_replay() {
         "{}",
         String::from_utf8_lossy(&rep.stdout)
     );
-    assert!(String::from_utf8_lossy(&rep.stdout).starts_with("confirmed"));
+    // The trace of the replayed run comes first, the verdict last.
+    let out = String::from_utf8_lossy(&rep.stdout);
+    assert!(out.starts_with("trace:"), "{out}");
+    assert!(
+        out.lines().last().unwrap().starts_with("confirmed"),
+        "{out}"
+    );
 }

@@ -378,7 +378,8 @@ fn concurrent_runs_get_distinct_directories() {
 fn default_settings_deepen_the_bound_and_find_the_needle() {
     let d = tempfile::tempdir().unwrap();
     // needle.c: the violation needs all five iterations of both loops in
-    // strict alternation; the first bound (3) cuts it, deepening reaches 6.
+    // strict alternation; both loops have the constant trip count 5, so
+    // they run to their end under the first bound (3): no deepening.
     // --max-time 60 is the budget the issue gives; default settings else.
     let o = concord(
         d.path(),
@@ -398,8 +399,8 @@ fn default_settings_deepen_the_bound_and_find_the_needle() {
     )
     .unwrap();
     assert_eq!(tc["line"], 34);
-    assert_eq!(tc["loop_bound"], 6, "found by the second stage");
-    // The replay uses the recorded bound (the default 3 would cut it).
+    assert_eq!(tc["loop_bound"], 3, "found by the first stage");
+    // The replay uses the recorded bound.
     let r = concord(
         d.path(),
         &[
@@ -409,8 +410,27 @@ fn default_settings_deepen_the_bound_and_find_the_needle() {
         ],
     );
     assert_eq!(r.status.code(), Some(0), "{}", text(&r));
-    // A correct program with a 10-iteration loop: verified at bound 12,
-    // after two inconclusive stages.
+    // The replay prints the interleaving: ten alternating updates.
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(out.contains("trace:"), "{out}");
+    assert!(out.contains("write j = 144"), "{out}");
+    // A correct program with a 10-iteration loop of constant trip count:
+    // verified at the first bound.
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--output-dir",
+            "out1",
+            prog("loop10_ok.c").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let s = stats(&d.path().join("out1"));
+    assert_eq!(s["loop_bounds_tried"], serde_json::json!([3]));
+    // The same loop running to a global n (not a visible constant):
+    // verified at bound 12, after two inconclusive stages.
     let o = concord(
         d.path(),
         &[
@@ -418,7 +438,7 @@ fn default_settings_deepen_the_bound_and_find_the_needle() {
             "symex",
             "--output-dir",
             "out2",
-            prog("loop10_ok.c").to_str().unwrap(),
+            prog("loop_n_ok.c").to_str().unwrap(),
         ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -434,7 +454,7 @@ fn default_settings_deepen_the_bound_and_find_the_needle() {
             "3",
             "--output-dir",
             "out3",
-            prog("loop10_ok.c").to_str().unwrap(),
+            prog("loop_n_ok.c").to_str().unwrap(),
         ],
     );
     assert_eq!(o.status.code(), Some(INCONCLUSIVE), "{}", text(&o));
@@ -492,5 +512,66 @@ fn a_deadlock_names_held_and_awaited_locks() {
         out.contains("holds [a] and waits for lock b")
             && out.contains("holds [b] and waits for lock a"),
         "{out}"
+    );
+    // The test case carries the interleaving step by step, and replay
+    // prints it with the lock state: both locks taken, each by its thread.
+    let tc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join("out/test000001.json")).unwrap(),
+    )
+    .unwrap();
+    let ops: Vec<&str> = tc["trace"]
+        .as_array()
+        .expect("a trace")
+        .iter()
+        .map(|s| s["op"].as_str().unwrap())
+        .collect();
+    assert!(
+        ops.contains(&"lock a") && ops.contains(&"lock b"),
+        "{ops:?}"
+    );
+    let r = concord(
+        d.path(),
+        &[
+            "replay",
+            prog("deadlock.c").to_str().unwrap(),
+            d.path().join("out/test000001.json").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r));
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(out.contains("[held: a by T1, b by T2]"), "{out}");
+    assert!(out.contains("deadlock.c:12"), "source lines: {out}");
+}
+
+#[test]
+fn max_time_applies_while_globals_are_initialised() {
+    let d = tempfile::tempdir().unwrap();
+    // 200,000 explicit elements: initialising them takes far longer than
+    // the 1 ms budget, which must stop the search there (inconclusive,
+    // reason budget), not after the initialisation.
+    let elems: Vec<String> = (1..=200_000).map(|k| (k % 97 + 1).to_string()).collect();
+    let src = format!(
+        "#include <assert.h>\nint big[200000] = {{{}}};\nint main(void) {{\n  assert(big[0] == 2);\n  return 0;\n}}\n",
+        elems.join(",")
+    );
+    let p = write(d.path(), "big.c", &src);
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--max-time",
+            "0.001",
+            "--output-dir",
+            "out",
+            p.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(INCONCLUSIVE), "{}", text(&o));
+    let s = stats(&d.path().join("out"));
+    assert_eq!(s["complete_runs"], 0, "nothing explored after the budget");
+    assert!(
+        s["budget"].as_str().unwrap().contains("initialisation"),
+        "{s}"
     );
 }

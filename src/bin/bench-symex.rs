@@ -1,18 +1,59 @@
 //! Table-2-style benchmark of `concord symex` over `symex-programs/`.
+//!
+//! `bench-symex [--baseline BIN] [--modes none,dpor,...] [PROGRAM...]`
+//! prints, per program and reduction mode, the runs, partial runs, solver
+//! queries, time, runs/s and peak memory of this build.  With a baseline
+//! (a `bench-symex` binary built from an older commit; default
+//! `target/baseline/bench-symex` when it exists) each program is also run
+//! by the baseline in the same session, right before this build, and its
+//! runs/s and the speed-up are printed beside ours.
 use concord::symex::{explore, testutil, Reduction, SymexOptions};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One measurement of one mode.
+#[derive(Clone, Debug)]
+struct Row {
+    runs: String,
+    partial: u64,
+    queries: u64,
+    secs: f64,
+    rate: f64,
+    mem_mb: f64,
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("symex-programs");
-    let mut progs: Vec<PathBuf> = if args.is_empty() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut baseline: Option<PathBuf> =
+        Some(root.join("target/baseline/bench-symex")).filter(|p| p.exists());
+    let mut modes = vec![Reduction::None, Reduction::Dpor, Reduction::DporAg];
+    let mut progs_args = Vec::new();
+    while !args.is_empty() {
+        let a = args.remove(0);
+        match a.as_str() {
+            "--baseline" => baseline = Some(PathBuf::from(args.remove(0))),
+            "--no-baseline" => baseline = None,
+            "--modes" => {
+                modes = args
+                    .remove(0)
+                    .split(',')
+                    .map(|m| m.parse().expect("mode"))
+                    .collect()
+            }
+            _ => progs_args.push(a),
+        }
+    }
+    let dir = root.join("symex-programs");
+    let mut progs: Vec<PathBuf> = if progs_args.is_empty() {
         std::fs::read_dir(&dir)
             .expect("symex-programs")
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().map(|x| x == "c").unwrap_or(false))
             .collect()
     } else {
-        args.iter()
+        progs_args
+            .iter()
             .map(|a| {
                 if a.ends_with(".c") {
                     PathBuf::from(a)
@@ -23,11 +64,27 @@ fn main() {
             .collect()
     };
     progs.sort();
-    println!("{:<22} | {:>6} {:>5} {:>7} {:>8} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>8} {:>7} | {:>6} {:>5} {:>7} {:>8} {:>8} {:>7}", "program", "runs", "part", "queries", "time(s)", "runs/s", "mem(MB)", "runs", "part", "queries", "time(s)", "runs/s", "mem(MB)", "runs", "part", "queries", "time(s)", "runs/s", "mem(MB)");
+    match &baseline {
+        Some(b) => println!("baseline: {} (run in this session)", b.display()),
+        None => println!("baseline: none (build one into target/baseline/bench-symex)"),
+    }
     println!(
-        "{:<22} | {:^47} | {:^47} | {:^47}",
-        "", "none", "dpor", "dpor+ag"
+        "{:<16} {:<8} | {:>7} {:>5} {:>7} {:>8} {:>9} {:>7} | {:>7} {:>9} {:>8}",
+        "program",
+        "mode",
+        "runs",
+        "part",
+        "queries",
+        "time(s)",
+        "runs/s",
+        "mem(MB)",
+        "b.runs",
+        "b.runs/s",
+        "speed-up"
     );
+    // Speed-ups per mode, split by whether the program is concrete (no
+    // solver query in any mode).
+    let mut ups: BTreeMap<(String, bool), Vec<f64>> = BTreeMap::new();
     for p in progs {
         let m = match testutil::load(&p) {
             Ok(m) => m,
@@ -37,7 +94,7 @@ fn main() {
             }
         };
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
-        let mut row = format!("{name:<22}");
+        let base = baseline.as_deref().map(|b| run_baseline(b, &p));
         // Programs may ask for a smaller loop bound (`// bound: N`).
         let bound: u32 = std::fs::read_to_string(&p)
             .ok()
@@ -48,7 +105,8 @@ fn main() {
                 })
             })
             .unwrap_or(3);
-        for r in [Reduction::None, Reduction::Dpor, Reduction::DporAg] {
+        let mut rows = Vec::new();
+        for &r in &modes {
             let o = SymexOptions {
                 reduction: r,
                 loop_bound: bound,
@@ -58,30 +116,115 @@ fn main() {
             match explore(&m, &o) {
                 Ok(x) => {
                     let s = &x.stats;
-                    row += &format!(
-                        " | {:>6}{} {:>5} {:>7} {:>8.2} {:>8.0} {:>7.1}",
-                        s.runs(),
-                        if s.incomplete { "+" } else { " " },
-                        s.partial_runs,
-                        s.solver_queries,
-                        s.total_ms / 1000.0,
-                        (s.runs() + s.partial_runs) as f64 / (s.total_ms / 1000.0).max(1e-6),
-                        s.peak_memory_kb as f64 / 1024.0
-                    );
+                    let secs = s.total_ms / 1000.0;
+                    rows.push((
+                        r,
+                        Row {
+                            runs: format!("{}{}", s.runs(), if s.incomplete { "+" } else { "" }),
+                            partial: s.partial_runs,
+                            queries: s.solver_queries,
+                            secs,
+                            rate: (s.runs() + s.partial_runs) as f64 / secs.max(1e-6),
+                            mem_mb: s.peak_memory_kb as f64 / 1024.0,
+                        },
+                    ));
                 }
-                Err(e) => row += &format!(" | error: {e}"),
+                Err(e) => println!("{name:<16} {r:<8} | error: {e}"),
             }
         }
-        if let Some(paper) = paper_counts(&name) {
-            row += &format!(" | paper: {paper}");
+        let concrete = rows.iter().all(|(_, r)| r.queries == 0);
+        for (r, row) in &rows {
+            let b = base.as_ref().and_then(|b| b.get(&r.to_string()));
+            let (bruns, brate, up) = match b {
+                Some(b) => {
+                    let up = row.rate / b.rate.max(1e-9);
+                    ups.entry((r.to_string(), concrete)).or_default().push(up);
+                    (
+                        b.runs.clone(),
+                        format!("{:.0}", b.rate),
+                        format!("{up:.1}x"),
+                    )
+                }
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            println!(
+                "{:<16} {:<8} | {:>7} {:>5} {:>7} {:>8.3} {:>9.0} {:>7.1} | {:>7} {:>9} {:>8}",
+                name,
+                r.to_string(),
+                row.runs,
+                row.partial,
+                row.queries,
+                row.secs,
+                row.rate,
+                row.mem_mb,
+                bruns,
+                brate,
+                up
+            );
         }
-        println!("{row}");
+        if let Some(paper) = paper_counts(&name) {
+            println!("{name:<16} paper    | runs {paper}");
+        }
+    }
+    if !ups.is_empty() {
+        println!("\ngeometric mean speed-up of runs/s over the baseline:");
+        for ((mode, concrete), v) in &ups {
+            let g = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+            let min = v.iter().cloned().fold(f64::INFINITY, f64::min);
+            println!(
+                "  {mode:<8} {} programs ({}): {g:.1}x (lowest {min:.1}x)",
+                v.len(),
+                if *concrete {
+                    "concrete: no solver query"
+                } else {
+                    "symbolic"
+                }
+            );
+        }
     }
     println!(
-        "\npaper column: runs reported by the assertion-guided paper for the same figure (none / dpor / dpor+ag); \
-         docs/symex.md explains each difference (Fig. 3: the paper counts distinct traces, 2^k, which dpor explores; \
-         none enumerates every interleaving)."
+        "\nruns/s = (runs + partial runs) / time; `+` = stopped by the 60 s limit.  \
+         paper rows: runs reported by the assertion-guided paper for the same figure \
+         (none / dpor / dpor+ag); docs/symex.md explains each difference."
     );
+}
+
+/// Run the baseline `bench-symex` on one program and read its table (the
+/// format of the versions before this one: `program | runs part queries
+/// time runs/s mem | ...` for none, dpor and dpor+ag).
+fn run_baseline(bin: &Path, prog: &Path) -> BTreeMap<String, Row> {
+    let mut out = BTreeMap::new();
+    let res = std::process::Command::new(bin).arg(prog).output();
+    let Ok(res) = res else {
+        return out;
+    };
+    let stem = prog.file_stem().unwrap().to_string_lossy().to_string();
+    let text = String::from_utf8_lossy(&res.stdout);
+    for line in text.lines() {
+        let cols: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cols.first() != Some(&stem.as_str()) || cols.len() < 4 {
+            continue;
+        }
+        for (k, mode) in ["none", "dpor", "dpor+ag"].iter().enumerate() {
+            let f: Vec<&str> = cols[k + 1].split_whitespace().collect();
+            if f.len() < 6 {
+                continue;
+            }
+            let num = |s: &str| s.trim_end_matches('+').parse::<f64>().unwrap_or(0.0);
+            out.insert(
+                mode.to_string(),
+                Row {
+                    runs: f[0].to_string(),
+                    partial: num(f[1]) as u64,
+                    queries: num(f[2]) as u64,
+                    secs: num(f[3]),
+                    rate: num(f[4]),
+                    mem_mb: num(f[5]),
+                },
+            );
+        }
+    }
+    out
 }
 
 /// The assertion-guided paper's run counts for its figures (none / dpor / dpor+ag).

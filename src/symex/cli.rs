@@ -296,6 +296,8 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     if let Some(e) = write_err {
         return Err(e);
     }
+    let mut res = res;
+    output::attach_traces(&module, &mut res, &opts.args);
     output::write_results(&dir, &a.program, &opts, &res, started)
         .map_err(|e| output_error(&dir, e))?;
     if let (Some(st), Some(r), false) = (&store, run, res.stats.incomplete) {
@@ -351,6 +353,14 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     };
     let r = output::replay_with_args(&module, &tc, bound, &args)
         .map_err(|e| symex_error(&a.program, e))?;
+    // The interleaving step by step, as the replay ran it.
+    if let Some(t) = &r.trace {
+        let mut text = String::from("trace:\n");
+        for s in t {
+            text += &format!("{s}\n");
+        }
+        print_out(&text)?;
+    }
     if r.confirmed {
         print_out(&format!("confirmed: {:?} at {}\n", tc.kind, tc.location))?;
         Ok(exit::OK)

@@ -185,6 +185,38 @@ pub struct Finding {
     /// the path up to the transition before the finding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interferences: Option<u32>,
+    /// The run step by step (each visible operation), first step first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<TraceStep>,
+}
+
+/// One visible step of a run, as a person reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceStep {
+    /// 1-based.
+    pub step: usize,
+    pub thread: usize,
+    /// `file:line:col` (or the function without debug info).
+    pub location: String,
+    pub line: u32,
+    /// `read x = 3`, `write x = 4`, `lock m`, `wait c (releases m)`, ...
+    pub op: String,
+    /// Mutexes held after the step, `m by T1`.
+    pub locks: Vec<String>,
+}
+
+impl std::fmt::Display for TraceStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:>4}  T{:<2} {:<28} {}",
+            self.step, self.thread, self.location, self.op
+        )?;
+        if !self.locks.is_empty() {
+            write!(f, "   [held: {}]", self.locks.join(", "))?;
+        }
+        Ok(())
+    }
 }
 
 /// Counters of one exploration.

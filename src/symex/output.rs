@@ -205,6 +205,9 @@ pub fn read_testcase(p: &Path) -> Result<TestCase, OutputError> {
 pub struct Replay {
     pub confirmed: bool,
     pub got: Vec<(FindingKind, String)>,
+    /// The steps of the replayed run up to the confirmed finding (or up to
+    /// the first finding when not confirmed).
+    pub trace: Option<Vec<super::TraceStep>>,
 }
 
 /// Re-execute the test case's schedule with its concrete inputs; refuses
@@ -212,6 +215,23 @@ pub struct Replay {
 /// cannot run or that lacks an input the program reads.
 pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> Result<Replay, SymexError> {
     replay_with_args(m, tc, loop_bound, &SymexOptions::default().args)
+}
+
+/// Record each finding's run step by step by replaying it (its schedule
+/// and inputs); the exploration itself keeps no traces, which would cost
+/// time at every step.  A finding whose replay fails keeps no trace.
+pub fn attach_traces(m: &llvm_ir::Module, res: &mut Exploration, args: &[String]) {
+    let bound = res.stats.loop_bound;
+    for f in res.findings.iter_mut() {
+        if let Ok(Replay {
+            trace: Some(t),
+            confirmed: true,
+            ..
+        }) = replay_with_args(m, f, bound, args)
+        {
+            f.trace = t;
+        }
+    }
 }
 
 /// [`replay`] with the program's command line (argv[0] first).
@@ -242,9 +262,15 @@ pub fn replay_with_args(
         .iter()
         .map(|f| (f.kind, f.location.clone()))
         .collect();
-    let confirmed = r
+    let hit = r
         .findings
         .iter()
-        .any(|f| f.kind == tc.kind && f.location == tc.location);
-    Ok(Replay { confirmed, got })
+        .find(|f| f.kind == tc.kind && f.location == tc.location);
+    let confirmed = hit.is_some();
+    let trace = hit.or(r.findings.first()).map(|f| f.trace.clone());
+    Ok(Replay {
+        confirmed,
+        got,
+        trace,
+    })
 }

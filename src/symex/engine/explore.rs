@@ -54,7 +54,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Name of a synchronisation object: its global (and offset), else
     /// its object number.
-    fn sync_name(&self, a: &Addr) -> String {
+    pub(crate) fn sync_name(&self, a: &Addr) -> String {
         let base = match self.obj_global.get(&a.0) {
             Some(g) => name_str(g),
             None => format!("object#{}", a.0),
@@ -173,6 +173,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 .opts
                 .max_interferences
                 .map(|_| self.interferences_so_far(st, tid)),
+            trace: self.trace_of(st),
         });
         if let Some(tx) = &self.sink {
             // The receiver lives as long as the exploration; a failed send
@@ -427,7 +428,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             let mut child = st.clone();
             child.sched.push(t);
             let w = self.run_thread(child, t, true, child_sleep);
-            wp = Bool::and(self.ctx, &[&wp, &w]).simplify();
+            // Weakest preconditions only matter to the pruning (dpor+ag).
+            if self.ag {
+                wp = Bool::and(self.ctx, &[&wp, &w]).simplify();
+            }
             explored += 1;
             done_acc.push((t, tacc));
             if self.stop {
@@ -575,7 +579,21 @@ impl<'c, 'm> Engine<'c, 'm> {
             if vis {
                 first = false;
             }
-            match self.step(&mut st, tid) {
+            // A visible step goes into the run's trace.
+            let traced = (vis && self.trace).then(|| {
+                let fr = st.threads[tid].frames.last().unwrap();
+                let reacq = matches!(st.threads[tid].status, TStatus::Reacquire { .. });
+                ((fr.f, fr.bb, fr.ip), reacq)
+            });
+            let r = self.step(&mut st, tid);
+            if let (Some((at, reacq)), Ok(Step::Continue | Step::Yield)) = (traced, &r) {
+                let block = &self.m.functions[at.0].basic_blocks[at.1];
+                if let Some(i) = block.instrs.get(at.2) {
+                    let op = self.trace_op(&st, tid, i, matches!(r, Ok(Step::Yield)), reacq);
+                    self.trace_push(&mut st, tid, at, op);
+                }
+            }
+            match r {
                 Ok(Step::Continue) => {}
                 Ok(Step::Yield) => return self.explore_sched(st, tid, sleep),
                 Err(Stop::Cut) => {
@@ -648,16 +666,20 @@ impl<'c, 'm> Engine<'c, 'm> {
                     child.threads[tid].tail = false;
                     child.threads[tid].atomic = 0;
                     let w = self.explore_sched(child, tid, sleep.clone());
-                    let w = Bool::and(self.ctx, &[&condsv, &w]);
-                    wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+                    if self.ag {
+                        let w = Bool::and(self.ctx, &[&condsv, &w]);
+                        wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+                    }
                 } else {
                     self.end_path(&child, tid, stop);
                 }
                 continue;
             }
             let w = self.run_thread(child, tid, first, sleep.clone());
-            let w = Bool::and(self.ctx, &[&condsv, &w]);
-            wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+            if self.ag {
+                let w = Bool::and(self.ctx, &[&condsv, &w]);
+                wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+            }
         }
         self.open.pop();
         if self.ag && !self.stop {

@@ -4,7 +4,7 @@ use super::*;
 
 impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn advance(st: &mut State<'c>, tid: usize) {
-        st.threads[tid].frames.last_mut().unwrap().ip += 1;
+        st.top_mut(tid).ip += 1;
     }
 
     pub(crate) fn finding(kind: FindingKind, msg: impl Into<String>) -> Stop {
@@ -16,14 +16,16 @@ impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn jump(&self, st: &mut State<'c>, tid: usize, target: usize) -> Result<(), Stop> {
         let bound = self.opts.loop_bound;
         let (f, prev) = {
-            let fr = st.threads[tid].frames.last_mut().unwrap();
+            let fr = st.top_mut(tid);
             let prev = fr.bb;
             fr.prev_bb = prev;
             fr.bb = target;
             fr.ip = 0;
             let v = fr.visits.entry(target).or_insert(0);
             *v += 1;
-            if u64::from(*v) > u64::from(bound) + 1 {
+            // Loops with a constant trip count run to their end.
+            let allowed = (u64::from(bound) + 1).max(self.trip_allow[fr.f][target]);
+            if u64::from(*v) > allowed {
                 return Err(Stop::Cut);
             }
             (fr.f, prev)
@@ -51,7 +53,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         for (d, v, sv) in vals {
             self.set_reg(st, tid, &d, v, sv);
         }
-        st.threads[tid].frames.last_mut().unwrap().ip = n;
+        st.top_mut(tid).ip = n;
         Ok(())
     }
 
@@ -68,7 +70,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn thread_done(&self, st: &mut State<'c>, tid: usize, ret: Option<BV<'c>>) {
+    pub(crate) fn thread_done(&self, st: &mut State<'c>, tid: usize, ret: Option<Val<'c>>) {
         let th = &mut st.threads[tid];
         th.status = TStatus::Done;
         th.ret = ret;
@@ -84,11 +86,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         &self,
         st: &mut State<'c>,
         tid: usize,
-        ret: Option<(BV<'c>, Option<BV<'c>>)>,
+        ret: Option<(Val<'c>, Option<Val<'c>>)>,
     ) {
         let fr = st.threads[tid].frames.pop().unwrap();
         for o in &fr.allocas {
-            st.objs[*o as usize].alive = false;
+            st.obj_mut(*o).alive = false;
         }
         if fr.atomic_fn {
             let a = &mut st.threads[tid].atomic;
@@ -99,8 +101,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             self.thread_done(st, tid, ret.map(|r| r.0));
             return;
         }
-        if let (Some(dest), Some((v, sv))) = (fr.ret_to, ret) {
-            self.set_reg(st, tid, &dest, v, sv);
+        if let (Some(dest), Some((v, sv))) = (&fr.ret_to, ret) {
+            self.set_reg(st, tid, dest, v, sv);
         }
         Self::advance(st, tid);
     }
@@ -144,6 +146,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 };
                 let tb = bix(&c.true_dest)?;
                 let eb = bix(&c.false_dest)?;
+                // Concrete condition: no alternatives, no terms.
+                if let (Some(b), false) = (v.as_u64(), self.ag) {
+                    return self.goto(st, tid, if b == 1 { tb } else { eb });
+                }
                 self.branch(
                     st,
                     tid,
@@ -171,11 +177,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                     not_any_sv.push(csv.not());
                     alts.push((c, csv, bix(dest)?));
                 }
-                let refs: Vec<&Bool<'c>> = not_any.iter().collect();
-                let refs_sv: Vec<&Bool<'c>> = not_any_sv.iter().collect();
                 alts.push((
-                    Bool::and(self.ctx, &refs),
-                    Bool::and(self.ctx, &refs_sv),
+                    Cond::and(self.ctx, &not_any),
+                    Cond::and(self.ctx, &not_any_sv),
                     bix(&s.default_dest)?,
                 ));
                 self.branch(st, tid, alts)
@@ -200,7 +204,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         &mut self,
         st: &mut State<'c>,
         tid: usize,
-        alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
+        alts: Vec<(Cond<'c>, Cond<'c>, usize)>,
     ) -> R<'c> {
         // Type B pivot (§6.1): a branch outside the slice cannot change any
         // property; explore its first feasible side only and keep its
@@ -218,11 +222,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let cs = c.simplify();
                 let ok = match cs.as_bool() {
                     Some(b) => b,
-                    None => self.check(&st.pcon, std::slice::from_ref(&cs)) != SatResult::Unsat,
+                    None => self.check(&st.pcon, &[cs.bool(self.ctx)]) != SatResult::Unsat,
                 };
                 if ok {
                     if cs.as_bool().is_none() {
-                        st.pcon.push(cs);
+                        st.pcon.push(cs.bool(self.ctx));
                         self.stats.slice_skipped_branches += 1;
                     }
                     return self.goto(st, tid, *t);
@@ -237,7 +241,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Some(false) => continue,
                 Some(true) => feasible.push((cs, csv, t, true)),
                 None => {
-                    if self.check(&st.pcon, std::slice::from_ref(&cs)) != SatResult::Unsat {
+                    if self.check(&st.pcon, &[cs.bool(self.ctx)]) != SatResult::Unsat {
                         feasible.push((cs, csv, t, false));
                     }
                 }
@@ -250,7 +254,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if self.ag {
                     let s = csv.simplify();
                     if s.as_bool() != Some(true) {
-                        st.seg.assumes.push(s);
+                        st.seg.assumes.push(s.bool(self.ctx));
                     }
                 }
                 self.goto(st, tid, t)
@@ -258,13 +262,13 @@ impl<'c, 'm> Engine<'c, 'm> {
             _ => Ok(Step::Fork {
                 alts: feasible
                     .into_iter()
-                    .map(|(c, csv, t, _)| (c, csv, t))
+                    .map(|(c, csv, t, _)| (c.bool(self.ctx), csv.bool(self.ctx), t))
                     .collect(),
             }),
         }
     }
 
-    pub(crate) fn pure(&self, i: &Instruction, a: &[BV<'c>]) -> Result<BV<'c>, Stop> {
+    pub(crate) fn pure(&self, i: &Instruction, a: &[Val<'c>]) -> Result<Val<'c>, Stop> {
         use Instruction as I;
         let x = || a[0].clone();
         Ok(match i {
@@ -376,7 +380,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let dest = i
                 .try_get_result()
                 .ok_or("pure instruction without result")?;
-            let vals: Vec<BV<'c>> = ops
+            let vals: Vec<Val<'c>> = ops
                 .iter()
                 .map(|o| self.op_val(st, tid, o))
                 .collect::<Result<_, _>>()?;
@@ -394,7 +398,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             let v = self.pure(i, &vals)?.simplify();
             let sv = if self.ag {
-                let svs: Vec<BV<'c>> = ops
+                let svs: Vec<Val<'c>> = ops
                     .iter()
                     .map(|o| self.op_sv(st, tid, o))
                     .collect::<Result<_, _>>()?;
@@ -425,7 +429,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let size = (self.size_of(&a.allocated_type) * n).max(1);
                 let o = self.new_obj(st, size, ObjKind::Stack);
                 st.seg_fresh(o);
-                st.threads[tid].frames.last_mut().unwrap().allocas.push(o);
+                st.top_mut(tid).allocas.push(o);
                 let p = self.ptr(o, 0);
                 self.set_reg(st, tid, &a.dest, p, None);
                 Self::advance(st, tid);

@@ -5,21 +5,21 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     pub(crate) fn new_obj(&self, st: &mut State<'c>, size: u64, kind: ObjKind) -> u32 {
         let escaped = matches!(kind, ObjKind::Global);
-        st.objs.push(Obj {
+        st.objs.push(Rc::new(Obj {
             size,
             cells: BTreeMap::new(),
             kind,
             escaped,
             alive: true,
             readonly: false,
-        });
+        }));
         (st.objs.len() - 1) as u32
     }
 
     pub(crate) fn init_globals(&mut self) {
         let mut st = self.empty_state();
         let null = self.new_obj(&mut st, 0, ObjKind::Null);
-        st.objs[null as usize].alive = false;
+        st.obj_mut(null).alive = false;
         for g in &self.m.global_vars {
             let pointee = match g.ty.as_ref() {
                 Type::PointerType { pointee_type, .. } => pointee_type.clone(),
@@ -27,27 +27,44 @@ impl<'c, 'm> Engine<'c, 'm> {
             };
             let size = self.size_of(&pointee).max(1);
             let o = self.new_obj(&mut st, size, ObjKind::Global);
-            st.objs[o as usize].readonly = g.is_constant;
+            st.obj_mut(o).readonly = g.is_constant;
             self.globals.insert(g.name.clone(), o);
             self.obj_global.insert(o, g.name.clone());
         }
         for (i, f) in self.m.functions.iter().enumerate() {
             let o = self.new_obj(&mut st, 1, ObjKind::Func(i));
-            st.objs[o as usize].alive = false;
+            st.obj_mut(o).alive = false;
             self.globals.insert(Name::from(f.name.clone()), o);
         }
         for d in &self.m.func_declarations {
             let o = self.new_obj(&mut st, 1, ObjKind::Func(usize::MAX));
-            st.objs[o as usize].alive = false;
+            st.obj_mut(o).alive = false;
             self.globals.insert(Name::from(d.name.clone()), o);
         }
         for g in &self.m.global_vars {
             if let Some(init) = &g.initializer {
                 let o = self.globals[&g.name];
-                let _ = self.write_const(&mut st, o, 0, init);
+                // Large initialisers take time: `--max-time` applies here
+                // too (the exploration then stops at once, inconclusive).
+                if let Err(Stop::Cut) = self.write_const(&mut st, o, 0, init) {
+                    self.stop = true;
+                    self.stats.incomplete = true;
+                    let ms = self.opts.max_seconds.unwrap_or(0.0);
+                    self.stats.budget = Some(format!(
+                        "--max-time {ms:.1} (during the initialisation of globals)"
+                    ));
+                    break;
+                }
             }
         }
         self.init_objs = st.objs;
+    }
+
+    /// Is `--max-time` over (checked while globals are initialised)?
+    fn init_over_time(&self) -> bool {
+        self.opts
+            .max_seconds
+            .is_some_and(|ms| self.start.elapsed().as_secs_f64() > ms)
     }
 
     pub(crate) fn write_const(
@@ -73,6 +90,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             } => {
                 let s = self.size_of(element_type);
                 for (k, v) in elements.iter().enumerate() {
+                    if k % 1024 == 1023 && self.init_over_time() {
+                        return Err(Stop::Cut);
+                    }
                     self.write_const(st, o, off + s * k as u64, v)?;
                 }
                 Ok(())
@@ -87,7 +107,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn byte_of(&self, cell: &Cell<'c>, k: u64) -> BV<'c> {
+    pub(crate) fn byte_of(&self, cell: &Cell<'c>, k: u64) -> Val<'c> {
         let v = if cell.val.get_size() == PW {
             self.ptr_to_int(&cell.val, 64)
         } else {
@@ -105,7 +125,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         off: u64,
         bytes: u64,
         bits: u32,
-    ) -> (BV<'c>, bool) {
+    ) -> (Val<'c>, bool) {
         let obj = &st.objs[o as usize];
         if let Some(c) = obj.cells.get(&off) {
             if c.bytes == bytes {
@@ -119,7 +139,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         if !overlapping {
             return (self.bv(0, bits), true);
         }
-        let mut acc: Option<BV<'c>> = None;
+        let mut acc: Option<Val<'c>> = None;
         for b in off..off + bytes {
             let byte = match obj.cells.range(..=b).next_back() {
                 Some((s, c)) if s + c.bytes > b => self.byte_of(c, b - s),
@@ -140,7 +160,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         o: u32,
         off: u64,
         bytes: u64,
-        v: BV<'c>,
+        v: Val<'c>,
     ) -> bool {
         let mut exact = true;
         let obj = &st.objs[o as usize];
@@ -167,7 +187,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
             }
         }
-        let obj = &mut st.objs[o as usize];
+        let obj = st.obj_mut(o);
         for (s, _) in over {
             obj.cells.remove(&s);
         }
@@ -187,7 +207,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         st: &mut State<'c>,
         tid: usize,
         op: &Operand,
-    ) -> Result<(u32, BV<'c>), Stop> {
+    ) -> Result<(u32, Val<'c>), Stop> {
         let p = self.op_val(st, tid, op)?.simplify();
         let (o, off) = self.ptr_parts(&p);
         let Some(o) = o else {
@@ -206,7 +226,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let psv = self.op_sv(st, tid, op)?.simplify();
             if psv.as_u64().is_none() {
                 if off.as_u64().is_some() {
-                    st.seg.assumes.push(psv._eq(&p));
+                    st.seg.assumes.push(psv._eq(&p).bool(self.ctx));
                 } else {
                     st.seg.bad = true;
                 }
@@ -222,7 +242,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         st: &mut State<'c>,
         tid: usize,
         o: u32,
-        off: &BV<'c>,
+        off: &Val<'c>,
         bytes: u64,
     ) -> Result<(), Stop> {
         let size = st.objs[o as usize].size;
@@ -243,7 +263,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let out = inb.not();
                 if self.may_be(&st.pcon, &out) {
                     let mut bad = st.clone();
-                    bad.pcon.push(out);
+                    self.pc_add(&mut bad.pcon, &out);
                     let (loc, f) = self.thread_loc(&bad, tid);
                     self.stats.error_runs += 1;
                     self.report(
@@ -257,7 +277,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     if !self.may_be(&st.pcon, &inb) {
                         return Err(Stop::AssumeFalse);
                     }
-                    st.pcon.push(inb);
+                    self.pc_add(&mut st.pcon, &inb);
                 }
                 Ok(())
             }
@@ -271,7 +291,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         addr: &Operand,
         bytes: u64,
         bits: u32,
-    ) -> Result<(BV<'c>, Option<BV<'c>>), Stop> {
+    ) -> Result<(Val<'c>, Option<Val<'c>>), Stop> {
         let (o, off) = self.resolve_ptr(st, tid, addr)?;
         self.bounds(st, tid, o, &off, bytes)?;
         if self.is_shared(st, o) {
@@ -295,7 +315,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                                     None if st.seg.fresh.contains(&o) => {
                                         st.objs[o as usize].cells[&k].val.clone()
                                     }
-                                    None => BV::new_const(self.ctx, n, cb),
+                                    None => Val::S(BV::new_const(self.ctx, n, cb)),
                                 };
                                 Some(self.adapt(raw, bits))
                             }
@@ -330,8 +350,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         tid: usize,
         addr: &Operand,
         bytes: u64,
-        v: BV<'c>,
-        sv: Option<BV<'c>>,
+        v: Val<'c>,
+        sv: Option<Val<'c>>,
     ) -> Result<(), Stop> {
         let (o, off) = self.resolve_ptr(st, tid, addr)?;
         if st.objs[o as usize].readonly {
@@ -348,8 +368,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         // A pointer stored anywhere makes its target shared.
         if v.get_size() == PW {
             if let (Some(t), _) = self.ptr_parts(&v) {
-                if let Some(obj) = st.objs.get_mut(t as usize) {
-                    obj.escaped = true;
+                if st.objs.get(t as usize).is_some_and(|x| !x.escaped) {
+                    st.obj_mut(t).escaped = true;
                 }
             }
         }

@@ -22,6 +22,7 @@ use llvm_ir::{
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Context, SatResult, Solver};
@@ -36,6 +37,9 @@ mod persist;
 mod solver;
 mod state;
 mod summary;
+mod trace;
+mod tripcount;
+mod val;
 mod values;
 mod visibility;
 
@@ -43,6 +47,7 @@ use dpor::*;
 use models::is_thread_local_call;
 use state::*;
 use summary::*;
+use val::*;
 use visibility::*;
 
 /// Width of a pointer value: 32-bit object id ++ 64-bit offset.
@@ -97,7 +102,7 @@ pub(crate) struct Engine<'c, 'm> {
     bbidx: Vec<HashMap<Name, usize>>,
     fidx: HashMap<String, usize>,
     globals: HashMap<Name, u32>,
-    init_objs: Vec<Obj<'c>>,
+    init_objs: Vec<Rc<Obj<'c>>>,
     stats: Stats,
     findings: Vec<Finding>,
     fseen: HashMap<(FindingKind, String), usize>,
@@ -127,6 +132,11 @@ pub(crate) struct Engine<'c, 'm> {
     sink: Option<std::sync::mpsc::Sender<Finding>>,
     /// The summary store, when used (`persist`).
     persist: Option<persist::Persist<'c>>,
+    /// Record each run's visible steps (for the findings' traces).
+    trace: bool,
+    /// Per function and block: entries allowed because every loop around
+    /// the block has a constant trip count (0: the loop bound applies).
+    trip_allow: Vec<Vec<u64>>,
 }
 
 pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -198,8 +208,12 @@ pub(crate) fn run(
                         .fidx
                         .get(&opts.entry)
                         .ok_or_else(|| SymexError::NoEntry(opts.entry.clone()))?;
-                    let st = e.initial_state(f0);
-                    e.run_thread(st, 0, false, Vec::new());
+                    // `--max-time` may already be over after the
+                    // initialisation of globals: then nothing is explored.
+                    if !e.stop {
+                        let st = e.initial_state(f0);
+                        e.run_thread(st, 0, false, Vec::new());
+                    }
                     e.persist_flush(true);
                     Ok(e.finish())
                 },
@@ -248,6 +262,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .collect(),
             );
         }
+        // Only replays record traces: exploring stays free of the
+        // per-step bookkeeping (test cases get theirs by a replay).
+        let trace = opts.schedule.is_some();
         let mut e = Engine {
             ctx,
             m,
@@ -278,6 +295,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             private_allocas: Vec::new(),
             sink: None,
             persist: None,
+            trace,
+            trip_allow: m.functions.iter().map(tripcount::block_allowance).collect(),
         };
         e.compute_tail_info();
         if e.opts.schedule.is_some() {

@@ -16,12 +16,20 @@ impl<'c, 'm> Engine<'c, 'm> {
         r
     }
 
-    pub(crate) fn may_be(&mut self, pcon: &[Bool<'c>], c: &Bool<'c>) -> bool {
+    pub(crate) fn may_be(&mut self, pcon: &[Bool<'c>], c: &Cond<'c>) -> bool {
         let c = c.simplify();
         if let Some(b) = c.as_bool() {
             return b;
         }
-        self.check(pcon, &[c]) != SatResult::Unsat
+        self.check(pcon, &[c.bool(self.ctx)]) != SatResult::Unsat
+    }
+
+    /// Add a condition to a path condition (nothing when it is true).
+    pub(crate) fn pc_add(&self, pcon: &mut Vec<Bool<'c>>, c: &Cond<'c>) {
+        match c.simplify() {
+            Cond::C(true) => {}
+            c => pcon.push(c.bool(self.ctx)),
+        }
     }
 
     pub(crate) fn model_inputs(&mut self, st: &State<'c>) -> Vec<InputValue> {
@@ -33,7 +41,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.solver.check() == SatResult::Sat {
             if let Some(model) = self.solver.get_model() {
                 for (n, v) in &st.inputs {
-                    let val = model.eval(v, true).and_then(|x| x.as_u64()).unwrap_or(0);
+                    let val = model
+                        .eval(&self.zterm(v), true)
+                        .and_then(|x| x.as_u64())
+                        .unwrap_or(0);
                     out.push(InputValue {
                         name: n.clone(),
                         bits: v.get_size(),

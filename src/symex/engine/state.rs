@@ -12,7 +12,7 @@ pub(crate) enum ObjKind {
 #[derive(Clone)]
 pub(crate) struct Cell<'c> {
     pub(crate) bytes: u64,
-    pub(crate) val: BV<'c>,
+    pub(crate) val: Val<'c>,
 }
 
 #[derive(Clone)]
@@ -31,7 +31,7 @@ pub(crate) struct Frame<'c> {
     pub(crate) bb: usize,
     pub(crate) ip: usize,
     pub(crate) prev_bb: usize,
-    pub(crate) regs: HashMap<Name, BV<'c>>,
+    pub(crate) regs: HashMap<Name, Val<'c>>,
     pub(crate) allocas: Vec<u32>,
     pub(crate) ret_to: Option<Name>,
     pub(crate) visits: HashMap<usize, u32>,
@@ -56,9 +56,9 @@ pub(crate) enum TStatus {
 
 #[derive(Clone)]
 pub(crate) struct Thread<'c> {
-    pub(crate) frames: Vec<Frame<'c>>,
+    pub(crate) frames: Vec<Rc<Frame<'c>>>,
     pub(crate) status: TStatus,
-    pub(crate) ret: Option<BV<'c>>,
+    pub(crate) ret: Option<Val<'c>>,
     pub(crate) atomic: u32,
     pub(crate) clock: Vec<usize>,
     /// The rest of the thread is thread-local code that ends the thread
@@ -72,7 +72,7 @@ pub(crate) struct Thread<'c> {
 /// variables of the segment's first node.
 #[derive(Clone, Default)]
 pub(crate) struct Seg<'c> {
-    pub(crate) ov: HashMap<String, BV<'c>>,
+    pub(crate) ov: HashMap<String, Val<'c>>,
     pub(crate) assumes: Vec<Bool<'c>>,
     pub(crate) bad: bool,
     /// Objects allocated in this segment.
@@ -85,16 +85,28 @@ impl<'c> State<'c> {
     pub(crate) fn seg_fresh(&mut self, o: u32) {
         self.seg.fresh.insert(o);
     }
+
+    /// Object `o`, copied first if another state shares it.
+    pub(crate) fn obj_mut(&mut self, o: u32) -> &mut Obj<'c> {
+        Rc::make_mut(&mut self.objs[o as usize])
+    }
+
+    /// The current frame of thread `t`, copied first if shared.
+    pub(crate) fn top_mut(&mut self, t: usize) -> &mut Frame<'c> {
+        Rc::make_mut(self.threads[t].frames.last_mut().expect("a frame"))
+    }
 }
 
 #[derive(Clone)]
 pub(crate) struct State<'c> {
     pub(crate) threads: Vec<Thread<'c>>,
-    pub(crate) objs: Vec<Obj<'c>>,
+    /// Copy-on-write: a child state shares every object and frame with its
+    /// parent until it writes to it (`obj_mut`, `top_mut`).
+    pub(crate) objs: Vec<Rc<Obj<'c>>>,
     pub(crate) mutex: BTreeMap<Addr, usize>,
     pub(crate) conds: BTreeMap<Addr, Vec<usize>>,
     pub(crate) pcon: Vec<Bool<'c>>,
-    pub(crate) inputs: Vec<(String, BV<'c>)>,
+    pub(crate) inputs: Vec<(String, Val<'c>)>,
     pub(crate) nondet_count: usize,
     pub(crate) seg: Seg<'c>,
     pub(crate) sched: Vec<usize>,
@@ -110,6 +122,8 @@ pub(crate) struct State<'c> {
     /// (object, offset), and the cross-thread reads so far.
     pub(crate) writers: BTreeMap<(u32, u64), usize>,
     pub(crate) interferences: u32,
+    /// The visible steps so far (shared with the parent state).
+    pub(crate) trace: Option<Rc<trace::Node<'c>>>,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
@@ -133,6 +147,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             tail_run: None,
             writers: BTreeMap::new(),
             interferences: 0,
+            trace: None,
         }
     }
 
@@ -153,7 +168,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             fr.regs.insert(p.name.clone(), v);
         }
         st.threads.push(Thread {
-            frames: vec![fr],
+            frames: vec![Rc::new(fr)],
             status: TStatus::Run,
             ret: None,
             atomic: 0,
@@ -165,7 +180,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The `argv` array: one NUL-terminated object per argument, then NULL.
-    fn make_argv(&self, st: &mut State<'c>) -> BV<'c> {
+    fn make_argv(&self, st: &mut State<'c>) -> Val<'c> {
         let n = self.opts.args.len() as u64;
         let arr = self.new_obj(st, (n + 1) * 8, ObjKind::Stack);
         for (k, a) in self.opts.args.iter().enumerate() {

@@ -17,7 +17,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         let consts: Vec<(BV<'c>, BV<'c>)> = seg
             .ov
             .iter()
-            .map(|(n, t)| (BV::new_const(self.ctx, n.as_str(), t.get_size()), t.clone()))
+            .map(|(n, t)| {
+                (
+                    BV::new_const(self.ctx, n.as_str(), t.get_size()),
+                    self.zterm(t),
+                )
+            })
             .collect();
         let pairs: Vec<(&BV<'c>, &BV<'c>)> = consts.iter().map(|(a, b)| (a, b)).collect();
         let w = if pairs.is_empty() {
@@ -91,7 +96,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Value of a state variable in `st`.
-    pub(crate) fn sv_value(&self, st: &State<'c>, name: &str, bits: u32) -> Option<BV<'c>> {
+    pub(crate) fn sv_value(&self, st: &State<'c>, name: &str, bits: u32) -> Option<Val<'c>> {
         let mut it = name.split('!');
         match it.next()? {
             "r" => {
@@ -175,7 +180,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let mut consts = Vec::new();
         for (n, w) in &vars {
             match self.sv_value(st, n, *w) {
-                Some(v) => consts.push((BV::new_const(self.ctx, n.as_str(), *w), v)),
+                Some(v) => consts.push((BV::new_const(self.ctx, n.as_str(), *w), self.zterm(&v))),
                 None => return false,
             }
         }

@@ -101,21 +101,33 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     // --------------------------------------------------------------- values
 
-    pub(crate) fn bv(&self, v: u64, w: u32) -> BV<'c> {
-        BV::from_u64(self.ctx, v, w)
+    pub(crate) fn bv(&self, v: u64, w: u32) -> Val<'c> {
+        if w <= 128 {
+            Val::c(v as u128, w)
+        } else {
+            Val::S(BV::from_u64(self.ctx, v, w))
+        }
     }
 
-    pub(crate) fn ptr(&self, obj: u32, off: u64) -> BV<'c> {
-        self.bv(obj as u64, 32).concat(&self.bv(off, 64))
+    /// A z3 term for a value (a numeral when it is concrete).
+    pub(crate) fn zterm(&self, v: &Val<'c>) -> BV<'c> {
+        v.bv(self.ctx)
     }
 
-    pub(crate) fn ptr_parts(&self, p: &BV<'c>) -> (Option<u32>, BV<'c>) {
+    pub(crate) fn ptr(&self, obj: u32, off: u64) -> Val<'c> {
+        Val::C(PW, ((obj as u128) << 64) | off as u128)
+    }
+
+    pub(crate) fn ptr_parts(&self, p: &Val<'c>) -> (Option<u32>, Val<'c>) {
+        if let Val::C(_, v) = p {
+            return (Some((v >> 64) as u32), Val::C(64, *v & u64::MAX as u128));
+        }
         let o = p.extract(95, 64).simplify();
         let off = p.extract(63, 0).simplify();
         (o.as_u64().map(|x| x as u32), off)
     }
 
-    pub(crate) fn adapt(&self, v: BV<'c>, w: u32) -> BV<'c> {
+    pub(crate) fn adapt(&self, v: Val<'c>, w: u32) -> Val<'c> {
         let have = v.get_size();
         if have == w {
             v
@@ -134,21 +146,21 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// The low 32 bits alone (after a truncation, e.g. the implicit `int`
     /// of `assume(ptr)`) stay non-zero for non-null pointers and distinct
     /// across objects (ids < 4096, offsets < 1 MiB); `int_to_ptr` inverts it.
-    pub(crate) fn ptr_to_int(&self, p: &BV<'c>, w: u32) -> BV<'c> {
+    pub(crate) fn ptr_to_int(&self, p: &Val<'c>, w: u32) -> Val<'c> {
         let o = p.extract(95, 64);
         let off = p.extract(31, 0);
         let lo = o.bvshl(&self.bv(20, 32)).bvadd(&off);
         self.adapt(o.concat(&lo), w)
     }
 
-    pub(crate) fn int_to_ptr(&self, v: &BV<'c>) -> BV<'c> {
+    pub(crate) fn int_to_ptr(&self, v: &Val<'c>) -> Val<'c> {
         let v = self.adapt(v.clone(), 64);
         let o = v.extract(63, 32);
         let off = v.extract(31, 0).bvsub(&o.bvshl(&self.bv(20, 32)));
         o.concat(&off.zero_ext(32))
     }
 
-    pub(crate) fn const_val(&self, c: &Constant) -> Result<BV<'c>, Stop> {
+    pub(crate) fn const_val(&self, c: &Constant) -> Result<Val<'c>, Stop> {
         Ok(match c {
             Constant::Int { bits, value } => self.bv(*value, *bits),
             Constant::Null(_) => self.bv(0, PW),
@@ -175,7 +187,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             Constant::GetElementPtr(g) => {
                 let base = self.const_val(&g.address)?;
-                let idx: Vec<BV<'c>> = g
+                let idx: Vec<Val<'c>> = g
                     .indices
                     .iter()
                     .map(|i| self.const_val(i))
@@ -198,11 +210,11 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// GEP over values; `base_ty` is the pointee type of the base pointer.
     pub(crate) fn gep(
         &self,
-        base: &BV<'c>,
+        base: &Val<'c>,
         base_ty: &TypeRef,
-        idx: &[BV<'c>],
+        idx: &[Val<'c>],
         cidx: &[Option<u64>],
-    ) -> Result<BV<'c>, Stop> {
+    ) -> Result<Val<'c>, Stop> {
         let mut off = self.bv(0, 64);
         let mut ty = base_ty.clone();
         for (k, i) in idx.iter().enumerate() {
@@ -236,7 +248,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Ok(o.concat(&base.extract(63, 0).bvadd(&off)).simplify())
     }
 
-    pub(crate) fn adapt_signed(&self, v: &BV<'c>) -> BV<'c> {
+    pub(crate) fn adapt_signed(&self, v: &Val<'c>) -> Val<'c> {
         let w = v.get_size();
         if w == 64 {
             v.clone()
@@ -251,7 +263,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 impl<'c, 'm> Engine<'c, 'm> {
     // ------------------------------------------------------------ operands
 
-    pub(crate) fn op_val(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<BV<'c>, Stop> {
+    pub(crate) fn op_val(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<Val<'c>, Stop> {
         match op {
             Operand::LocalOperand { name, .. } => {
                 let fr = st.threads[tid].frames.last().unwrap();
@@ -271,7 +283,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// State-variable (wp) view of an operand.
-    pub(crate) fn op_sv(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<BV<'c>, Stop> {
+    pub(crate) fn op_sv(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<Val<'c>, Stop> {
         match op {
             Operand::LocalOperand { name, .. } => {
                 let n = Self::reg_sv_name(st, tid, name);
@@ -279,7 +291,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     return Ok(v.clone());
                 }
                 let w = self.op_val(st, tid, op)?.get_size();
-                Ok(BV::new_const(self.ctx, n, w))
+                Ok(Val::S(BV::new_const(self.ctx, n, w)))
             }
             _ => self.op_val(st, tid, op),
         }
@@ -290,18 +302,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         st: &mut State<'c>,
         tid: usize,
         name: &Name,
-        v: BV<'c>,
-        sv: Option<BV<'c>>,
+        v: Val<'c>,
+        sv: Option<Val<'c>>,
     ) {
         if self.ag {
             let n = Self::reg_sv_name(st, tid, name);
             st.seg.ov.insert(n, sv.unwrap_or_else(|| v.clone()));
         }
-        st.threads[tid]
-            .frames
-            .last_mut()
-            .unwrap()
-            .regs
-            .insert(name.clone(), v);
+        st.top_mut(tid).regs.insert(name.clone(), v);
     }
 }

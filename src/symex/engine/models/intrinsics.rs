@@ -49,11 +49,11 @@ pub(crate) fn is_intrinsic(name: &str) -> bool {
 impl<'c, 'm> Engine<'c, 'm> {
     /// Value of a bit intrinsic; `*.with.overflow` returns `overflow ++
     /// result` (the layout `extractvalue` reads).
-    fn bit_intrinsic(&self, n: &str, a: &[BV<'c>]) -> Result<BV<'c>, Stop> {
+    fn bit_intrinsic(&self, n: &str, a: &[Val<'c>]) -> Result<Val<'c>, Stop> {
         let x = a.first().ok_or("intrinsic without operand")?;
         let w = x.get_size();
         let y = || a.get(1).cloned().ok_or("intrinsic without second operand");
-        let bit = |b: &Bool<'c>| b.ite(&self.bv(1, 1), &self.bv(0, 1));
+        let bit = |b: &Cond<'c>| b.ite(&self.bv(1, 1), &self.bv(0, 1));
         let name = n.strip_prefix("llvm.").unwrap_or(n);
         let op = name.split('.').next().unwrap_or("");
         Ok(match op {
@@ -116,42 +116,46 @@ impl<'c, 'm> Engine<'c, 'm> {
             "expect" => x.clone(),
             _ => {
                 let y = y()?;
+                // Overflow flags are rare: computed as z3 terms and
+                // simplified back (to a concrete bit when the operands are).
+                let (xb, yb) = (self.zterm(x), self.zterm(&y));
                 let (r, ovf) = match op {
-                    "uadd" => (x.bvadd(&y), x.bvadd_no_overflow(&y, false).not()),
+                    "uadd" => (x.bvadd(&y), xb.bvadd_no_overflow(&yb, false).not()),
                     "sadd" => (
                         x.bvadd(&y),
                         Bool::or(
                             self.ctx,
                             &[
-                                &x.bvadd_no_overflow(&y, true).not(),
-                                &x.bvadd_no_underflow(&y).not(),
+                                &xb.bvadd_no_overflow(&yb, true).not(),
+                                &xb.bvadd_no_underflow(&yb).not(),
                             ],
                         ),
                     ),
-                    "usub" => (x.bvsub(&y), x.bvsub_no_underflow(&y, false).not()),
+                    "usub" => (x.bvsub(&y), xb.bvsub_no_underflow(&yb, false).not()),
                     "ssub" => (
                         x.bvsub(&y),
                         Bool::or(
                             self.ctx,
                             &[
-                                &x.bvsub_no_overflow(&y).not(),
-                                &x.bvsub_no_underflow(&y, true).not(),
+                                &xb.bvsub_no_overflow(&yb).not(),
+                                &xb.bvsub_no_underflow(&yb, true).not(),
                             ],
                         ),
                     ),
-                    "umul" => (x.bvmul(&y), x.bvmul_no_overflow(&y, false).not()),
+                    "umul" => (x.bvmul(&y), xb.bvmul_no_overflow(&yb, false).not()),
                     "smul" => (
                         x.bvmul(&y),
                         Bool::or(
                             self.ctx,
                             &[
-                                &x.bvmul_no_overflow(&y, true).not(),
-                                &x.bvmul_no_underflow(&y).not(),
+                                &xb.bvmul_no_overflow(&yb, true).not(),
+                                &xb.bvmul_no_underflow(&yb).not(),
                             ],
                         ),
                     ),
                     _ => return Err(unsupported_call(n)),
                 };
+                let ovf = Cond::S(ovf).simplify();
                 bit(&ovf).concat(&r)
             }
         })
@@ -173,7 +177,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             "llvm.trap" => Err(Self::finding(FindingKind::Abort, "llvm.trap reached")),
             n if is_bit_intrinsic(n) => {
-                let vals: Vec<BV<'c>> = args
+                let vals: Vec<Val<'c>> = args
                     .iter()
                     .map(|o| self.op_val(st, tid, o))
                     .collect::<Result<_, _>>()?;
@@ -238,11 +242,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                     for b in dk..dk + len {
                         self.mem_store(st, d, b, 1, self.bv(0, 8));
                     }
-                    st.objs[d as usize]
-                        .cells
-                        .retain(|a, _| *a < dk || *a >= dk + len);
+                    let obj = st.obj_mut(d);
+                    obj.cells.retain(|a, _| *a < dk || *a >= dk + len);
                     for (a, c) in cells {
-                        st.objs[d as usize].cells.insert(a - sk + dk, c);
+                        obj.cells.insert(a - sk + dk, c);
                     }
                 } else {
                     for b in 0..len {

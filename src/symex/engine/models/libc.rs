@@ -86,7 +86,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                                 "invalid or double free",
                             ));
                         }
-                        st.objs[o as usize].alive = false;
+                        st.obj_mut(o).alive = false;
                         if self.is_shared(st, o) {
                             let a = self.mem_access(st, o, None, 0, true);
                             st.tr_acc.push(a);

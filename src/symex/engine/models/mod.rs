@@ -51,7 +51,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         st: &mut State<'c>,
         base: &str,
         bits: u32,
-    ) -> (BV<'c>, BV<'c>) {
+    ) -> (Val<'c>, Val<'c>) {
         st.nondet_count += 1;
         let mut name = base.to_string();
         if st.inputs.iter().any(|(n, _)| *n == name) || base.starts_with("nondet") {
@@ -65,9 +65,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                         "the program reads input `{name}`, the test case has no value for it"
                     ));
                 }
-                BV::new_const(self.ctx, format!("in!{name}"), bits)
+                Val::S(BV::new_const(self.ctx, format!("in!{name}"), bits))
             }
-            None => BV::new_const(self.ctx, format!("in!{name}"), bits),
+            None => Val::S(BV::new_const(self.ctx, format!("in!{name}"), bits)),
         };
         st.inputs.push((name, v.clone()));
         let h = BV::new_const(
@@ -76,7 +76,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             bits,
         );
         st.seg.havoc.push(h.clone());
-        (v, h)
+        (v, Val::S(h))
     }
 
     pub(crate) fn call(&mut self, st: &mut State<'c>, tid: usize, c: &'m ins::Call) -> R<'c> {
@@ -102,11 +102,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         let args: Vec<&Operand> = c.arguments.iter().map(|a| &a.0).collect();
         if let Some(&fi) = self.fidx.get(&name) {
             if !self.m.functions[fi].basic_blocks.is_empty() {
-                let vals: Vec<BV<'c>> = args
+                let vals: Vec<Val<'c>> = args
                     .iter()
                     .map(|o| self.op_val(st, tid, o))
                     .collect::<Result<_, _>>()?;
-                let svs: Option<Vec<BV<'c>>> = if self.ag {
+                let svs: Option<Vec<Val<'c>>> = if self.ag {
                     Some(
                         args.iter()
                             .map(|o| self.op_sv(st, tid, o))
@@ -123,7 +123,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if st.threads[tid].frames.len() > 64 {
                     return Err(Stop::Cut);
                 }
-                st.threads[tid].frames.push(fr);
+                st.threads[tid].frames.push(Rc::new(fr));
                 let params = &self.m.functions[fi].parameters;
                 for (k, p) in params.iter().enumerate() {
                     let v = vals.get(k).cloned().ok_or("too few arguments")?;
@@ -136,7 +136,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .iter()
                     .take_while(|i| matches!(i, Instruction::Phi(_)))
                     .count();
-                st.threads[tid].frames.last_mut().unwrap().ip = nphi;
+                st.top_mut(tid).ip = nphi;
                 return Ok(Step::Continue);
             }
         }
@@ -148,7 +148,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         st: &mut State<'c>,
         tid: usize,
         c: &ins::Call,
-        v: Option<BV<'c>>,
+        v: Option<Val<'c>>,
     ) -> R<'c> {
         if let (Some(d), Some(v)) = (&c.dest, v) {
             let w = self.bits_of(&self.m.type_of(c)).unwrap_or(v.get_size());

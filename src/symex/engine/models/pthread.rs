@@ -35,8 +35,8 @@ impl<'c, 'm> Engine<'c, 'm> {
                     None
                 };
                 if let (Some(o), _) = self.ptr_parts(&a) {
-                    if let Some(obj) = st.objs.get_mut(o as usize) {
-                        obj.escaped = true;
+                    if st.objs.get(o as usize).is_some_and(|x| !x.escaped) {
+                        st.obj_mut(o).escaped = true;
                     }
                 }
                 let nt = st.threads.len();
@@ -49,7 +49,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 fr.ip = nphi;
                 let clock = st.threads[tid].clock.clone();
                 st.threads.push(Thread {
-                    frames: vec![fr],
+                    frames: vec![Rc::new(fr)],
                     status: TStatus::Run,
                     ret: None,
                     atomic: 0,
@@ -79,7 +79,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                             if let Ok(psv) = self.op_sv(st, tid, arg(0)?) {
                                 let psv = psv.simplify();
                                 if psv.as_u64().is_none() {
-                                    st.seg.assumes.push(psv._eq(&tp));
+                                    st.seg.assumes.push(psv._eq(&tp).bool(self.ctx));
                                 }
                             }
                             st.seg.ov.insert(format!("m!{o}!{k}!8!64"), v);

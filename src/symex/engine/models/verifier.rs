@@ -83,10 +83,12 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if !self.may_be(&st.pcon, &cond) {
                     return Err(Stop::AssumeFalse);
                 }
-                st.pcon.push(cond.simplify());
+                self.pc_add(&mut st.pcon, &cond);
                 if self.ag {
                     let sv = self.op_sv(st, tid, arg(0)?)?;
-                    st.seg.assumes.push(sv._eq(&z).not().simplify());
+                    st.seg
+                        .assumes
+                        .push(sv._eq(&z).not().simplify().bool(self.ctx));
                 }
                 self.ret(st, tid, c, None)
             }
@@ -96,7 +98,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let fail = v._eq(&z);
                 if self.may_be(&st.pcon, &fail) {
                     let mut bad = st.clone();
-                    bad.pcon.push(fail.clone());
+                    self.pc_add(&mut bad.pcon, &fail);
                     let (loc, f) = self.thread_loc(&bad, tid);
                     self.stats.error_runs += 1;
                     self.report(
@@ -110,7 +112,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     if !self.may_be(&st.pcon, &fail.not()) {
                         return Err(Stop::AssumeFalse);
                     }
-                    st.pcon.push(fail.not());
+                    self.pc_add(&mut st.pcon, &fail.not());
                     st.seg.bad = true;
                 }
                 self.ret(st, tid, c, None)

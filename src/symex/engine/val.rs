@@ -1,0 +1,392 @@
+//! Values that stay plain numbers while they are concrete.
+//!
+//! Profiling (perf, `fig3_k6`, no reduction) showed that ~60% of the time
+//! went into building and simplifying z3 terms for values that were
+//! concrete all along (pointer parts, constants, arithmetic on them).  A
+//! [`Val`] is either a concrete bit-vector of at most 128 bits, computed
+//! here with the bit-vector semantics of SMT-LIB, or a z3 term; a [`Cond`]
+//! is a concrete or symbolic boolean.  z3 terms are built only when a
+//! symbolic value takes part in an operation.
+
+use z3::ast::{Ast, Bool, BV};
+use z3::Context;
+
+/// A bit-vector value: concrete (`width`, value masked to the width) or a
+/// z3 term.
+#[derive(Clone, Debug)]
+pub(crate) enum Val<'c> {
+    C(u32, u128),
+    S(BV<'c>),
+}
+
+/// A boolean: concrete or a z3 term.
+#[derive(Clone, Debug)]
+pub(crate) enum Cond<'c> {
+    C(bool),
+    S(Bool<'c>),
+}
+
+fn mask(w: u32) -> u128 {
+    if w >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << w) - 1
+    }
+}
+
+/// Sign-extend the low `w` bits of `v` to an i128.
+fn sx(v: u128, w: u32) -> i128 {
+    if w >= 128 {
+        v as i128
+    } else {
+        ((v << (128 - w)) as i128) >> (128 - w)
+    }
+}
+
+/// A concrete value as a z3 term.
+pub(crate) fn num<'c>(ctx: &'c Context, w: u32, v: u128) -> BV<'c> {
+    if w <= 64 {
+        BV::from_u64(ctx, v as u64, w)
+    } else {
+        let hi = BV::from_u64(ctx, (v >> 64) as u64, w - 64);
+        hi.concat(&BV::from_u64(ctx, v as u64, 64))
+    }
+}
+
+macro_rules! binop {
+    ($name:ident, $z3:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
+        pub(crate) fn $name(&self, o: &Val<'c>) -> Val<'c> {
+            match (self, o) {
+                (Val::C($w, $a), Val::C(_, $b)) => {
+                    let ($w, $a, $b) = (*$w, *$a, *$b);
+                    Val::C($w, ($body) & mask($w))
+                }
+                _ => {
+                    let (x, y) = Val::pair(self, o);
+                    Val::S(x.$z3(&y))
+                }
+            }
+        }
+    };
+}
+
+macro_rules! cmpop {
+    ($name:ident, $z3:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
+        pub(crate) fn $name(&self, o: &Val<'c>) -> Cond<'c> {
+            match (self, o) {
+                (Val::C($w, $a), Val::C(_, $b)) => {
+                    let ($w, $a, $b) = (*$w, *$a, *$b);
+                    let _ = $w;
+                    Cond::C($body)
+                }
+                _ => {
+                    let (x, y) = Val::pair(self, o);
+                    Cond::S(x.$z3(&y))
+                }
+            }
+        }
+    };
+}
+
+impl<'c> Val<'c> {
+    /// A concrete value; widths above 128 bits need a context (`num`).
+    pub(crate) fn c(v: u128, w: u32) -> Val<'c> {
+        debug_assert!(w <= 128 && w > 0);
+        Val::C(w, v & mask(w))
+    }
+
+    pub(crate) fn ctx(&self) -> Option<&'c Context> {
+        match self {
+            Val::S(b) => Some(b.get_ctx()),
+            Val::C(..) => None,
+        }
+    }
+
+    /// The z3 term (building a numeral for a concrete value).
+    pub(crate) fn bv(&self, ctx: &'c Context) -> BV<'c> {
+        match self {
+            Val::C(w, v) => num(ctx, *w, *v),
+            Val::S(b) => b.clone(),
+        }
+    }
+
+    /// Both operands as z3 terms; at least one is symbolic.
+    fn pair(a: &Val<'c>, b: &Val<'c>) -> (BV<'c>, BV<'c>) {
+        let ctx = a.ctx().or(b.ctx()).expect("one operand is symbolic");
+        (a.bv(ctx), b.bv(ctx))
+    }
+
+    pub(crate) fn get_size(&self) -> u32 {
+        match self {
+            Val::C(w, _) => *w,
+            Val::S(b) => b.get_size(),
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn as_u128(&self) -> Option<u128> {
+        match self {
+            Val::C(_, v) => Some(*v),
+            Val::S(_) => None,
+        }
+    }
+
+    pub(crate) fn as_u64(&self) -> Option<u64> {
+        match self {
+            Val::C(_, v) => u64::try_from(*v).ok(),
+            Val::S(b) => b.as_u64(),
+        }
+    }
+
+    /// Simplify a term; a numeral becomes concrete again.
+    pub(crate) fn simplify(&self) -> Val<'c> {
+        match self {
+            Val::C(..) => self.clone(),
+            Val::S(b) => Val::from_bv(b.simplify()),
+        }
+    }
+
+    /// A simplified term as a value (concrete when it is a numeral).
+    pub(crate) fn from_bv(b: BV<'c>) -> Val<'c> {
+        let w = b.get_size();
+        if w <= 64 {
+            if let Some(v) = b.as_u64() {
+                return Val::C(w, v as u128);
+            }
+        } else if w <= 128 && b.is_const() && b.decl().kind() == z3::DeclKind::BNUM {
+            let hi = b.extract(w - 1, 64).simplify().as_u64();
+            let lo = b.extract(63, 0).simplify().as_u64();
+            if let (Some(h), Some(l)) = (hi, lo) {
+                return Val::C(w, ((h as u128) << 64) | l as u128);
+            }
+        }
+        Val::S(b)
+    }
+
+    binop!(bvadd, bvadd, |w, a, b| a.wrapping_add(b));
+    binop!(bvsub, bvsub, |w, a, b| a.wrapping_sub(b));
+    binop!(bvmul, bvmul, |w, a, b| a.wrapping_mul(b));
+    binop!(bvand, bvand, |w, a, b| a & b);
+    binop!(bvor, bvor, |w, a, b| a | b);
+    binop!(bvxor, bvxor, |w, a, b| a ^ b);
+    // Division by zero as in SMT-LIB: udiv gives all ones, urem the
+    // dividend, sdiv -1 or 1 by the dividend's sign, srem the dividend.
+    binop!(bvudiv, bvudiv, |w, a, b| a
+        .checked_div(b)
+        .unwrap_or(u128::MAX));
+    binop!(bvurem, bvurem, |w, a, b| a.checked_rem(b).unwrap_or(a));
+    binop!(bvsdiv, bvsdiv, |w, a, b| if b == 0 {
+        if sx(a, w) < 0 {
+            1
+        } else {
+            u128::MAX
+        }
+    } else {
+        sx(a, w).wrapping_div(sx(b, w)) as u128
+    });
+    binop!(bvsrem, bvsrem, |w, a, b| if b == 0 {
+        a
+    } else {
+        sx(a, w).wrapping_rem(sx(b, w)) as u128
+    });
+    binop!(bvshl, bvshl, |w, a, b| if b >= w as u128 {
+        0
+    } else {
+        a << b
+    });
+    binop!(bvlshr, bvlshr, |w, a, b| if b >= w as u128 {
+        0
+    } else {
+        a >> b
+    });
+    binop!(bvashr, bvashr, |w, a, b| {
+        let s = b.min(w as u128 - 1) as u32;
+        (sx(a, w) >> s) as u128
+    });
+
+    cmpop!(bvugt, bvugt, |w, a, b| a > b);
+    cmpop!(bvuge, bvuge, |w, a, b| a >= b);
+    cmpop!(bvult, bvult, |w, a, b| a < b);
+    cmpop!(bvule, bvule, |w, a, b| a <= b);
+    cmpop!(bvsgt, bvsgt, |w, a, b| sx(a, w) > sx(b, w));
+    cmpop!(bvsge, bvsge, |w, a, b| sx(a, w) >= sx(b, w));
+    cmpop!(bvslt, bvslt, |w, a, b| sx(a, w) < sx(b, w));
+    cmpop!(bvsle, bvsle, |w, a, b| sx(a, w) <= sx(b, w));
+
+    pub(crate) fn _eq(&self, o: &Val<'c>) -> Cond<'c> {
+        match (self, o) {
+            (Val::C(_, a), Val::C(_, b)) => Cond::C(a == b),
+            _ => {
+                let (x, y) = Val::pair(self, o);
+                Cond::S(x._eq(&y))
+            }
+        }
+    }
+
+    pub(crate) fn bvnot(&self) -> Val<'c> {
+        match self {
+            Val::C(w, a) => Val::C(*w, !a & mask(*w)),
+            Val::S(b) => Val::S(b.bvnot()),
+        }
+    }
+
+    pub(crate) fn bvneg(&self) -> Val<'c> {
+        match self {
+            Val::C(w, a) => Val::C(*w, a.wrapping_neg() & mask(*w)),
+            Val::S(b) => Val::S(b.bvneg()),
+        }
+    }
+
+    pub(crate) fn extract(&self, hi: u32, lo: u32) -> Val<'c> {
+        match self {
+            Val::C(_, a) => Val::C(hi - lo + 1, (a >> lo) & mask(hi - lo + 1)),
+            Val::S(b) => Val::S(b.extract(hi, lo)),
+        }
+    }
+
+    /// `self` is the high part.
+    pub(crate) fn concat(&self, lo: &Val<'c>) -> Val<'c> {
+        match (self, lo) {
+            (Val::C(wh, h), Val::C(wl, l)) if wh + wl <= 128 => Val::C(wh + wl, (h << wl) | l),
+            // Concrete values wider than 128 bits do not occur (pointers
+            // are 96 bits; `Engine::bv` makes wider constants terms).
+            (Val::C(wh, _), Val::C(wl, _)) => panic!("concat of {wh}+{wl} concrete bits"),
+            _ => {
+                let (x, y) = Val::pair(self, lo);
+                Val::S(x.concat(&y))
+            }
+        }
+    }
+
+    pub(crate) fn zero_ext(&self, k: u32) -> Val<'c> {
+        match self {
+            Val::C(w, a) if w + k <= 128 => Val::C(w + k, *a),
+            Val::C(w, a) => panic!("zero_ext of {w} bits ({a}) by {k} exceeds 128"),
+            Val::S(b) => Val::S(b.zero_ext(k)),
+        }
+    }
+
+    pub(crate) fn sign_ext(&self, k: u32) -> Val<'c> {
+        match self {
+            Val::C(w, a) if w + k <= 128 => Val::C(w + k, (sx(*a, *w) as u128) & mask(w + k)),
+            Val::C(w, a) => panic!("sign_ext of {w} bits ({a}) by {k} exceeds 128"),
+            Val::S(b) => Val::S(b.sign_ext(k)),
+        }
+    }
+}
+
+impl<'c> Cond<'c> {
+    pub(crate) fn bool(&self, ctx: &'c Context) -> Bool<'c> {
+        match self {
+            Cond::C(b) => Bool::from_bool(ctx, *b),
+            Cond::S(b) => b.clone(),
+        }
+    }
+
+    pub(crate) fn as_bool(&self) -> Option<bool> {
+        match self {
+            Cond::C(b) => Some(*b),
+            Cond::S(b) => b.as_bool(),
+        }
+    }
+
+    pub(crate) fn simplify(&self) -> Cond<'c> {
+        match self {
+            Cond::C(_) => self.clone(),
+            Cond::S(b) => {
+                let s = b.simplify();
+                match s.as_bool() {
+                    Some(v) => Cond::C(v),
+                    None => Cond::S(s),
+                }
+            }
+        }
+    }
+
+    pub(crate) fn not(&self) -> Cond<'c> {
+        match self {
+            Cond::C(b) => Cond::C(!b),
+            Cond::S(b) => Cond::S(b.not()),
+        }
+    }
+
+    /// Conjunction; `ctx` is needed only when some part is symbolic.
+    pub(crate) fn and(ctx: &'c Context, parts: &[Cond<'c>]) -> Cond<'c> {
+        let mut sym = Vec::new();
+        for p in parts {
+            match p {
+                Cond::C(false) => return Cond::C(false),
+                Cond::C(true) => {}
+                Cond::S(b) => sym.push(b),
+            }
+        }
+        match sym.len() {
+            0 => Cond::C(true),
+            1 => Cond::S(sym[0].clone()),
+            _ => Cond::S(Bool::and(ctx, &sym)),
+        }
+    }
+
+    pub(crate) fn ite(&self, a: &Val<'c>, b: &Val<'c>) -> Val<'c> {
+        match self {
+            Cond::C(true) => a.clone(),
+            Cond::C(false) => b.clone(),
+            Cond::S(c) => {
+                let ctx = c.get_ctx();
+                Val::S(c.ite(&a.bv(ctx), &b.bv(ctx)))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every folded operation agrees with z3 on a few edge values.
+    #[test]
+    fn folding_agrees_with_z3() {
+        let cfg = z3::Config::new();
+        let ctx = Context::new(&cfg);
+        let vals: [u128; 7] = [0, 1, 2, 7, 0x7f, 0x80, 0xff];
+        type Op<'c> = fn(&Val<'c>, &Val<'c>) -> Val<'c>;
+        let ops: Vec<(&str, Op)> = vec![
+            ("add", |a, b| a.bvadd(b)),
+            ("sub", |a, b| a.bvsub(b)),
+            ("mul", |a, b| a.bvmul(b)),
+            ("udiv", |a, b| a.bvudiv(b)),
+            ("urem", |a, b| a.bvurem(b)),
+            ("sdiv", |a, b| a.bvsdiv(b)),
+            ("srem", |a, b| a.bvsrem(b)),
+            ("shl", |a, b| a.bvshl(b)),
+            ("lshr", |a, b| a.bvlshr(b)),
+            ("ashr", |a, b| a.bvashr(b)),
+            ("and", |a, b| a.bvand(b)),
+            ("xor", |a, b| a.bvxor(b)),
+        ];
+        for (name, op) in &ops {
+            for &x in &vals {
+                for &y in &vals {
+                    let c = op(&Val::c(x, 8), &Val::c(y, 8));
+                    // One symbolic operand forces the z3 path.
+                    let s = op(&Val::S(num(&ctx, 8, x)), &Val::c(y, 8)).simplify();
+                    assert_eq!(c.as_u128(), s.as_u128(), "{name} {x} {y}");
+                }
+            }
+        }
+        for &x in &vals {
+            for &y in &vals {
+                let c = Val::c(x, 8).bvslt(&Val::c(y, 8)).as_bool();
+                let s = Val::S(num(&ctx, 8, x))
+                    .bvslt(&Val::c(y, 8))
+                    .simplify()
+                    .as_bool();
+                assert_eq!(c, s, "slt {x} {y}");
+            }
+        }
+        let p = Val::c(5, 32).concat(&Val::c(9, 64));
+        let s = Val::S(num(&ctx, 32, 5).concat(&num(&ctx, 64, 9))).simplify();
+        assert_eq!(p.as_u128(), s.as_u128());
+        assert_eq!(Val::c(0x80, 8).sign_ext(8).as_u128(), Some(0xff80));
+    }
+}
