@@ -297,7 +297,7 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
         return Err(e);
     }
     let mut res = res;
-    output::attach_traces(&module, &mut res, &opts.args);
+    output::attach_traces(module, &mut res, &opts.args);
     output::write_results(&dir, &a.program, &opts, &res, started)
         .map_err(|e| output_error(&dir, e))?;
     if let (Some(st), Some(r), false) = (&store, run, res.stats.incomplete) {
