@@ -125,9 +125,9 @@ pub enum Command {
     Store(store::StoreArgs),
 }
 
-/// How to compile and model a program.
-#[derive(Args, Debug, Clone)]
-pub struct InputArgs {
+/// How to compile C: the flags every command that reads C takes.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CompileArgs {
     /// Add a directory to the C include path.
     #[arg(short = 'I', value_name = "DIR", help_heading = "Compiling C")]
     pub include: Vec<PathBuf>,
@@ -142,6 +142,27 @@ pub struct InputArgs {
         help_heading = "Compiling C"
     )]
     pub cflags: Option<String>,
+}
+
+impl CompileArgs {
+    pub fn compile_options(&self) -> CompileOptions {
+        CompileOptions {
+            include_dirs: self.include.clone(),
+            defines: self.define.clone(),
+            extra_flags: self
+                .cflags
+                .as_deref()
+                .map(|f| f.split_whitespace().map(String::from).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// How to compile and model a program.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    #[command(flatten)]
+    pub compile: CompileArgs,
     /// Thread instances per pthread_create inside a loop.
     #[arg(
         long,
@@ -162,15 +183,7 @@ pub struct InputArgs {
 
 impl InputArgs {
     pub fn compile_options(&self) -> CompileOptions {
-        CompileOptions {
-            include_dirs: self.include.clone(),
-            defines: self.define.clone(),
-            extra_flags: self
-                .cflags
-                .as_deref()
-                .map(|f| f.split_whitespace().map(String::from).collect())
-                .unwrap_or_default(),
-        }
+        self.compile.compile_options()
     }
     pub fn extract_options(&self) -> ExtractOptions {
         ExtractOptions {

@@ -60,20 +60,8 @@ pub struct SymexArgs {
     /// current directory, with a `concord-last` link).
     #[arg(long)]
     pub output_dir: Option<PathBuf>,
-    /// Add a directory to the C include path.
-    #[arg(short = 'I', value_name = "DIR", help_heading = "Compiling C")]
-    pub include: Vec<PathBuf>,
-    /// Define a C macro (`NAME` or `NAME=VALUE`).
-    #[arg(short = 'D', value_name = "MACRO", help_heading = "Compiling C")]
-    pub define: Vec<String>,
-    /// Extra flags for clang, as one string (split on white space).
-    #[arg(
-        long,
-        value_name = "FLAGS",
-        allow_hyphen_values = true,
-        help_heading = "Compiling C"
-    )]
-    pub cflags: Option<String>,
+    #[command(flatten)]
+    pub compile: crate::cli::CompileArgs,
     /// Summary store (default: `.concord/summaries.db` beside the program,
     /// or beside OLD): runs, findings and summaries, reused by later runs.
     #[arg(long, value_name = "PATH")]
@@ -109,35 +97,8 @@ pub struct ReplayArgs {
     /// Loop bound (default: the one recorded in the test case).
     #[arg(long)]
     pub loop_bound: Option<u32>,
-    /// Add a directory to the C include path.
-    #[arg(short = 'I', value_name = "DIR", help_heading = "Compiling C")]
-    pub include: Vec<PathBuf>,
-    /// Define a C macro (`NAME` or `NAME=VALUE`).
-    #[arg(short = 'D', value_name = "MACRO", help_heading = "Compiling C")]
-    pub define: Vec<String>,
-    /// Extra flags for clang, as one string (split on white space).
-    #[arg(
-        long,
-        value_name = "FLAGS",
-        allow_hyphen_values = true,
-        help_heading = "Compiling C"
-    )]
-    pub cflags: Option<String>,
-}
-
-pub(super) fn compile_options(
-    include: &[PathBuf],
-    define: &[String],
-    cflags: &Option<String>,
-) -> CompileOptions {
-    CompileOptions {
-        include_dirs: include.to_vec(),
-        defines: define.to_vec(),
-        extra_flags: cflags
-            .as_deref()
-            .map(|f| f.split_whitespace().map(String::from).collect())
-            .unwrap_or_default(),
-    }
+    #[command(flatten)]
+    pub compile: crate::cli::CompileArgs,
 }
 
 /// Load through the shared frontend (its error classes and exit codes).
@@ -242,10 +203,7 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     if let Some(new) = &a.new {
         return super::cli_incremental::symex_incremental(a, new, quiet);
     }
-    let program = load_module(
-        &a.program,
-        &compile_options(&a.include, &a.define, &a.cflags),
-    )?;
+    let program = load_module(&a.program, &a.compile.compile_options())?;
     let module = &program.module;
     let mut opts = options(a, &a.program, quiet);
     // The store: findings as found, the result when complete, summaries
@@ -341,10 +299,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             reason: format!("not a concord test case: {e}"),
         },
     })?;
-    let module = load(
-        &a.program,
-        &compile_options(&a.include, &a.define, &a.cflags),
-    )?;
+    let module = load(&a.program, &a.compile.compile_options())?;
     let bound = a.loop_bound.unwrap_or(tc.loop_bound);
     let args = if tc.args.is_empty() {
         vec![a.program.display().to_string()]

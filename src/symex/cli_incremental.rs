@@ -3,8 +3,7 @@
 //! report NEW's findings plus OLD's unchanged ones.
 
 use super::cli::{
-    compile_options, options, output_error, print_out, summary_text, symex_error,
-    verdict_exit_code, SymexArgs,
+    options, output_error, print_out, summary_text, symex_error, verdict_exit_code, SymexArgs,
 };
 use super::incremental::{self, VersionInput};
 use super::store::{self, Store};
@@ -20,7 +19,7 @@ struct Loaded {
 }
 
 fn load_version(path: &Path, a: &SymexArgs) -> Result<Loaded> {
-    let program = load_module(path, &compile_options(&a.include, &a.define, &a.cflags))?;
+    let program = load_module(path, &a.compile.compile_options())?;
     let facts = crate::facts::extract::extract(
         &program,
         &crate::facts::extract::ExtractOptions::default(),
