@@ -17,7 +17,10 @@ use std::path::Path;
 pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("pointsto", &["pointsto.dl"]),
     ("sync1", &["hb.dl", "rf.dl", "lockorder.dl"]),
-    ("sync2", &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl"]),
+    (
+        "sync2",
+        &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl", "rank2_may.dl"],
+    ),
     (
         "sync3",
         &[
@@ -25,6 +28,7 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
             "rf.dl",
             "lockorder.dl",
             "rank2.dl",
+            "rank2_may.dl",
             "rank3.dl",
             "rank3_may.dl",
         ],
@@ -53,8 +57,9 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     (
         "diff3",
         &["rank3.dl"],
-        ".decl hb_must(a: unsigned, b: unsigned)\n.input hb_must\n\
-         .decl rank2_may(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_may\n",
+        ".decl hb_may(a: unsigned, b: unsigned)\n.input hb_may\n\
+         .decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n\
+         .decl rank2_no(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_no\n",
         &["diff.dl", "diff3.dl"],
     ),
 ];
@@ -66,7 +71,7 @@ const DIFF_COPY_OUTPUTS: &[&str] = &[
     "hb_may",
     "rf_may",
     "lock_order",
-    "rank2_may",
+    "rank2_no",
     "rank3_no",
 ];
 

@@ -16,6 +16,10 @@
 //! - `rank2_from_rank1`: every rank2_may(w1, r1, w2, r2) has rf_may(w1, r1)
 //!   and rf_may(w2, r2);
 //! - `rank2_disjoint_no`: rank2_may ∩ rank2_no = ∅;
+//! - `rank2_respects_must`: no rank2_may(w1, r1, w2, r2) with hb_must(r2, w1)
+//!   (r1 cannot come before r2 if r2 must precede the store r1 reads). This
+//!   is why rank3.dl needs no mustHb 3-cycle rule (docs/rules.md, rank 3);
+//!   if rank-2 rule 2b is ever weakened, this law fails first;
 //! - `rank3_from_rank2`: every rank3_may triple's ordered sub-pairs (1,2),
 //!   (2,3), (1,3) are in rank2_may;
 //! - `rank3_disjoint_no`: rank3_may ∩ rank3_no = ∅.
@@ -150,6 +154,14 @@ fn violations(r: &Relations, inputs: &Inputs) -> BTreeMap<&'static str, String> 
         for p in rank2.intersection(rel(r, "rank2_no")) {
             flag("rank2_disjoint_no", format!("rank2_may and rank2_no{p:?}"));
         }
+        for p in rank2 {
+            if must.contains(&vec![p[3], p[0]]) {
+                flag(
+                    "rank2_respects_must",
+                    format!("rank2_may{p:?} but hb_must({}, {})", p[3], p[0]),
+                );
+            }
+        }
     }
     if let Some(rank3) = r.get("rank3_may") {
         let rank2 = rel(r, "rank2_may");
@@ -171,7 +183,7 @@ fn violations(r: &Relations, inputs: &Inputs) -> BTreeMap<&'static str, String> 
     out
 }
 
-const ALL_LAWS: [&str; 10] = [
+const ALL_LAWS: [&str; 11] = [
     "must_in_may",
     "must_irreflexive",
     "must_transitive",
@@ -180,6 +192,7 @@ const ALL_LAWS: [&str; 10] = [
     "read_has_source",
     "rank2_from_rank1",
     "rank2_disjoint_no",
+    "rank2_respects_must",
     "rank3_from_rank2",
     "rank3_disjoint_no",
 ];
@@ -305,7 +318,13 @@ fn each_law_detects_a_broken_relation_set() {
         }),
     ));
     // a rank-2 pair whose second edge is not a rank-1 edge
-    let bogus = [rf_may[0].clone(), vec![rd, w]].concat();
+    // (a store as the second "load", one that need not precede the first
+    // store, so that rank2_respects_must stays quiet)
+    let late = *writes
+        .iter()
+        .find(|&&x| !must.contains(&vec![x, rf_may[0][0]]))
+        .expect("a store that need not precede the first edge's store");
+    let bogus = [rf_may[0].clone(), vec![rd, late]].concat();
     corruptions.push((
         "rank2_from_rank1",
         Box::new(move |r| {
@@ -317,6 +336,22 @@ fn each_law_detects_a_broken_relation_set() {
         "rank2_disjoint_no",
         Box::new(move |r| {
             r.get_mut("rank2_no").unwrap().insert(pair.clone());
+        }),
+    ));
+    // a pair whose second load must precede the first store (as if rule 2b
+    // were gone): add hb_must(r2, w1) for a pair that has none, with the
+    // hb_may edge the must edge implies
+    let ordered = rel(&good, "rank2_may")
+        .iter()
+        .find(|p| p[3] != p[0] && rel(&good, "hb_may").contains(&vec![p[3], p[0]]))
+        .expect("a rank-2 pair whose second load may precede its first store")
+        .clone();
+    corruptions.push((
+        "rank2_respects_must",
+        Box::new(move |r| {
+            r.get_mut("hb_must")
+                .unwrap()
+                .insert(vec![ordered[3], ordered[0]]);
         }),
     ));
     // a triple whose (1,3) pair is missing from rank2_may
@@ -353,10 +388,12 @@ fn each_law_detects_a_broken_relation_set() {
             "law {law} did not fail on its corruption; found {found:?}"
         );
         // the corruption is targeted: other laws stay quiet (transitivity
-        // may also trip for a self loop's neighbours, nothing else may)
+        // may also trip for the neighbours of an added mustHb edge, nothing
+        // else may)
+        let adds_must = matches!(*law, "must_irreflexive" | "rank2_respects_must");
         let others: Vec<_> = found
             .keys()
-            .filter(|k| *k != law && !(*law == "must_irreflexive" && **k == "must_transitive"))
+            .filter(|k| *k != law && !(adds_must && **k == "must_transitive"))
             .collect();
         assert!(others.is_empty(), "{law}: unrelated laws failed: {found:?}");
     }

@@ -2,7 +2,7 @@
 //! rank 3 on nbds harnesses, beside the previous implementation
 //! (`concord diff --reference`), Soufflé's interpreter on the same facts and
 //! the same rules (`concord rules --emit souffle --program diff2`, then
-//! `diff3` on diff2's rank2_may and mustHb, as concord chains them), and
+//! `diff3` on diff2's MayRf, mayHb and rank2_no, as concord chains them), and
 //! Z3's fixedpoint engine on the rank-2 program (`diff2`).
 //!
 //! Every measured run is a child process under `/usr/bin/time -f "%e %M"`
@@ -168,8 +168,15 @@ pub fn bench_real(s: &Settings) {
         println!("../shared/corpus/nbds.bundle not found: skipped");
         return;
     };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let clone = match Clone::new(&bundle, dir.path()) {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = temp.path().to_path_buf();
+    // CONCORD_BENCH_KEEP=1 keeps the harnesses and fact directories for a
+    // closer look (profiling one phase, counting relations).
+    if std::env::var_os("CONCORD_BENCH_KEEP").is_some() {
+        println!("keeping {}", dir.display());
+        std::mem::forget(temp);
+    }
+    let clone = match Clone::new(&bundle, &dir) {
         Ok(c) => c,
         Err(e) => {
             println!("cannot clone the bundle: {e}");
@@ -179,7 +186,7 @@ pub fn bench_real(s: &Settings) {
     for &(map, old_c, new_c, target_s, target_mb) in CASES {
         let name = format!("{} {old_c} -> {new_c}", map.name());
         println!("\n### {name}");
-        let work = dir.path().join(format!("{}-{old_c}-{new_c}", map.name()));
+        let work = dir.join(format!("{}-{old_c}-{new_c}", map.name()));
         std::fs::create_dir_all(&work).unwrap();
         let (old_src, new_src) = match (clone.harness(map, old_c), clone.harness(map, new_c)) {
             (Ok(a), Ok(b)) => (a, b),
@@ -334,7 +341,7 @@ pub fn bench_real(s: &Settings) {
             None => println!("souffle not found in ../shared/tools: skipped"),
             Some(souffle) => {
                 for jobs in ["1", "2"] {
-                    // rank 2, then rank 3 on rank 2's rank2_may and mustHb (as concord does)
+                    // rank 2, then rank 3 on rank 2's MayRf, mayHb and rank2_no (as concord does)
                     let out2 = work.join(format!("souffle-out2-{jobs}"));
                     let out3 = work.join(format!("souffle-out3-{jobs}"));
                     std::fs::create_dir_all(&out2).unwrap();
@@ -353,10 +360,12 @@ pub fn bench_real(s: &Settings) {
                         &work,
                     );
                     for rel in [
-                        "old_rank2_may",
-                        "new_rank2_may",
-                        "old_hb_must",
-                        "new_hb_must",
+                        "old_rf_may",
+                        "new_rf_may",
+                        "old_hb_may",
+                        "new_hb_may",
+                        "old_rank2_no",
+                        "new_rank2_no",
                     ] {
                         let _ = std::fs::copy(
                             out2.join(format!("{rel}.csv")),

@@ -112,10 +112,12 @@ struct RankOutput {
     /// Counts per version: (mustHb, mayHb, MayRf).
     counts: [(usize, usize, usize); 2],
     lock_order: [BTreeSet<Vec<u32>>; 2],
-    /// rank2_may and mustHb of each version (rank 2; the rank-3 program
-    /// takes them as inputs instead of recomputing them).
-    rank2: [Vec<(u32, u32, u32, u32)>; 2],
-    hb_must: [Vec<(u32, u32)>; 2],
+    /// MayRf, mayHb and rank2_no of each version (rank 2; the rank-3
+    /// program takes them as inputs instead of recomputing them, and
+    /// `--counts` lists rank2_may from them).
+    rf_may: [Vec<(u32, u32)>; 2],
+    hb_may: [Vec<(u32, u32)>; 2],
+    rank2_no: [Vec<(u32, u32, u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
 }
@@ -186,8 +188,8 @@ macro_rules! eval_rank {
     };
 }
 
-/// Run rank `rank`'s program; rank 3 takes rank2_may and mustHb of both
-/// versions from the rank-2 output `carried`.
+/// Run rank `rank`'s program; rank 3 takes MayRf, mayHb and rank2_no of
+/// both versions from the rank-2 output `carried`.
 fn eval(
     rank: u32,
     engine: Engine,
@@ -221,8 +223,9 @@ fn eval(
         2 => eval_rank!(diff2, engine, old, new, map, |o| RankOutput {
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
-            rank2: [o.old_rank2_may, o.new_rank2_may],
-            hb_must: [o.old_hb_must, o.new_hb_must],
+            rf_may: [o.old_rf_may, o.new_rf_may],
+            hb_may: [o.old_hb_may, o.new_hb_may],
+            rank2_no: [o.old_rank2_no, o.new_rank2_no],
             ..RankOutput::default()
         }),
         _ => eval_rank!(
@@ -232,10 +235,12 @@ fn eval(
             new,
             map,
             |i| {
-                i.old_rank2_may.clone_from(&carried.rank2[0]);
-                i.new_rank2_may.clone_from(&carried.rank2[1]);
-                i.old_hb_must.clone_from(&carried.hb_must[0]);
-                i.new_hb_must.clone_from(&carried.hb_must[1]);
+                i.old_rf_may.clone_from(&carried.rf_may[0]);
+                i.new_rf_may.clone_from(&carried.rf_may[1]);
+                i.old_hb_may.clone_from(&carried.hb_may[0]);
+                i.new_hb_may.clone_from(&carried.hb_may[1]);
+                i.old_rank2_no.clone_from(&carried.rank2_no[0]);
+                i.new_rank2_no.clone_from(&carried.rank2_no[1]);
             },
             |o| RankOutput {
                 only_old: sextuples(o.diff3_old),
@@ -260,6 +265,8 @@ pub fn sync_diff(
     let mut out = SyncDiff::default();
     let max_rank = opts.max_rank.clamp(1, 3);
     let mut previous = RankOutput::default();
+    // rank2_may of each version, listed only for --counts
+    let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
@@ -281,11 +288,17 @@ pub fn sync_diff(
                         edges,
                     }));
             }
-        } else {
-            for (s, rows) in stats.into_iter().zip(&r.rank2) {
-                if rank == 2 {
-                    s.may_rf_rank.insert(2, rows.len());
-                }
+        }
+        if rank == 2 && opts.counts {
+            budget.phase("count rank 2")?;
+            for (i, s) in [&mut out.old_stats, &mut out.new_stats]
+                .into_iter()
+                .enumerate()
+            {
+                let pairs =
+                    diff_counts::rank2_pairs(&r.rf_may[i], &r.hb_may[i], &r.rank2_no[i], budget)?;
+                s.may_rf_rank.insert(2, pairs.len());
+                rank2_pairs[i] = pairs;
             }
         }
         if rank == 3 && opts.counts {
@@ -294,7 +307,7 @@ pub fn sync_diff(
                 .into_iter()
                 .enumerate()
             {
-                let triangles = diff_counts::rank2_triangles(&previous.rank2[i], budget)?;
+                let triangles = diff_counts::rank2_triangles(&rank2_pairs[i], budget)?;
                 // rank3_no holds only for triangles (every rule requires the three pairs)
                 s.may_rf_rank.insert(3, triangles - r.rank3_no[i]);
             }
@@ -316,8 +329,9 @@ pub fn sync_diff(
             break;
         }
         if rank == 2 {
-            previous.rank2 = std::mem::take(&mut r.rank2);
-            previous.hb_must = std::mem::take(&mut r.hb_must);
+            previous.rf_may = std::mem::take(&mut r.rf_may);
+            previous.hb_may = std::mem::take(&mut r.hb_may);
+            previous.rank2_no = std::mem::take(&mut r.rank2_no);
         }
     }
     budget.end_phase();

@@ -212,8 +212,13 @@ pub fn text(r: &DiffReport<'_>) -> String {
             other
         ));
     }
-    if s.ranks_checked >= 3 && !o.may_rf_rank.contains_key(&3) {
-        out.push_str("MayRf rank 3     not counted (--counts counts them)\n");
+    for rank in 2..=s.ranks_checked.min(3) {
+        if !o.may_rf_rank.contains_key(&rank) {
+            out.push_str(&format!(
+                "{:<16} not counted (--counts counts them)\n",
+                format!("MayRf rank {rank}")
+            ));
+        }
     }
     let timing: Vec<String> = r
         .timing

@@ -180,9 +180,16 @@ fn real_rules_compile() {
     let mut files: Vec<String> =
         vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/concord_input.dl").to_string()];
     files.extend(
-        ["hb.dl", "rf.dl", "rank2.dl", "rank3.dl", "rank3_may.dl"]
-            .iter()
-            .map(|f| format!("{root}{f}")),
+        [
+            "hb.dl",
+            "rf.dl",
+            "rank2.dl",
+            "rank2_may.dl",
+            "rank3.dl",
+            "rank3_may.dl",
+        ]
+        .iter()
+        .map(|f| format!("{root}{f}")),
     );
     let p = concord_rulec::compile_files(&files).unwrap_or_else(|e| panic!("{e}"));
     for r in [
