@@ -75,6 +75,7 @@ pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
         new: &new,
         sync: &sync,
         locks: &locks,
+        map: &m.map,
         timing: budget.phase_times(),
         peak_memory: crate::budget::peak_rss(),
     };

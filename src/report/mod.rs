@@ -1,7 +1,10 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
 pub mod diff;
+pub mod explain;
+pub mod impact;
 pub mod sarif;
+pub mod symex;
 
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
