@@ -7,6 +7,7 @@ use crate::budget::{Budget, Limits};
 use crate::error::{exit, ConcordError, Result};
 use crate::facts::{self, extract::ExtractOptions, io::FactFormat};
 use crate::frontend::{self, CompileOptions};
+use crate::report::style::{self, ColorChoice};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -89,6 +90,9 @@ pub struct Cli {
     /// Print nothing on stderr except errors.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Colour in text output and progress (auto: on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::default(), value_name = "WHEN")]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -374,6 +378,7 @@ pub fn main() -> i32 {
         }
     };
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    style::init(cli.color);
     let q = cli.quiet;
     let result = match &cli.command {
         Command::Facts(args) => run_facts(args, q, &args.budget.start(q)),
@@ -416,7 +421,10 @@ pub fn emit(text: &str) -> Result<()> {
 pub fn report_error(e: &ConcordError) -> i32 {
     // A reader that went away (`| head`) knows; a message would be noise.
     if !matches!(e, ConcordError::StdoutClosed) {
-        eprintln!("concord: error: {e}");
+        eprintln!(
+            "concord: {} {e}",
+            style::paint_err("error:", style::Color::Red)
+        );
     }
     e.exit_code()
 }

@@ -2,6 +2,7 @@
 
 use super::explain::{Explanation, Versions};
 use super::sarif::{self, Level, Rule};
+use super::style::{paint, Color};
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
 use crate::analysis::lockorder::{DeadlockCycle, LockEdge, LockOrderDiff};
@@ -155,32 +156,52 @@ pub fn text(r: &DiffReport<'_>) -> String {
             l.new_cycles.len()
         ));
     } else if s.first_rank == 0 {
-        out.push_str(&format!(
-            "no synchronisation difference up to rank {}\n",
-            s.ranks_checked
+        out.push_str(&paint(
+            &format!(
+                "no synchronisation difference up to rank {}",
+                s.ranks_checked
+            ),
+            Color::Green,
         ));
+        out.push('\n');
     } else {
-        out.push_str(&format!(
-            "first difference at rank {} ({} difference(s); ranks checked: {})\n",
-            s.first_rank,
-            s.differences.len(),
-            s.ranks_checked
+        out.push_str(&paint(
+            &format!(
+                "first difference at rank {} ({} difference(s); ranks checked: {})",
+                s.first_rank,
+                s.differences.len(),
+                s.ranks_checked
+            ),
+            Color::Bold,
         ));
+        out.push('\n');
     }
     for (i, d) in s.differences.iter().enumerate() {
+        let color = match d.only_in {
+            Side::Old => Color::Red,
+            Side::New => Color::Green,
+        };
         out.push_str(&format!(
             "\n[{}] rank {}, {}\n      {}\n",
             i + 1,
             d.rank,
-            direction(d.only_in),
+            paint(direction(d.only_in), color),
             edges_text(r, d)
         ));
         let e = explain(r, d);
-        out.push_str(&format!("      what: {}\n", e.summary));
+        out.push_str(&format!(
+            "      {} {}\n",
+            paint("what:", Color::Bold),
+            e.summary
+        ));
         if let Some(b) = &e.because {
-            out.push_str(&format!("      why:  {b}\n"));
+            out.push_str(&format!("      {}  {b}\n", paint("why:", Color::Bold)));
         }
-        out.push_str(&format!("      witness ({}):\n", e.witness_version));
+        out.push_str(&format!(
+            "      {} ({}):\n",
+            paint("witness", Color::Bold),
+            e.witness_version
+        ));
         for (k, step) in e.witness.iter().enumerate() {
             out.push_str(&format!("        {}. {}\n", k + 1, step.text));
         }
@@ -199,7 +220,7 @@ pub fn text(r: &DiffReport<'_>) -> String {
         }
     }
     let l = r.locks;
-    out.push_str("\nlock order\n");
+    out.push_str(&format!("\n{}\n", paint("lock order", Color::Bold)));
     if l.old_edges.is_empty() && l.new_edges.is_empty() {
         out.push_str("  no thread holds one lock while acquiring another\n");
     }

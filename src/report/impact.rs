@@ -3,6 +3,7 @@
 //! source line.
 
 use super::sarif::{self, Level, Rule};
+use super::style;
 use crate::analysis::impact::{ChangeGroup, DepKind, Direction, ImpactResult, Side, Step};
 use crate::facts::FactSet;
 use serde::Serialize;
@@ -188,7 +189,8 @@ pub fn impact_text(
         out.push_str("no changes: nothing is impacted\n");
         return out;
     }
-    out.push_str("changes:\n");
+    out.push_str(&style::paint("changes:", style::Color::Bold));
+    out.push('\n');
     for g in &result.groups {
         let view = match g.side {
             Side::Old => old.unwrap_or(new),
@@ -209,7 +211,7 @@ pub fn impact_text(
             let lines: BTreeSet<u32> = sel.iter().map(|i| i.line).collect();
             out.push_str(&format!(
                 "{}: {} line{}\n",
-                dir_title(d, version),
+                style::paint(dir_title(d, version), style::Color::Bold),
                 lines.len(),
                 if lines.len() == 1 { "" } else { "s" }
             ));

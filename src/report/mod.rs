@@ -4,6 +4,7 @@ pub mod diff;
 pub mod explain;
 pub mod impact;
 pub mod sarif;
+pub mod style;
 pub mod symex;
 
 use crate::facts::FactSet;
@@ -110,9 +111,15 @@ pub fn changes_text(
         } else {
             String::new()
         };
+        let color = match kind {
+            ChangeKind::Added => style::Color::Green,
+            ChangeKind::Deleted => style::Color::Red,
+            ChangeKind::Modified => style::Color::Yellow,
+            ChangeKind::Moved => style::Color::Cyan,
+        };
         out.push_str(&format!(
-            "{:<9} {:<28} {}{many}\n",
-            kind.as_str(),
+            "{} {:<28} {}{many}\n",
+            style::paint(&format!("{:<9}", kind.as_str()), color),
             place,
             text
         ));

@@ -4,8 +4,9 @@
 //! `symex::output`.
 
 use super::sarif::{self, Level, Rule};
+use super::style::{paint, Color};
 use super::JSON_VERSION;
-use crate::symex::{Exploration, Finding, FindingKind, TraceStep};
+use crate::symex::{Exploration, Finding, FindingKind, TraceStep, Verdict};
 use serde_json::json;
 
 /// Output format of the summary.
@@ -41,7 +42,15 @@ pub fn text(res: &Exploration) -> String {
             res.stats.loop_bounds_tried
         );
     }
-    s += &format!("verdict: {}\n", res.stats.verdict);
+    let color = match res.stats.verdict {
+        Verdict::Violation => Color::Red,
+        Verdict::Verified => Color::Green,
+        Verdict::Inconclusive => Color::Yellow,
+    };
+    s += &format!(
+        "verdict: {}\n",
+        paint(&res.stats.verdict.to_string(), color)
+    );
     for r in &res.stats.reasons {
         s += &format!("  because: {r}\n");
     }
