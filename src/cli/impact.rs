@@ -50,6 +50,8 @@ pub struct ImpactArgs {
     #[arg(long, value_enum, default_value_t = Engine::Ascent, hide = true)]
     pub engine: Engine,
     #[command(flatten)]
+    pub dot: super::DotArgs,
+    #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub budget: super::BudgetArgs,
@@ -188,7 +190,7 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
         ImpactFormat::Json => {
             report::impact_json(&result, old_view.as_ref(), &new_view, &dirs) + "\n"
         }
-        ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs),
+        ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs, &args.dot.options()),
         ImpactFormat::Sarif => {
             report::impact_sarif(&result, old_view.as_ref(), &new_view, &dirs) + "\n"
         }

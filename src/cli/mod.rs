@@ -265,6 +265,31 @@ pub struct ChangesArgs {
     pub budget: BudgetArgs,
 }
 
+/// `--limit` and `--focus` of a command that draws DOT graphs.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DotArgs {
+    /// DOT: draw at most N nodes (nearest the focus or the changes first).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Graphs")]
+    pub limit: Option<u64>,
+    /// DOT: draw the part of the graph around this line (`FILE:LINE` or `LINE`).
+    #[arg(long, value_name = "FILE:LINE", value_parser = parse_focus, help_heading = "Graphs")]
+    pub focus: Option<crate::report::dot::Focus>,
+}
+
+fn parse_focus(s: &str) -> std::result::Result<crate::report::dot::Focus, String> {
+    let (file, line) = impact::parse_line_spec(s)?;
+    Ok(crate::report::dot::Focus { file, line })
+}
+
+impl DotArgs {
+    pub fn options(&self) -> crate::report::dot::DotOptions {
+        crate::report::dot::DotOptions {
+            limit: self.limit.map(|l| l as usize),
+            focus: self.focus.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TextOrJson {
     Text,

@@ -1,5 +1,6 @@
 //! `concord diff` output: text, versioned JSON, SARIF 2.1.0, DOT.
 
+use super::dot::DotOptions;
 use super::explain::{Explanation, Versions};
 use super::sarif::{self, Level, Rule};
 use super::style::{paint, Color};
@@ -487,17 +488,58 @@ fn dot_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The differences a DOT graph shows: those touching the focused line
+/// (all without a focus), in order, while their nodes fit the limit.
+fn dot_selection(r: &DiffReport<'_>, opts: &DotOptions) -> BTreeSet<usize> {
+    let on_focus = |d: &Difference| {
+        let f = &r.version(d.only_in).facts;
+        opts.focus.as_ref().map_or(true, |focus| {
+            d.edges.iter().any(|&(w, rd)| {
+                [w, rd].iter().any(|&s| {
+                    f.statement(s)
+                        .is_some_and(|s| focus.matches(&s.file, s.line))
+                })
+            })
+        })
+    };
+    let mut nodes: BTreeSet<(Side, u32)> = BTreeSet::new();
+    let mut shown = BTreeSet::new();
+    for (i, d) in r.sync.differences.iter().enumerate() {
+        if !on_focus(d) {
+            continue;
+        }
+        let mut more = nodes.clone();
+        for &(w, rd) in &d.edges {
+            more.insert((d.only_in, w));
+            more.insert((d.only_in, rd));
+        }
+        if opts.limit.is_some_and(|l| more.len() > l) {
+            break;
+        }
+        nodes = more;
+        shown.insert(i);
+    }
+    shown
+}
+
 /// Both versions side by side: per thread, the statements that take part in
 /// a difference (in program order), and the differing read-from edges.
-pub fn dot(r: &DiffReport<'_>) -> String {
+pub fn dot(r: &DiffReport<'_>, opts: &DotOptions) -> String {
     let mut out = String::from("digraph concord_diff {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+    let shown = dot_selection(r, opts);
+    out.push_str(&super::dot::hidden_note(
+        r.sync.differences.len() - shown.len(),
+        "difference(s)",
+    ));
     for side in [Side::Old, Side::New] {
         let v = r.version(side);
         let mine: Vec<&Difference> = r
             .sync
             .differences
             .iter()
-            .filter(|d| d.only_in == side)
+            .enumerate()
+            .filter(|(i, d)| d.only_in == side && shown.contains(i))
+            .map(|(_, d)| d)
             .collect();
         let mut nodes: BTreeSet<u32> = BTreeSet::new();
         for d in &mine {
@@ -553,7 +595,7 @@ pub fn dot(r: &DiffReport<'_>) -> String {
             .differences
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.only_in == side)
+            .filter(|(i, d)| d.only_in == side && shown.contains(i))
         {
             for (k, &(w, rd)) in d.edges.iter().enumerate() {
                 out.push_str(&format!(

@@ -2,6 +2,7 @@
 //! Computes nothing beyond grouping the result of [`crate::analysis::impact`] by
 //! source line.
 
+use super::dot::DotOptions;
 use super::sarif::{self, Level, Rule};
 use super::style;
 use crate::analysis::impact::{ChangeGroup, DepKind, Direction, ImpactResult, Side, Step};
@@ -284,7 +285,12 @@ pub fn impact_json(
 }
 
 /// The dependence graph among impacted lines of the new version.
-pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> String {
+pub fn impact_dot(
+    result: &ImpactResult,
+    new: &View<'_>,
+    dirs: &[Direction],
+    opts: &DotOptions,
+) -> String {
     let mut member: BTreeSet<u32> = BTreeSet::new();
     for &d in dirs {
         match d {
@@ -305,9 +311,18 @@ pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> 
             .map(|i| format!("t{}:{}:{}", i.thread, i.function, i.line))
     };
     let mut nodes: BTreeMap<String, bool> = BTreeMap::new();
+    let mut focused: Vec<String> = Vec::new();
     for &s in &member {
         if let Some(n) = node(s) {
-            *nodes.entry(n).or_default() |= seeds.contains(&s);
+            *nodes.entry(n.clone()).or_default() |= seeds.contains(&s);
+            let on_focus = opts.focus.as_ref().is_some_and(|f| {
+                new.facts
+                    .statement(s)
+                    .is_some_and(|i| f.matches(&i.file, i.line))
+            });
+            if on_focus && !focused.contains(&n) {
+                focused.push(n);
+            }
         }
     }
     let mut edges: BTreeSet<(String, String, &'static str)> = BTreeSet::new();
@@ -320,8 +335,24 @@ pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> 
             }
         }
     }
+    // Around the focused line, else from the changes outwards.
+    let start: Vec<String> = if opts.focus.is_some() {
+        focused
+    } else {
+        let (s, rest): (Vec<_>, Vec<_>) = nodes.iter().partition(|(_, &seed)| seed);
+        s.into_iter().chain(rest).map(|(n, _)| n.clone()).collect()
+    };
+    let pairs: BTreeSet<(String, String)> = edges
+        .iter()
+        .map(|(a, b, _)| (a.clone(), b.clone()))
+        .collect();
+    let keep = super::dot::select(&start, &pairs, opts.limit);
+    let hidden = nodes.len() - keep.len();
+    nodes.retain(|n, _| keep.contains(n));
+    edges.retain(|(a, b, _)| keep.contains(a) && keep.contains(b));
     let mut out =
         String::from("digraph impact {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n");
+    out.push_str(&super::dot::hidden_note(hidden, "impacted line(s)"));
     for (n, seed) in &nodes {
         let line: u32 = n
             .rsplit(':')

@@ -1,6 +1,7 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
 pub mod diff;
+pub mod dot;
 pub mod explain;
 pub mod impact;
 pub mod sarif;
