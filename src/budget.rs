@@ -272,9 +272,13 @@ fn show_progress(i: &Inner) {
     let bar = spinner.get_or_insert_with(|| {
         let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         b.set_style(
-            ProgressStyle::with_template("concord: {spinner} {msg}")
-                .expect("template")
-                .tick_chars("|/-\\ "),
+            ProgressStyle::with_template(if crate::report::style::stderr_enabled() {
+                "concord: {spinner:.cyan} {msg}"
+            } else {
+                "concord: {spinner} {msg}"
+            })
+            .expect("template")
+            .tick_chars("|/-\\ "),
         );
         b
     });

@@ -395,11 +395,31 @@ fn cli_formats_dot_and_sarif() {
         run_cli(&[&base[..], &["--format", "sarif", "--direction", "fwd"]].concat());
     let doc: Value = serde_json::from_str(&sarif).unwrap();
     assert_eq!(doc["version"], "2.1.0");
+    // One result per change (the patch modifies line 16 only), at the
+    // change; the impacted lines (10: thread1 reads x; 28: main's assert
+    // reads a) are its related locations, not results of their own.
     let results = doc["runs"][0]["results"].as_array().unwrap();
-    assert!(results
+    assert_eq!(results.len(), 1, "{sarif}");
+    let r = &results[0];
+    assert_eq!(r["ruleId"], "impact/change");
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        16
+    );
+    let related: Vec<u64> = r["relatedLocations"]
+        .as_array()
+        .unwrap()
         .iter()
-        .any(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"] == 10));
-    assert!(results.iter().all(|r| r["ruleId"] == "impact/forward"));
+        .map(|l| {
+            l["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        related.contains(&10) && related.contains(&28),
+        "{related:?}"
+    );
     let (_, text, _) = run_cli(&base);
     assert!(
         text.contains("thread 1 (thread1)") && text.contains("[c0]"),

@@ -1,6 +1,7 @@
 //! Snapshots of what reviewers read: text, JSON and SARIF of `diff`,
 //! `changes` and `impact` on one bench pair (ecdiff-fig2-lock: a lock the
-//! patch removes). Timings and absolute paths are scrubbed. After an
+//! patch adds), and of `symex` on symex-programs/racy_counter.c. Timings,
+//! memory and absolute paths are scrubbed. After an
 //! intended change of output: `INSTA_UPDATE=always cargo test --test
 //! snapshots`, then review `git diff tests/snapshots/`.
 
@@ -38,6 +39,11 @@ fn settings() -> insta::Settings {
     s.add_filter(
         r#"(?s)"timing_ms": \{[^}]*\}"#,
         r#""timing_ms": "[scrubbed]""#,
+    );
+    // symex statistics that depend on the machine.
+    s.add_filter(
+        r#""(total_ms|solver_ms|peak_memory_kb)": [0-9.e+-]+"#,
+        r#""$1": "[scrubbed]""#,
     );
     s.set_prepend_module_to_snapshot(false);
     s
@@ -89,6 +95,34 @@ fn impact_outputs() {
     });
 }
 
+/// racy_counter.c: two threads increment a counter without a lock, main
+/// asserts the sum; the lost update is a violation with a trace. The
+/// unreduced search (`none`) keeps the counts independent of reductions.
+const SYMEX_PROGRAM: &str = "symex-programs/racy_counter.c";
+
+fn symex_out(format: &str) -> (Option<i32>, String) {
+    let d = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args(["-q", "symex", "--no-store", "--reduction", "none"])
+        .args(["--format", format, "--output-dir"])
+        .arg(d.path().join("out"))
+        .arg(repo_root().join(SYMEX_PROGRAM))
+        .output()
+        .unwrap();
+    (o.status.code(), String::from_utf8(o.stdout).unwrap())
+}
+
+#[test]
+fn symex_outputs() {
+    settings().bind(|| {
+        for format in ["text", "json", "sarif"] {
+            let (code, text) = symex_out(format);
+            assert_eq!(code, Some(1), "{format}: a violation\n{text}");
+            insta::assert_snapshot!(format!("symex_{format}"), text);
+        }
+    });
+}
+
 /// The SARIF logs parse as SARIF 2.1.0 (serde-sarif's types, generated from
 /// the schema) and every result carries a partial fingerprint.
 #[test]
@@ -98,19 +132,28 @@ fn sarif_logs_are_valid_and_fingerprinted() {
         vec!["impact", "--format", "sarif", OLD, NEW],
     ] {
         let text = out(&args);
-        let log: serde_sarif::sarif::Sarif =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"));
-        let results = log.runs[0].results.as_ref().expect("results");
-        assert!(!results.is_empty(), "{args:?}");
-        for r in results {
-            let fp = r
-                .partial_fingerprints
-                .as_ref()
-                .expect("partialFingerprints");
-            assert!(
-                fp.contains_key(concord::report::sarif::FINGERPRINT),
-                "{args:?}"
-            );
-        }
+        check_sarif(&args, &text);
+    }
+    let (_, text) = symex_out("sarif");
+    check_sarif(&["symex"], &text);
+}
+
+/// Parses as SARIF; every result has a fingerprint, and no two results
+/// of one log share one (a code-scanning service would merge them).
+fn check_sarif(args: &[&str], text: &str) {
+    let log: serde_sarif::sarif::Sarif =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"));
+    let results = log.runs[0].results.as_ref().expect("results");
+    assert!(!results.is_empty(), "{args:?}");
+    let mut seen = std::collections::BTreeSet::new();
+    for r in results {
+        let fp = r
+            .partial_fingerprints
+            .as_ref()
+            .expect("partialFingerprints");
+        let fp = fp
+            .get(concord::report::sarif::FINGERPRINT)
+            .unwrap_or_else(|| panic!("{args:?}: no {}", concord::report::sarif::FINGERPRINT));
+        assert!(seen.insert(fp.clone()), "{args:?}: fingerprint {fp} twice");
     }
 }

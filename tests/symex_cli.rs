@@ -72,3 +72,38 @@ fn results_directory_and_replay() {
         "{out}"
     );
 }
+
+/// A reused `--output-dir` is refused (exit 8) and left as it was: test
+/// cases of two runs are never mixed. An existing empty directory is used.
+#[test]
+fn a_reused_output_dir_is_refused_not_mixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_concord"))
+            .args(["-q", "symex", "--no-store", "--output-dir"])
+            .arg(&out)
+            .arg(prog("racy_counter.c"))
+            .output()
+            .unwrap()
+    };
+    std::fs::create_dir(&out).unwrap();
+    let first = run();
+    assert_eq!(first.status.code(), Some(1), "an empty directory is used");
+    let before: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let stats = std::fs::read(out.join("stats.json")).unwrap();
+    let second = run();
+    assert_eq!(second.status.code(), Some(8));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("not empty"), "{err}");
+    assert!(second.stdout.is_empty(), "no summary for a refused run");
+    let after: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(before, after);
+    assert_eq!(std::fs::read(out.join("stats.json")).unwrap(), stats);
+}

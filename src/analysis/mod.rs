@@ -6,7 +6,6 @@ pub mod diff;
 pub mod diff_counts;
 pub mod diff_reference;
 pub mod impact;
-pub mod impact_report;
 pub mod lockorder;
 
 use crate::facts::FactSet;

@@ -46,6 +46,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
     #[command(flatten)]
+    pub dot: super::DotArgs,
+    #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -75,6 +77,7 @@ pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
         new: &new,
         sync: &sync,
         locks: &locks,
+        map: &m.map,
         timing: budget.phase_times(),
         peak_memory: crate::budget::peak_rss(),
     };
@@ -82,7 +85,7 @@ pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
         DiffFormat::Text => report::text(&report),
         DiffFormat::Json => report::json(&report) + "\n",
         DiffFormat::Sarif => report::sarif(&report) + "\n",
-        DiffFormat::Dot => report::dot(&report),
+        DiffFormat::Dot => report::dot(&report, &args.dot.options()),
     };
     emit_committed(budget, &text)?;
     let different = sync.first_rank != 0 || locks.has_difference();

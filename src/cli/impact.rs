@@ -2,10 +2,10 @@
 
 use super::{load_version, InputArgs, LoadedVersion};
 use crate::analysis::impact::{self, Direction};
-use crate::analysis::impact_report::{self as report, View};
 use crate::analysis::Engine;
 use crate::budget::Budget;
 use crate::error::{exit, Result};
+use crate::report::impact::{self as report, View};
 use clap::Args;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -49,6 +49,8 @@ pub struct ImpactArgs {
     /// Rule engine (crepe is the reference engine used in tests).
     #[arg(long, value_enum, default_value_t = Engine::Ascent, hide = true)]
     pub engine: Engine,
+    #[command(flatten)]
+    pub dot: super::DotArgs,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -188,10 +190,9 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
         ImpactFormat::Json => {
             report::impact_json(&result, old_view.as_ref(), &new_view, &dirs) + "\n"
         }
-        ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs),
+        ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs, &args.dot.options()),
         ImpactFormat::Sarif => {
-            crate::report::sarif::finish_text(&report::impact_sarif(&result, &new_view, &dirs))
-                + "\n"
+            report::impact_sarif(&result, old_view.as_ref(), &new_view, &dirs) + "\n"
         }
     };
     super::emit_committed(budget, &text)?;

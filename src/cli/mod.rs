@@ -7,6 +7,7 @@ use crate::budget::{Budget, Limits};
 use crate::error::{exit, ConcordError, Result};
 use crate::facts::{self, extract::ExtractOptions, io::FactFormat};
 use crate::frontend::{self, CompileOptions};
+use crate::report::style::{self, ColorChoice};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -89,6 +90,9 @@ pub struct Cli {
     /// Print nothing on stderr except errors.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Colour in text output and progress (auto: on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::default(), value_name = "WHEN")]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -261,6 +265,31 @@ pub struct ChangesArgs {
     pub budget: BudgetArgs,
 }
 
+/// `--limit` and `--focus` of a command that draws DOT graphs.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DotArgs {
+    /// DOT: draw at most N nodes (nearest the focus or the changes first).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Graphs")]
+    pub limit: Option<u64>,
+    /// DOT: draw the part of the graph around this line (`FILE:LINE` or `LINE`).
+    #[arg(long, value_name = "FILE:LINE", value_parser = parse_focus, help_heading = "Graphs")]
+    pub focus: Option<crate::report::dot::Focus>,
+}
+
+fn parse_focus(s: &str) -> std::result::Result<crate::report::dot::Focus, String> {
+    let (file, line) = impact::parse_line_spec(s)?;
+    Ok(crate::report::dot::Focus { file, line })
+}
+
+impl DotArgs {
+    pub fn options(&self) -> crate::report::dot::DotOptions {
+        crate::report::dot::DotOptions {
+            limit: self.limit.map(|l| l as usize),
+            focus: self.focus.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TextOrJson {
     Text,
@@ -374,6 +403,7 @@ pub fn main() -> i32 {
         }
     };
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    style::init(cli.color);
     let q = cli.quiet;
     let result = match &cli.command {
         Command::Facts(args) => run_facts(args, q, &args.budget.start(q)),
@@ -416,7 +446,10 @@ pub fn emit(text: &str) -> Result<()> {
 pub fn report_error(e: &ConcordError) -> i32 {
     // A reader that went away (`| head`) knows; a message would be noise.
     if !matches!(e, ConcordError::StdoutClosed) {
-        eprintln!("concord: error: {e}");
+        eprintln!(
+            "concord: {} {e}",
+            style::paint_err("error:", style::Color::Red)
+        );
     }
     e.exit_code()
 }

@@ -1,5 +1,9 @@
 //! `concord diff` output: text, versioned JSON, SARIF 2.1.0, DOT.
 
+use super::dot::DotOptions;
+use super::explain::{Explanation, Versions};
+use super::sarif::{self, Level, Rule};
+use super::style::{paint, Color};
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
 use crate::analysis::lockorder::{DeadlockCycle, LockEdge, LockOrderDiff};
@@ -15,6 +19,8 @@ pub struct DiffReport<'a> {
     pub new: &'a LoadedVersion,
     pub sync: &'a SyncDiff,
     pub locks: &'a LockOrderDiff,
+    /// Δmap: old statement -> its counterpart in new (for explanations).
+    pub map: &'a std::collections::BTreeMap<u32, u32>,
     pub timing: Vec<(String, Duration)>,
     /// Peak resident memory of the process, bytes (when the OS tells).
     pub peak_memory: Option<u64>,
@@ -27,6 +33,17 @@ impl DiffReport<'_> {
             Side::New => self.new,
         }
     }
+}
+
+/// A difference in words, with its witness interleaving.
+pub fn explain(r: &DiffReport<'_>, d: &Difference) -> Explanation {
+    let versions = Versions {
+        old: r.old,
+        new: r.new,
+        map: r.map,
+    };
+    let f = &r.version(d.only_in).facts;
+    super::explain::explain(&versions, d, |w, rd| edge_variable(f, w, rd))
 }
 
 /// The shared location(s) an edge carries: written by `w` and read by `r`.
@@ -66,6 +83,18 @@ fn describe(v: &LoadedVersion, id: u32) -> String {
         s.function.clone()
     };
     format!("{file}:{} {code} [{func}, t{}]", s.line, s.thread)
+}
+
+/// The source text of a statement's line (its instruction without source):
+/// what a SARIF fingerprint anchors on.
+fn code(v: &LoadedVersion, id: u32) -> String {
+    let Some(s) = v.facts.statement(id) else {
+        return String::new();
+    };
+    v.source
+        .as_deref()
+        .and_then(|src| src.lines().nth(s.line.saturating_sub(1) as usize))
+        .map_or_else(|| s.text.clone(), |l| l.trim().to_string())
 }
 
 fn direction(side: Side) -> &'static str {
@@ -128,26 +157,55 @@ pub fn text(r: &DiffReport<'_>) -> String {
             l.new_cycles.len()
         ));
     } else if s.first_rank == 0 {
-        out.push_str(&format!(
-            "no synchronisation difference up to rank {}\n",
-            s.ranks_checked
+        out.push_str(&paint(
+            &format!(
+                "no synchronisation difference up to rank {}",
+                s.ranks_checked
+            ),
+            Color::Green,
         ));
+        out.push('\n');
     } else {
-        out.push_str(&format!(
-            "first difference at rank {} ({} difference(s); ranks checked: {})\n",
-            s.first_rank,
-            s.differences.len(),
-            s.ranks_checked
+        out.push_str(&paint(
+            &format!(
+                "first difference at rank {} ({} difference(s); ranks checked: {})",
+                s.first_rank,
+                s.differences.len(),
+                s.ranks_checked
+            ),
+            Color::Bold,
         ));
+        out.push('\n');
     }
     for (i, d) in s.differences.iter().enumerate() {
+        let color = match d.only_in {
+            Side::Old => Color::Red,
+            Side::New => Color::Green,
+        };
         out.push_str(&format!(
             "\n[{}] rank {}, {}\n      {}\n",
             i + 1,
             d.rank,
-            direction(d.only_in),
+            paint(direction(d.only_in), color),
             edges_text(r, d)
         ));
+        let e = explain(r, d);
+        out.push_str(&format!(
+            "      {} {}\n",
+            paint("what:", Color::Bold),
+            e.summary
+        ));
+        if let Some(b) = &e.because {
+            out.push_str(&format!("      {}  {b}\n", paint("why:", Color::Bold)));
+        }
+        out.push_str(&format!(
+            "      {} ({}):\n",
+            paint("witness", Color::Bold),
+            e.witness_version
+        ));
+        for (k, step) in e.witness.iter().enumerate() {
+            out.push_str(&format!("        {}. {}\n", k + 1, step.text));
+        }
     }
     if !s.through_changes.is_empty() {
         out.push_str(&format!(
@@ -163,7 +221,7 @@ pub fn text(r: &DiffReport<'_>) -> String {
         }
     }
     let l = r.locks;
-    out.push_str("\nlock order\n");
+    out.push_str(&format!("\n{}\n", paint("lock order", Color::Bold)));
     if l.old_edges.is_empty() && l.new_edges.is_empty() {
         out.push_str("  no thread holds one lock while acquiring another\n");
     }
@@ -262,7 +320,11 @@ pub fn json(r: &DiffReport<'_>) -> String {
     let diffs: Vec<Value> = s
         .differences
         .iter()
-        .map(|d| edges_json(r.version(d.only_in), d))
+        .map(|d| {
+            let mut v = edges_json(r.version(d.only_in), d);
+            v["explanation"] = json!(explain(r, d));
+            v
+        })
         .collect();
     let through: Vec<Value> = s
         .through_changes
@@ -304,24 +366,23 @@ pub fn json(r: &DiffReport<'_>) -> String {
 }
 
 /// SARIF rule table: one entry per finding kind; results refer to these ids.
-const SARIF_RULES: &[(&str, &str, &str)] = &[
-    ("rf-only-in-old", "Read-from behaviour removed by the patch", "The old version allows these read-from edges (in this order); the new version does not."),
-    ("rf-only-in-new", "Read-from behaviour added by the patch", "The new version allows these read-from edges (in this order); the old version does not."),
-    ("lock-order-only-in-old", "Lock order removed by the patch", "A thread of the old version acquires the second lock while holding the first; no thread of the new version does."),
-    ("lock-order-only-in-new", "Lock order added by the patch", "A thread of the new version acquires the second lock while holding the first; no thread of the old version does."),
-    ("deadlock-only-in-old", "Potential deadlock removed by the patch", "Threads of the old version can take these locks in a cycle."),
-    ("deadlock-only-in-new", "Potential deadlock added by the patch", "Threads of the new version can take these locks in a cycle."),
+const SARIF_RULES: &[Rule] = &[
+    Rule { id: "rf-only-in-old", name: "Read-from behaviour removed by the patch", description: "The old version allows these read-from edges (in this order); the new version does not." },
+    Rule { id: "rf-only-in-new", name: "Read-from behaviour added by the patch", description: "The new version allows these read-from edges (in this order); the old version does not." },
+    Rule { id: "lock-order-only-in-old", name: "Lock order removed by the patch", description: "A thread of the old version acquires the second lock while holding the first; no thread of the new version does." },
+    Rule { id: "lock-order-only-in-new", name: "Lock order added by the patch", description: "A thread of the new version acquires the second lock while holding the first; no thread of the old version does." },
+    Rule { id: "deadlock-only-in-old", name: "Potential deadlock removed by the patch", description: "Threads of the old version can take these locks in a cycle." },
+    Rule { id: "deadlock-only-in-new", name: "Potential deadlock added by the patch", description: "Threads of the new version can take these locks in a cycle." },
 ];
 
-fn sarif_location(f: &FactSet, id: u32, message: &str) -> Value {
+fn sarif_location(f: &FactSet, id: u32, message: &str) -> serde_sarif::sarif::Location {
     let s = f.statement(id);
-    json!({
-        "physicalLocation": {
-            "artifactLocation": {"uri": s.map_or("", |s| s.file.as_str())},
-            "region": {"startLine": s.map_or(1, |s| s.line.max(1)), "startColumn": s.map_or(1, |s| s.col.max(1))},
-        },
-        "message": {"text": message},
-    })
+    sarif::location(
+        s.map_or("", |s| s.file.as_str()),
+        s.map_or(1, |s| s.line),
+        s.map_or(0, |s| s.col),
+        Some(message),
+    )
 }
 
 pub fn sarif(r: &DiffReport<'_>) -> String {
@@ -333,32 +394,43 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
         } else {
             "rf-only-in-new"
         };
-        let summary: Vec<String> = d
-            .edges
-            .iter()
-            .map(|&(w, rd)| {
-                format!(
-                    "RF({} line {} -> line {})",
-                    edge_variable(&v.facts, w, rd),
-                    line(&v.facts, w),
-                    line(&v.facts, rd)
-                )
-            })
-            .collect();
         let (w0, r0) = d.edges[0];
         let mut related = Vec::new();
         for &(w, rd) in &d.edges {
             related.push(sarif_location(&v.facts, w, "write"));
             related.push(sarif_location(&v.facts, rd, "read"));
         }
-        results.push(json!({
-            "ruleId": rule,
-            "level": "warning",
-            "message": {"text": format!("rank {} difference, {}: {}", d.rank, direction(d.only_in), summary.join(" then "))},
-            "locations": [sarif_location(&v.facts, r0, "read")],
-            "relatedLocations": related,
-            "properties": {"rank": d.rank, "firstWrite": line(&v.facts, w0)},
-        }));
+        let e = explain(r, d);
+        let message = match &e.because {
+            Some(b) => format!("rank {} difference: {}; {b}", d.rank, e.summary),
+            None => format!("rank {} difference: {}", d.rank, e.summary),
+        };
+        let mut res = sarif::result(
+            rule,
+            Level::Warning,
+            message,
+            &d.edges
+                .iter()
+                .map(|&(w, rd)| format!("{}\n{}", code(v, w), code(v, rd)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            sarif_location(&v.facts, r0, "read"),
+            related,
+        );
+        let steps = e
+            .witness
+            .iter()
+            .map(|w| sarif::location(&w.file, w.line, w.col, Some(&w.text)))
+            .collect();
+        res.code_flows = Some(vec![sarif::code_flow(
+            &format!("witness interleaving in {}", e.witness_version),
+            steps,
+        )]);
+        res.properties = Some(sarif::properties(&[
+            ("rank", json!(d.rank)),
+            ("firstWrite", json!(line(&v.facts, w0))),
+        ]));
+        results.push(res);
     }
     let l = r.locks;
     for (side, pairs, edges, v) in [
@@ -372,12 +444,14 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
         };
         for (h, a) in pairs {
             if let Some(e) = edges.iter().find(|e| &e.held == h && &e.acquired == a) {
-                results.push(json!({
-                    "ruleId": rule, "level": "note",
-                    "message": {"text": format!("{h} held while acquiring {a}")},
-                    "locations": [sarif_location(&v.facts, e.acquired_at, "acquisition")],
-                    "relatedLocations": [sarif_location(&v.facts, e.held_at, "held since")],
-                }));
+                results.push(sarif::result(
+                    rule,
+                    Level::Note,
+                    format!("{h} held while acquiring {a}"),
+                    &code(v, e.acquired_at),
+                    sarif_location(&v.facts, e.acquired_at, "acquisition"),
+                    vec![sarif_location(&v.facts, e.held_at, "held since")],
+                ));
             }
         }
     }
@@ -394,29 +468,21 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
             .iter()
             .filter(|c| !theirs.iter().any(|t| t.locks == c.locks))
         {
-            results.push(json!({
-                "ruleId": rule, "level": "warning",
-                "message": {"text": format!("potential deadlock: {}", cycle_text(c))},
-                "locations": [sarif_location(&v.facts, c.edges[0].acquired_at, "acquisition")],
-                "relatedLocations": c.edges.iter().skip(1).map(|e| sarif_location(&v.facts, e.acquired_at, "acquisition")).collect::<Vec<_>>(),
-            }));
+            results.push(sarif::result(
+                rule,
+                Level::Warning,
+                format!("potential deadlock: {}", cycle_text(c)),
+                &code(v, c.edges[0].acquired_at),
+                sarif_location(&v.facts, c.edges[0].acquired_at, "acquisition"),
+                c.edges
+                    .iter()
+                    .skip(1)
+                    .map(|e| sarif_location(&v.facts, e.acquired_at, "acquisition"))
+                    .collect(),
+            ));
         }
     }
-    let rules: Vec<Value> = SARIF_RULES
-        .iter()
-        .map(|(id, name, text)| json!({"id": id, "name": name, "shortDescription": {"text": name}, "fullDescription": {"text": text}}))
-        .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "concord", "version": env!("CARGO_PKG_VERSION"), "rules": rules}},
-            "results": results,
-        }],
-    });
-    let mut doc = doc;
-    super::sarif::finish(&mut doc);
-    serde_json::to_string_pretty(&doc).expect("json")
+    sarif::log(SARIF_RULES, results)
 }
 
 fn line(f: &FactSet, id: u32) -> u32 {
@@ -427,17 +493,58 @@ fn dot_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The differences a DOT graph shows: those touching the focused line
+/// (all without a focus), in order, while their nodes fit the limit.
+fn dot_selection(r: &DiffReport<'_>, opts: &DotOptions) -> BTreeSet<usize> {
+    let on_focus = |d: &Difference| {
+        let f = &r.version(d.only_in).facts;
+        opts.focus.as_ref().map_or(true, |focus| {
+            d.edges.iter().any(|&(w, rd)| {
+                [w, rd].iter().any(|&s| {
+                    f.statement(s)
+                        .is_some_and(|s| focus.matches(&s.file, s.line))
+                })
+            })
+        })
+    };
+    let mut nodes: BTreeSet<(Side, u32)> = BTreeSet::new();
+    let mut shown = BTreeSet::new();
+    for (i, d) in r.sync.differences.iter().enumerate() {
+        if !on_focus(d) {
+            continue;
+        }
+        let mut more = nodes.clone();
+        for &(w, rd) in &d.edges {
+            more.insert((d.only_in, w));
+            more.insert((d.only_in, rd));
+        }
+        if opts.limit.is_some_and(|l| more.len() > l) {
+            break;
+        }
+        nodes = more;
+        shown.insert(i);
+    }
+    shown
+}
+
 /// Both versions side by side: per thread, the statements that take part in
 /// a difference (in program order), and the differing read-from edges.
-pub fn dot(r: &DiffReport<'_>) -> String {
+pub fn dot(r: &DiffReport<'_>, opts: &DotOptions) -> String {
     let mut out = String::from("digraph concord_diff {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+    let shown = dot_selection(r, opts);
+    out.push_str(&super::dot::hidden_note(
+        r.sync.differences.len() - shown.len(),
+        "difference(s)",
+    ));
     for side in [Side::Old, Side::New] {
         let v = r.version(side);
         let mine: Vec<&Difference> = r
             .sync
             .differences
             .iter()
-            .filter(|d| d.only_in == side)
+            .enumerate()
+            .filter(|(i, d)| d.only_in == side && shown.contains(i))
+            .map(|(_, d)| d)
             .collect();
         let mut nodes: BTreeSet<u32> = BTreeSet::new();
         for d in &mine {
@@ -493,7 +600,7 @@ pub fn dot(r: &DiffReport<'_>) -> String {
             .differences
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.only_in == side)
+            .filter(|(i, d)| d.only_in == side && shown.contains(i))
         {
             for (k, &(w, rd)) in d.edges.iter().enumerate() {
                 out.push_str(&format!(

@@ -1,7 +1,12 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
 pub mod diff;
+pub mod dot;
+pub mod explain;
+pub mod impact;
 pub mod sarif;
+pub mod style;
+pub mod symex;
 
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
@@ -107,9 +112,15 @@ pub fn changes_text(
         } else {
             String::new()
         };
+        let color = match kind {
+            ChangeKind::Added => style::Color::Green,
+            ChangeKind::Deleted => style::Color::Red,
+            ChangeKind::Modified => style::Color::Yellow,
+            ChangeKind::Moved => style::Color::Cyan,
+        };
         out.push_str(&format!(
-            "{:<9} {:<28} {}{many}\n",
-            kind.as_str(),
+            "{} {:<28} {}{many}\n",
+            style::paint(&format!("{:<9}", kind.as_str()), color),
             place,
             text
         ));

@@ -4,6 +4,7 @@
 use super::{explore_with, output, Exploration, Reduction, SymexError, SymexOptions, Verdict};
 use crate::error::{exit, ConcordError, Result};
 use crate::frontend::{load_module, CompileOptions};
+use crate::report::symex::SymexFormat;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,21 +46,25 @@ pub struct SymexArgs {
     #[arg(long, value_parser = positive_seconds)]
     pub max_time: Option<f64>,
     /// Entry function.
-    #[arg(long, default_value = "main")]
+    #[arg(long, default_value_t = SymexOptions::default().entry)]
     pub entry: String,
     /// Entries of the bounded summary table.
-    #[arg(long, default_value_t = 1 << 16)]
+    #[arg(long, default_value_t = SymexOptions::default().summary_table_size)]
     pub summary_table: usize,
     /// Maximal number of weakest preconditions merged into one summary.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = SymexOptions::default().summary_max_merges)]
     pub summary_merges: u32,
     /// Do not use the static slice of the assertions.
     #[arg(long)]
     pub no_slice: bool,
     /// Results directory (default: a fresh `concord-out-N` next to the
-    /// current directory, with a `concord-last` link).
+    /// current directory, with a `concord-last` link). A directory that
+    /// exists and is not empty is refused (exit 8): results are never mixed.
     #[arg(long)]
     pub output_dir: Option<PathBuf>,
+    /// Summary format on stdout (the results directory is written in every format).
+    #[arg(long, value_enum, default_value_t = SymexFormat::default())]
+    pub format: SymexFormat,
     #[command(flatten)]
     pub compile: crate::cli::CompileArgs,
     /// Summary store (default: `.concord/summaries.db` beside the program,
@@ -150,27 +155,14 @@ pub fn verdict_exit_code(v: Verdict) -> i32 {
     }
 }
 
-/// The summary printed on stdout: one line per finding, then the verdict
-/// and its reasons.
+/// The text summary (one line per finding, then the verdict).
 pub fn summary_text(res: &Exploration) -> String {
-    let mut s = String::new();
-    for f in &res.findings {
-        s += &format!(
-            "{:?} at {} ({}): {} [thread {}, schedule {:?}]\n",
-            f.kind, f.location, f.function, f.message, f.thread, f.schedule
-        );
-    }
-    if res.stats.loop_bounds_tried.len() > 1 {
-        s += &format!(
-            "loop bounds tried: {:?} (iterative deepening)\n",
-            res.stats.loop_bounds_tried
-        );
-    }
-    s += &format!("verdict: {}\n", res.stats.verdict);
-    for r in &res.stats.reasons {
-        s += &format!("  because: {r}\n");
-    }
-    s
+    crate::report::symex::text(res)
+}
+
+/// The summary on stdout in the format `a` asks for.
+pub(super) fn summary(a: &SymexArgs, program: &Path, res: &Exploration) -> String {
+    crate::report::symex::render(a.format, &program.display().to_string(), res)
 }
 
 /// The exploration options of `a` for `program` (argv[0]).
@@ -205,6 +197,12 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     }
     let program = load_module(&a.program, &a.compile.compile_options())?;
     let module = &program.module;
+    // Claimed before the store records a run: a refused directory leaves
+    // no trace anywhere.
+    let out_path = a.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let dir =
+        output::results_dir(a.output_dir.as_deref()).map_err(|e| output_error(&out_path, e))?;
+
     let mut opts = options(a, &a.program, quiet);
     // The store: findings as found, the result when complete, summaries
     // (dpor+ag) as they are computed; a killed run's summaries are read
@@ -227,9 +225,6 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
         .ok()
     });
     let started = std::time::SystemTime::now();
-    let out_path = a.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let dir =
-        output::results_dir(a.output_dir.as_deref()).map_err(|e| output_error(&out_path, e))?;
     // Each test case is written when found: a killed run keeps it.
     let mut written = 0usize;
     let mut write_err: Option<ConcordError> = None;
@@ -278,7 +273,7 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
             s.total_ms / 1000.0
         );
     }
-    print_out(&summary_text(&res))?;
+    print_out(&summary(a, &a.program, &res))?;
     if !quiet {
         note!("[symex] results in {}", dir.display());
     }

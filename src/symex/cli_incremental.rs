@@ -3,7 +3,7 @@
 //! report NEW's findings plus OLD's unchanged ones.
 
 use super::cli::{
-    options, output_error, print_out, summary_text, symex_error, verdict_exit_code, SymexArgs,
+    options, output_error, print_out, summary, symex_error, verdict_exit_code, SymexArgs,
 };
 use super::incremental::{self, VersionInput};
 use super::store::{self, Store};
@@ -169,7 +169,7 @@ pub(super) fn symex_incremental(a: &SymexArgs, new_path: &Path, quiet: bool) -> 
             ist.unchanged_from_old,
         );
     }
-    print_out(&summary_text(&res))?;
+    print_out(&summary(a, new_path, &res))?;
     if !quiet {
         eprintln!("[symex] results in {}", dir.display());
     }

@@ -16,6 +16,8 @@ pub enum OutputError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Json(#[from] serde_json::Error),
+    #[error("{} exists and is not empty; results of two runs are never mixed: remove it or choose another --output-dir", .0.display())]
+    NotEmpty(PathBuf),
 }
 
 /// Format version of `testNNNNNN.json` (and `stats.json`): raised when a
@@ -69,11 +71,15 @@ fn fresh_dir(base: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
-/// Create (or reuse) the results directory; returns its path.
+/// Create the results directory (an existing empty one is used, a
+/// non-empty one refused); returns its path.
 pub fn results_dir(dir: Option<&Path>) -> Result<PathBuf, OutputError> {
     Ok(match dir {
         Some(d) => {
             std::fs::create_dir_all(d)?;
+            if std::fs::read_dir(d)?.next().is_some() {
+                return Err(OutputError::NotEmpty(d.to_path_buf()));
+            }
             d.to_path_buf()
         }
         None => {

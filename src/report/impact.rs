@@ -1,8 +1,11 @@
 //! Output of `concord impact`: text, JSON (versioned), DOT and SARIF.
-//! Computes nothing beyond grouping the result of [`super::impact`] by
+//! Computes nothing beyond grouping the result of [`crate::analysis::impact`] by
 //! source line.
 
-use super::impact::{ChangeGroup, DepKind, Direction, ImpactResult, Side, Step};
+use super::dot::DotOptions;
+use super::sarif::{self, Level, Rule};
+use super::style;
+use crate::analysis::impact::{ChangeGroup, DepKind, Direction, ImpactResult, Side, Step};
 use crate::facts::FactSet;
 use serde::Serialize;
 use serde_json::json;
@@ -187,7 +190,8 @@ pub fn impact_text(
         out.push_str("no changes: nothing is impacted\n");
         return out;
     }
-    out.push_str("changes:\n");
+    out.push_str(&style::paint("changes:", style::Color::Bold));
+    out.push('\n');
     for g in &result.groups {
         let view = match g.side {
             Side::Old => old.unwrap_or(new),
@@ -208,7 +212,7 @@ pub fn impact_text(
             let lines: BTreeSet<u32> = sel.iter().map(|i| i.line).collect();
             out.push_str(&format!(
                 "{}: {} line{}\n",
-                dir_title(d, version),
+                style::paint(dir_title(d, version), style::Color::Bold),
                 lines.len(),
                 if lines.len() == 1 { "" } else { "s" }
             ));
@@ -281,7 +285,12 @@ pub fn impact_json(
 }
 
 /// The dependence graph among impacted lines of the new version.
-pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> String {
+pub fn impact_dot(
+    result: &ImpactResult,
+    new: &View<'_>,
+    dirs: &[Direction],
+    opts: &DotOptions,
+) -> String {
     let mut member: BTreeSet<u32> = BTreeSet::new();
     for &d in dirs {
         match d {
@@ -302,9 +311,18 @@ pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> 
             .map(|i| format!("t{}:{}:{}", i.thread, i.function, i.line))
     };
     let mut nodes: BTreeMap<String, bool> = BTreeMap::new();
+    let mut focused: Vec<String> = Vec::new();
     for &s in &member {
         if let Some(n) = node(s) {
-            *nodes.entry(n).or_default() |= seeds.contains(&s);
+            *nodes.entry(n.clone()).or_default() |= seeds.contains(&s);
+            let on_focus = opts.focus.as_ref().is_some_and(|f| {
+                new.facts
+                    .statement(s)
+                    .is_some_and(|i| f.matches(&i.file, i.line))
+            });
+            if on_focus && !focused.contains(&n) {
+                focused.push(n);
+            }
         }
     }
     let mut edges: BTreeSet<(String, String, &'static str)> = BTreeSet::new();
@@ -317,8 +335,24 @@ pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> 
             }
         }
     }
+    // Around the focused line, else from the changes outwards.
+    let start: Vec<String> = if opts.focus.is_some() {
+        focused
+    } else {
+        let (s, rest): (Vec<_>, Vec<_>) = nodes.iter().partition(|(_, &seed)| seed);
+        s.into_iter().chain(rest).map(|(n, _)| n.clone()).collect()
+    };
+    let pairs: BTreeSet<(String, String)> = edges
+        .iter()
+        .map(|(a, b, _)| (a.clone(), b.clone()))
+        .collect();
+    let keep = super::dot::select(&start, &pairs, opts.limit);
+    let hidden = nodes.len() - keep.len();
+    nodes.retain(|n, _| keep.contains(n));
+    edges.retain(|(a, b, _)| keep.contains(a) && keep.contains(b));
     let mut out =
         String::from("digraph impact {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n");
+    out.push_str(&super::dot::hidden_note(hidden, "impacted line(s)"));
     for (n, seed) in &nodes {
         let line: u32 = n
             .rsplit(':')
@@ -348,8 +382,21 @@ pub fn impact_dot(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> 
     out
 }
 
-/// SARIF 2.1.0: one `note` result per impacted line of the new version.
-pub fn impact_sarif(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -> String {
+const SARIF_RULES: &[Rule] = &[Rule {
+    id: "impact/change",
+    name: "A changed line and the lines it may affect or be affected by",
+    description: "The primary location is the changed line; the related locations are the lines of the new version the change may affect (forward impact) or that may affect it (backward impact), across threads and functions.",
+}];
+
+/// SARIF 2.1.0: one `note` result per change (changed source line), with
+/// the lines it impacts as related locations, so a log stays as long as
+/// the patch rather than as the program.
+pub fn impact_sarif(
+    result: &ImpactResult,
+    old: Option<&View<'_>>,
+    new: &View<'_>,
+    dirs: &[Direction],
+) -> String {
     let its: Vec<ImpactItem> = dirs
         .iter()
         .flat_map(|&d| {
@@ -360,50 +407,86 @@ pub fn impact_sarif(result: &ImpactResult, new: &View<'_>, dirs: &[Direction]) -
             items(new, set, d, Side::New)
         })
         .collect();
-    let results: Vec<serde_json::Value> = its
+    let results = result
+        .groups
         .iter()
-        .map(|i| {
-            let rule = match i.direction {
-                Direction::Fwd => "impact/forward",
-                Direction::Bwd => "impact/backward",
+        .map(|g| {
+            let mine: Vec<&ImpactItem> = its.iter().filter(|i| i.changes.contains(&g.id)).collect();
+            let count = |d: Direction| {
+                mine.iter()
+                    .filter(|i| i.direction == d)
+                    .map(|i| (i.file.as_str(), i.line))
+                    .collect::<BTreeSet<_>>()
+                    .len()
             };
-            let changes: Vec<String> = i
-                .changes
+            let related = mine
                 .iter()
-                .filter_map(|&c| result.groups.get(c as usize))
-                .map(group_label)
+                .map(|i| {
+                    let what = match i.direction {
+                        Direction::Fwd => "may be affected",
+                        Direction::Bwd => "may affect it",
+                    };
+                    let func = if i.function.is_empty() {
+                        "global initialisers"
+                    } else {
+                        i.function.as_str()
+                    };
+                    sarif::location(
+                        &i.file,
+                        i.line,
+                        0,
+                        Some(&format!(
+                            "{what}: thread {} ({}), {func}",
+                            i.thread, i.thread_function
+                        )),
+                    )
+                })
                 .collect();
-            json!({
-                "ruleId": rule,
-                "level": "note",
-                "message": { "text": format!(
-                    "{} impacted in thread {} ({}), function {}, by: {}",
-                    match i.direction { Direction::Fwd => "forward", Direction::Bwd => "backward" },
-                    i.thread, i.thread_function, i.function, changes.join("; ")) },
-                "locations": [{ "physicalLocation": {
-                    "artifactLocation": { "uri": i.file },
-                    "region": { "startLine": i.line }
-                }}]
-            })
+            let mut parts = Vec::new();
+            if dirs.contains(&Direction::Fwd) {
+                parts.push(format!("{} line(s) may be affected", count(Direction::Fwd)));
+            }
+            if dirs.contains(&Direction::Bwd) {
+                parts.push(format!("{} line(s) may affect it", count(Direction::Bwd)));
+            }
+            let side = match g.side {
+                Side::Old => "old version",
+                Side::New => "new version",
+            };
+            // The line's text tells changes of one file apart (the
+            // fingerprint ignores numbers).
+            let view = match g.side {
+                Side::New => Some(new),
+                Side::Old => old,
+            };
+            let text = view
+                .and_then(|v| source_line(v.source, g.line))
+                .unwrap_or_default();
+            let function = view
+                .and_then(|v| g.statements.first().and_then(|&s| v.facts.statement(s)))
+                .map(|s| s.function.as_str())
+                .filter(|f| !f.is_empty())
+                .unwrap_or("global initialisers");
+            let code = if text.is_empty() {
+                format!(" in {function}")
+            } else {
+                format!(" `{text}` in {function}")
+            };
+            sarif::result(
+                "impact/change",
+                Level::Note,
+                format!(
+                    "{} line ({side}){code}: {}",
+                    g.kind.as_str(),
+                    parts.join(", ")
+                ),
+                &format!("{function}\n{text}"),
+                sarif::location(&g.file, g.line, 0, None),
+                related,
+            )
         })
         .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "concord",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://example.invalid/concord",
-                "rules": [
-                    { "id": "impact/forward", "shortDescription": { "text": "May be affected by the patch (forward change impact)" } },
-                    { "id": "impact/backward", "shortDescription": { "text": "May affect a changed statement (backward change impact)" } }
-                ]
-            }},
-            "results": results
-        }]
-    });
-    serde_json::to_string_pretty(&doc).expect("json")
+    sarif::log(SARIF_RULES, results)
 }
 
 /// A dependence chain, one step a line.
