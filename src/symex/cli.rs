@@ -74,6 +74,11 @@ pub struct SymexArgs {
     /// Neither read nor write a summary store.
     #[arg(long, conflicts_with = "store")]
     pub no_store: bool,
+    /// With NEW (DiSE): explore paths through impacted statements first and
+    /// report each impacted path condition of NEW, new or not in OLD
+    /// (`directed.json`).
+    #[arg(long, requires = "new")]
+    pub directed: bool,
     /// Arguments of the program after its name (argv[1..]); default none:
     /// main runs with argc = 1, argv = {program, NULL}.
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARG")]

@@ -18,6 +18,7 @@
 
 pub mod cli;
 mod cli_incremental;
+pub mod directed;
 mod engine;
 pub mod incremental;
 pub mod interference;
@@ -107,6 +108,9 @@ pub struct SymexOptions {
     /// Interference bound (con2colic): a path whose transitions read more
     /// than this many values written by another thread ends there.
     pub max_interferences: Option<u32>,
+    /// Directed mode (DiSE): record the decisions at these branches per
+    /// path and explore impacted code first (see [`directed`]).
+    pub directed: Option<std::sync::Arc<directed::DirectedSpec>>,
 }
 
 impl Default for SymexOptions {
@@ -129,6 +133,7 @@ impl Default for SymexOptions {
             impacted: None,
             store: None,
             max_interferences: None,
+            directed: None,
         }
     }
 }
@@ -462,6 +467,10 @@ impl Exploration {
 pub struct Exploration {
     pub findings: Vec<Finding>,
     pub stats: Stats,
+    /// Directed mode: every path's decisions at the recorded branches, in
+    /// the order the paths ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<directed::DecisionPath>,
 }
 
 impl Exploration {

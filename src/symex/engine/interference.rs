@@ -59,6 +59,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         match self.opts.max_interferences {
             Some(k) if st.interferences > k => {
                 self.stats.interference_cut_runs += 1;
+                self.directed_end(st, crate::symex::directed::PathEnd::Cut);
                 true
             }
             _ => false,
