@@ -376,3 +376,48 @@ fn directed_finds_the_violations_of_the_undirected_run() {
         }
     }
 }
+
+/// `--max-interferences` tries only the interferences `rf_may` allows.  On
+/// symex-programs/racy_counter.c the lost update needs main's read of `c`
+/// (line 23) to read a worker's write (line 13): with the rules' `rf_may`
+/// it is tried and the violation is found with 1 interference; with an
+/// `rf_may` from which every edge into line 23 was removed, the path that
+/// makes it ends there: no violation, and the verdict is inconclusive
+/// (the bound was not the only limit: `rf_disallowed` paths).
+#[test]
+fn interference_bound_tries_only_rf_may_edges() {
+    use concord::symex::interference::{explore_bounded, RfMay};
+    use concord::symex::{Reason, Verdict};
+    use std::sync::Arc;
+    let p = load(&root().join("symex-programs/racy_counter.c"));
+    let m = &p.program.module;
+    let rel = concord::analysis::run(
+        concord::analysis::RuleProgram::Sync1,
+        concord::analysis::Engine::Ascent,
+        &p.facts,
+    );
+    let rows: Vec<(u32, u32)> = rel["rf_may"].iter().map(|r| (r[0], r[1])).collect();
+    let into_23 = |r: u32| p.facts.statement(r).is_some_and(|s| s.line == 23);
+    assert!(
+        rows.iter().any(|(_, r)| into_23(*r)),
+        "rf_may has edges into line 23"
+    );
+    let mut o = opts(Reduction::Dpor);
+    o.rf_may = Some(Arc::new(RfMay::from_statements(m, &p.facts, &rows)));
+    let full = explore_bounded(m, &o, 2, &mut |_, _| {}).unwrap();
+    assert_eq!(full.stats.verdict, Verdict::Violation);
+    assert_eq!(full.stats.rf_disallowed_runs, 0);
+    let f = full.findings.iter().find(|f| f.line == 23).unwrap();
+    assert_eq!(f.interferences, Some(1));
+    let cut: Vec<(u32, u32)> = rows.iter().copied().filter(|(_, r)| !into_23(*r)).collect();
+    o.rf_may = Some(Arc::new(RfMay::from_statements(m, &p.facts, &cut)));
+    let part = explore_bounded(m, &o, 2, &mut |_, _| {}).unwrap();
+    assert!(part.violation_lines().is_empty(), "{:?}", part.findings);
+    assert!(part.stats.rf_disallowed_runs > 0);
+    assert_eq!(part.stats.verdict, Verdict::Inconclusive);
+    assert!(part
+        .stats
+        .reasons
+        .iter()
+        .any(|r| matches!(r, Reason::Interferences { rf_disallowed, .. } if *rf_disallowed > 0)));
+}

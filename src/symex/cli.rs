@@ -240,7 +240,7 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     let mut write_err: Option<ConcordError> = None;
     let explore =
         |opts: &SymexOptions, on: &mut dyn FnMut(&super::Finding, u32)| match a.max_interferences {
-            Some(k) => super::interference::explore_bounded(module, opts, k, on),
+            Some(k) => super::interference::explore_bounded_program(&program, opts, k, on),
             None => explore_with(module, opts, on),
         };
     let res = explore(&opts, &mut |f, bound| {

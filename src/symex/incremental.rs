@@ -146,6 +146,17 @@ pub(crate) fn statement_of_instrs(m: &Module, facts: &FactSet) -> HashMap<InstrI
     out
 }
 
+/// The instructions each statement of `facts` stands for (a statement
+/// per thread instance of the same code: several statements share them).
+pub(crate) fn instrs_of_statements(m: &Module, facts: &FactSet) -> HashMap<u32, Vec<InstrId>> {
+    let idx = InstrIndex::new(m);
+    facts
+        .statements
+        .iter()
+        .map(|s| (s.id, idx.instrs_of(facts, s.id)))
+        .collect()
+}
+
 /// An instruction as the facts print it (llvm-ir marks those with a
 /// debug location; the statement table does not).
 fn plain_text(t: &str) -> String {

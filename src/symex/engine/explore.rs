@@ -593,6 +593,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             if vis {
                 first = false;
+                self.note_visible_at(&mut st, tid);
             }
             // A visible step goes into the run's trace.
             let traced = (vis && self.trace).then(|| {
