@@ -60,6 +60,12 @@ fn root() -> PathBuf {
 /// Check one pair in every mode; returns (incremental runs, plain runs) of
 /// NEW summed over the modes.
 fn check_pair(old: &Path, new: &Path) -> (u64, u64) {
+    check_pair_with(old, new, 60)
+}
+
+/// [`check_pair`], exploring every interleaving (`none`) only where DPOR
+/// needs at most `none_limit` runs.
+fn check_pair_with(old: &Path, new: &Path, none_limit: u64) -> (u64, u64) {
     let (o, n) = (load(old), load(new));
     let mut sums = (0, 0);
     // `none` (every interleaving) only where DPOR needs few runs: it is
@@ -70,7 +76,7 @@ fn check_pair(old: &Path, new: &Path) -> (u64, u64) {
         .stats
         .runs();
     for r in MODES {
-        if r == Reduction::None && dpor_runs > 60 {
+        if r == Reduction::None && dpor_runs > none_limit {
             continue;
         }
         let alone = explore(&n.program.module, &opts(r)).unwrap();
@@ -111,6 +117,35 @@ fn bench_pairs_report_the_violations_of_new_alone() {
             d.display(),
             t.elapsed().as_secs_f64()
         );
+    }
+}
+
+/// The Table 3 version chains (benches/incremental/*/v0.c … v5.c, the
+/// mutants in each README): every pair v(k-1) → vk in dpor and dpor+ag
+/// (+SCIA through a store), and in `none` for the first pair of each
+/// chain (every interleaving of the later ones takes minutes in a debug
+/// build).
+#[test]
+fn version_chains_report_the_violations_of_new_alone() {
+    let dir = root().join("benches/incremental");
+    let mut chains: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("v5.c").exists())
+        .collect();
+    chains.sort();
+    assert!(chains.len() >= 6, "version chains missing");
+    for c in chains {
+        for k in 1..=5 {
+            let t = std::time::Instant::now();
+            let (old, new) = (c.join(format!("v{}.c", k - 1)), c.join(format!("v{k}.c")));
+            let (i, a) = check_pair_with(&old, &new, if k == 1 { u64::MAX } else { 0 });
+            eprintln!(
+                "{}: runs incremental {i}, alone {a} ({:.1}s)",
+                new.display(),
+                t.elapsed().as_secs_f64()
+            );
+        }
     }
 }
 
