@@ -456,3 +456,55 @@ fn interference_bound_tries_only_rf_may_edges() {
         .iter()
         .any(|r| matches!(r, Reason::Interferences { rf_disallowed, .. } if *rf_disallowed > 0)));
 }
+
+/// `concord symex OLD NEW --directed`: exit 1 (NEW has the violation),
+/// one line per impacted path condition on stdout (2 new, 1 not new, see
+/// the README of benches/incremental/directed-new-branch), and
+/// `directed.json` in the results directory saying the same.
+#[test]
+fn directed_cli_prints_and_writes_the_conditions() {
+    let d = root().join("benches/incremental/directed-new-branch");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args([
+            "symex",
+            "--directed",
+            "--no-store",
+            "--reduction",
+            "dpor",
+            "--output-dir",
+        ])
+        .arg(tmp.path())
+        .arg(d.join("v1.c"))
+        .arg(d.join("v2.c"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with("new "))
+            .count(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with("not new "))
+            .count(),
+        1,
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("directed.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["new_conditions"], 2);
+    assert_eq!(json["conditions"].as_array().unwrap().len(), 3);
+}
