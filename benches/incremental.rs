@@ -6,7 +6,8 @@
 //!
 //! Programs: the version chains v0 … v5 of `benches/incremental/*` (written
 //! for concord after the Table 3 programs; each README gives the mutants),
-//! consecutive nbds commits of `map/list.c` and `map/skiplist.c` (harnesses
+//! consecutive nbds commits of `map/list.c` and `map/skiplist.c` from the
+//! first one the diff benchmark's harness builds (harnesses
 //! of `benches/nbds`, the bundle cloned into a temporary directory; the
 //! hashtable has no harness there yet).  The older bench pairs (Conc-iSE
 //! and DiSE figures) are in the soundness test.
@@ -14,7 +15,7 @@
 //! the impact analysis; +CIA's time is NEW's exploration only (the paper
 //! includes its static analysis time).  Each exploration stops after
 //! `--max-time` seconds (default 60; such a cell is marked `>`).
-//! `cargo bench --bench incremental [-- --max-time S --no-nbds]`.
+//! `cargo bench --bench incremental [-- --max-time S --no-nbds --no-chains]`.
 
 #[allow(dead_code)]
 #[path = "nbds/mod.rs"]
@@ -197,6 +198,9 @@ fn main() {
         .filter(|n| chain_dir.join(n).join("v5.c").exists())
         .collect();
     names.sort();
+    if args.iter().any(|a| a == "--no-chains") {
+        names.clear();
+    }
     for name in &names {
         let vs: Vec<Version> = (0..=5)
             .map(|k| load(&chain_dir.join(name).join(format!("v{k}.c"))).unwrap())
@@ -252,12 +256,14 @@ fn main() {
 /// The last five commits touching the map's source, oldest first, each
 /// pair measured.
 fn nbds_chain(c: &nbds::Clone, dir: &Path, map: nbds::Map, secs: f64, tot: &mut Totals) {
-    let src = match map {
-        nbds::Map::List => "map/list.c",
-        nbds::Map::Skiplist => "map/skiplist.c",
+    // From the first commit whose harness the diff benchmark builds
+    // (older ones lack the map API the driver calls) to the newest.
+    let (src, first) = match map {
+        nbds::Map::List => ("map/list.c", "7d658a0"),
+        nbds::Map::Skiplist => ("map/skiplist.c", "2b10765"),
     };
     let out = std::process::Command::new("git")
-        .args(["log", "--format=%h", "-n", "6", "--", src])
+        .args(["log", "--format=%h", "--", src])
         .current_dir(dir.join("nbds"))
         .output()
         .unwrap();
@@ -266,6 +272,10 @@ fn nbds_chain(c: &nbds::Clone, dir: &Path, map: nbds::Map, secs: f64, tot: &mut 
         .map(str::to_string)
         .collect();
     commits.reverse();
+    if let Some(i) = commits.iter().position(|c| c.starts_with(first)) {
+        commits.drain(..i);
+    }
+    commits.truncate(6);
     let mut vs = Vec::new();
     for (k, commit) in commits.iter().enumerate() {
         let v = c.harness(map, commit).ok().and_then(|text| {
