@@ -60,6 +60,12 @@ fn root() -> PathBuf {
 /// Check one pair in every mode; returns (incremental runs, plain runs) of
 /// NEW summed over the modes.
 fn check_pair(old: &Path, new: &Path) -> (u64, u64) {
+    check_pair_with(old, new, 60)
+}
+
+/// [`check_pair`], exploring every interleaving (`none`) only where DPOR
+/// needs at most `none_limit` runs.
+fn check_pair_with(old: &Path, new: &Path, none_limit: u64) -> (u64, u64) {
     let (o, n) = (load(old), load(new));
     let mut sums = (0, 0);
     // `none` (every interleaving) only where DPOR needs few runs: it is
@@ -70,7 +76,7 @@ fn check_pair(old: &Path, new: &Path) -> (u64, u64) {
         .stats
         .runs();
     for r in MODES {
-        if r == Reduction::None && dpor_runs > 60 {
+        if r == Reduction::None && dpor_runs > none_limit {
             continue;
         }
         let alone = explore(&n.program.module, &opts(r)).unwrap();
@@ -111,6 +117,35 @@ fn bench_pairs_report_the_violations_of_new_alone() {
             d.display(),
             t.elapsed().as_secs_f64()
         );
+    }
+}
+
+/// The Table 3 version chains (benches/incremental/*/v0.c … v5.c, the
+/// mutants in each README): every pair v(k-1) → vk in dpor and dpor+ag
+/// (+SCIA through a store), and in `none` for the first pair of each
+/// chain (every interleaving of the later ones takes minutes in a debug
+/// build).
+#[test]
+fn version_chains_report_the_violations_of_new_alone() {
+    let dir = root().join("benches/incremental");
+    let mut chains: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("v5.c").exists())
+        .collect();
+    chains.sort();
+    assert!(chains.len() >= 6, "version chains missing");
+    for c in chains {
+        for k in 1..=5 {
+            let t = std::time::Instant::now();
+            let (old, new) = (c.join(format!("v{}.c", k - 1)), c.join(format!("v{k}.c")));
+            let (i, a) = check_pair_with(&old, &new, if k == 1 { u64::MAX } else { 0 });
+            eprintln!(
+                "{}: runs incremental {i}, alone {a} ({:.1}s)",
+                new.display(),
+                t.elapsed().as_secs_f64()
+            );
+        }
     }
 }
 
@@ -263,4 +298,213 @@ fn interference_bound() {
         Some(1),
         "stops at the first bound that finds it"
     );
+}
+
+/// Directed mode on benches/incremental/directed-new-branch (reasoning in
+/// its README): the patch adds `if (v < -10) x = 3;` on the else side of
+/// the unchanged `if (v > 10)`.  NEW's three paths give three impacted
+/// path conditions: `v > 10` true is OLD's (not new); the two through the
+/// added branch are new, one of them ends in the violation.  The order is
+/// directed: the first path explored goes through the added branch.
+#[test]
+fn directed_reports_new_and_unchanged_path_conditions() {
+    use concord::symex::directed::explore_directed;
+    let d = root().join("benches/incremental/directed-new-branch");
+    let (o, n) = (load(&d.join("v1.c")), load(&d.join("v2.c")));
+    let (x, _, rep) =
+        explore_directed(&o.input(), &n.input(), &opts(Reduction::Dpor), None).unwrap();
+    eprintln!("{rep}");
+    assert_eq!(x.violation_lines(), vec![27]);
+    assert_eq!(rep.conditions.len(), 3, "{rep}");
+    let one: Vec<_> = rep
+        .conditions
+        .iter()
+        .filter(|c| c.decisions.len() == 1)
+        .collect();
+    assert_eq!(one.len(), 1, "{rep}");
+    assert!(!one[0].new && one[0].decisions[0].matched, "{rep}");
+    assert!(one[0].decisions[0].location.contains(":13:"), "{rep}");
+    for c in rep.conditions.iter().filter(|c| c.decisions.len() == 2) {
+        assert!(c.new, "{rep}");
+        assert!(c
+            .decisions
+            .iter()
+            .any(|d| !d.matched && d.location.contains(":16:")));
+    }
+    assert_eq!(
+        rep.conditions
+            .iter()
+            .filter(|c| !c.violations.is_empty())
+            .count(),
+        1
+    );
+    assert!(rep
+        .conditions
+        .iter()
+        .filter(|c| !c.violations.is_empty())
+        .all(|c| c.new));
+    assert_eq!(rep.new_conditions, 2);
+    let first = rep.conditions.iter().find(|c| c.first_path == 0).unwrap();
+    assert!(
+        first.new,
+        "directed order: a path through the added branch first\n{rep}"
+    );
+}
+
+/// Directed mode only reorders (and explores impacted branches on both
+/// sides): it finds the violations of the undirected incremental run, in
+/// every reduction mode.
+#[test]
+fn directed_finds_the_violations_of_the_undirected_run() {
+    use concord::symex::directed::explore_directed;
+    let b = root().join("bench-programs");
+    let s = root().join("symex-programs");
+    let mut pairs: Vec<(PathBuf, PathBuf)> = [
+        "conc-ise-fig2",
+        "conc-ise-fig6",
+        "dise-wbs",
+        "ag-fig2",
+        "double-checked-init",
+    ]
+    .iter()
+    .map(|n| (b.join(n).join("v1.c"), b.join(n).join("v2.c")))
+    .collect();
+    let d = root().join("benches/incremental/directed-new-branch");
+    pairs.push((d.join("v1.c"), d.join("v2.c")));
+    pairs.push((d.join("v2.c"), d.join("v1.c")));
+    for (a, c) in [
+        ("account_ok", "account_bad"),
+        ("lazy_init_bad", "lazy_init_ok"),
+    ] {
+        pairs.push((s.join(format!("{a}.c")), s.join(format!("{c}.c"))));
+    }
+    for (old, new) in pairs {
+        let (o, n) = (load(&old), load(&new));
+        for r in MODES {
+            let (plain, _) = explore_incremental(&o.input(), &n.input(), &opts(r), None).unwrap();
+            if r == Reduction::None && plain.stats.runs() > 200 {
+                continue;
+            }
+            let (dir, _, rep) = explore_directed(&o.input(), &n.input(), &opts(r), None).unwrap();
+            assert_eq!(
+                dir.violation_locations(),
+                plain.violation_locations(),
+                "{} -> {} in mode {r}: directed vs undirected",
+                old.display(),
+                new.display()
+            );
+            // Every violation of NEW's own exploration ends some recorded path.
+            let ended: std::collections::BTreeSet<String> = rep
+                .conditions
+                .iter()
+                .flat_map(|c| c.violations.iter().cloned())
+                .collect();
+            for f in dir.findings.iter().filter(|f| f.kind.is_violation()) {
+                if !f.message.starts_with("unchanged from OLD") {
+                    assert!(
+                        ended.contains(&f.location),
+                        "{} not on a recorded path",
+                        f.location
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `--max-interferences` tries only the interferences `rf_may` allows.  On
+/// symex-programs/racy_counter.c the lost update needs main's read of `c`
+/// (line 23) to read a worker's write (line 13): with the rules' `rf_may`
+/// it is tried and the violation is found with 1 interference; with an
+/// `rf_may` from which every edge into line 23 was removed, the path that
+/// makes it ends there: no violation, and the verdict is inconclusive
+/// (the bound was not the only limit: `rf_disallowed` paths).
+#[test]
+fn interference_bound_tries_only_rf_may_edges() {
+    use concord::symex::interference::{explore_bounded, RfMay};
+    use concord::symex::{Reason, Verdict};
+    use std::sync::Arc;
+    let p = load(&root().join("symex-programs/racy_counter.c"));
+    let m = &p.program.module;
+    let rel = concord::analysis::run(
+        concord::analysis::RuleProgram::Sync1,
+        concord::analysis::Engine::Ascent,
+        &p.facts,
+    );
+    let rows: Vec<(u32, u32)> = rel["rf_may"].iter().map(|r| (r[0], r[1])).collect();
+    let into_23 = |r: u32| p.facts.statement(r).is_some_and(|s| s.line == 23);
+    assert!(
+        rows.iter().any(|(_, r)| into_23(*r)),
+        "rf_may has edges into line 23"
+    );
+    let mut o = opts(Reduction::Dpor);
+    o.rf_may = Some(Arc::new(RfMay::from_statements(m, &p.facts, &rows)));
+    let full = explore_bounded(m, &o, 2, &mut |_, _| {}).unwrap();
+    assert_eq!(full.stats.verdict, Verdict::Violation);
+    assert_eq!(full.stats.rf_disallowed_runs, 0);
+    let f = full.findings.iter().find(|f| f.line == 23).unwrap();
+    assert_eq!(f.interferences, Some(1));
+    let cut: Vec<(u32, u32)> = rows.iter().copied().filter(|(_, r)| !into_23(*r)).collect();
+    o.rf_may = Some(Arc::new(RfMay::from_statements(m, &p.facts, &cut)));
+    let part = explore_bounded(m, &o, 2, &mut |_, _| {}).unwrap();
+    assert!(part.violation_lines().is_empty(), "{:?}", part.findings);
+    assert!(part.stats.rf_disallowed_runs > 0);
+    assert_eq!(part.stats.verdict, Verdict::Inconclusive);
+    assert!(part
+        .stats
+        .reasons
+        .iter()
+        .any(|r| matches!(r, Reason::Interferences { rf_disallowed, .. } if *rf_disallowed > 0)));
+}
+
+/// `concord symex OLD NEW --directed`: exit 1 (NEW has the violation),
+/// one line per impacted path condition on stdout (2 new, 1 not new, see
+/// the README of benches/incremental/directed-new-branch), and
+/// `directed.json` in the results directory saying the same.
+#[test]
+fn directed_cli_prints_and_writes_the_conditions() {
+    let d = root().join("benches/incremental/directed-new-branch");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args([
+            "symex",
+            "--directed",
+            "--no-store",
+            "--reduction",
+            "dpor",
+            "--output-dir",
+        ])
+        .arg(tmp.path())
+        .arg(d.join("v1.c"))
+        .arg(d.join("v2.c"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with("new "))
+            .count(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with("not new "))
+            .count(),
+        1,
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("directed.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["new_conditions"], 2);
+    assert_eq!(json["conditions"].as_array().unwrap().len(), 3);
 }

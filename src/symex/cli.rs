@@ -79,6 +79,11 @@ pub struct SymexArgs {
     /// Neither read nor write a summary store.
     #[arg(long, conflicts_with = "store")]
     pub no_store: bool,
+    /// With NEW (DiSE): explore paths through impacted statements first and
+    /// report each impacted path condition of NEW, new or not in OLD
+    /// (`directed.json`).
+    #[arg(long, requires = "new")]
+    pub directed: bool,
     /// Arguments of the program after its name (argv[1..]); default none:
     /// main runs with argc = 1, argv = {program, NULL}.
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARG")]
@@ -230,7 +235,7 @@ pub fn symex(a: &SymexArgs, quiet: bool) -> Result<i32> {
     let mut write_err: Option<ConcordError> = None;
     let explore =
         |opts: &SymexOptions, on: &mut dyn FnMut(&super::Finding, u32)| match a.max_interferences {
-            Some(k) => super::interference::explore_bounded(module, opts, k, on),
+            Some(k) => super::interference::explore_bounded_program(&program, opts, k, on),
             None => explore_with(module, opts, on),
         };
     let res = explore(&opts, &mut |f, bound| {

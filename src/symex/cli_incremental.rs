@@ -5,12 +5,15 @@
 use super::cli::{
     options, output_error, print_out, summary, symex_error, verdict_exit_code, SymexArgs,
 };
+use crate::report::symex::SymexFormat;
+use super::directed;
 use super::incremental::{self, VersionInput};
 use super::store::{self, Store};
 use super::{explore_with, output};
 use crate::error::{ConcordError, Result};
 use crate::frontend::{load_module, Program};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 struct Loaded {
     program: Program,
@@ -101,24 +104,39 @@ pub(super) fn symex_incremental(a: &SymexArgs, new_path: &Path, quiet: bool) -> 
     // OLD's findings (the unimpacted part of the answer): from the store
     // when a complete run of OLD with these options is there.
     let store = open_store(a, &a.program, quiet)?;
-    let old_opts = options(a, &a.program, true);
-    let (old_res, reused) = incremental::old_exploration(
-        &old.input(),
-        &old_opts,
-        store.as_ref(),
-        &a.program.display().to_string(),
-        &mut |_, _| {},
-    )
-    .map_err(|e| symex_error(&a.program, e))?;
+    let mut old_opts = options(a, &a.program, true);
+    // Directed mode needs OLD's paths: OLD is explored afresh, recording.
+    let specs = a
+        .directed
+        .then(|| directed::specs(&plan, &old.input(), &new.input()));
+    let (old_res, reused) = match &specs {
+        Some((_, old_spec)) => {
+            old_opts.directed = Some(Arc::new(old_spec.clone()));
+            let x = super::explore(&old.program.module, &old_opts)
+                .map_err(|e| symex_error(&a.program, e))?;
+            (x, false)
+        }
+        None => incremental::old_exploration(
+            &old.input(),
+            &old_opts,
+            store.as_ref(),
+            &a.program.display().to_string(),
+            &mut |_, _| {},
+        )
+        .map_err(|e| symex_error(&a.program, e))?,
+    };
     if !quiet && reused {
         eprintln!("[symex] OLD: its complete run is in the store (no exploration)");
     }
-    let new_opts = incremental::new_options(
+    let mut new_opts = incremental::new_options(
         &plan,
         &new.input(),
         &options(a, new_path, quiet),
         store.as_ref(),
     );
+    if let Some((new_spec, _)) = &specs {
+        new_opts.directed = Some(Arc::new(new_spec.clone()));
+    }
     let mut written = 0usize;
     let mut write_err = None;
     let new_res = explore_with(&new.program.module, &new_opts, &mut |f, bound| {
@@ -152,6 +170,21 @@ pub(super) fn symex_incremental(a: &SymexArgs, new_path: &Path, quiet: bool) -> 
     let json = serde_json::to_string_pretty(&ist).map_err(|e| output_error(&dir, e))?;
     output::write_atomic(&dir.join("incremental.json"), json.as_bytes())
         .map_err(|e| output_error(&dir, e))?;
+    let report = specs.as_ref().map(|(n, o)| {
+        directed::compare(
+            &plan,
+            &old.input(),
+            &new.input(),
+            (n, o),
+            &old_res,
+            &new_res,
+        )
+    });
+    if let Some(r) = &report {
+        let json = serde_json::to_string_pretty(r).map_err(|e| output_error(&dir, e))?;
+        output::write_atomic(&dir.join("directed.json"), json.as_bytes())
+            .map_err(|e| output_error(&dir, e))?;
+    }
     if !quiet {
         let s = &new_res.stats;
         eprintln!(
@@ -170,6 +203,11 @@ pub(super) fn symex_incremental(a: &SymexArgs, new_path: &Path, quiet: bool) -> 
         );
     }
     print_out(&summary(a, new_path, &res))?;
+    // the per-condition lines are text; JSON and SARIF readers find them
+    // in directed.json
+    if let Some(r) = report.as_ref().filter(|_| a.format == SymexFormat::Text) {
+        print_out(&r.to_string())?;
+    }
     if !quiet {
         eprintln!("[symex] results in {}", dir.display());
     }

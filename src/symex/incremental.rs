@@ -133,6 +133,30 @@ impl<'m> InstrIndex<'m> {
     }
 }
 
+/// Each instruction of `m` that stands for a statement of `facts`, with
+/// that statement (directed mode maps decisions back to statements).
+pub(crate) fn statement_of_instrs(m: &Module, facts: &FactSet) -> HashMap<InstrId, u32> {
+    let idx = InstrIndex::new(m);
+    let mut out = HashMap::new();
+    for s in &facts.statements {
+        for id in idx.instrs_of(facts, s.id) {
+            out.entry(id).or_insert(s.id);
+        }
+    }
+    out
+}
+
+/// The instructions each statement of `facts` stands for (a statement
+/// per thread instance of the same code: several statements share them).
+pub(crate) fn instrs_of_statements(m: &Module, facts: &FactSet) -> HashMap<u32, Vec<InstrId>> {
+    let idx = InstrIndex::new(m);
+    facts
+        .statements
+        .iter()
+        .map(|s| (s.id, idx.instrs_of(facts, s.id)))
+        .collect()
+}
+
 /// An instruction as the facts print it (llvm-ir marks those with a
 /// debug location; the statement table does not).
 fn plain_text(t: &str) -> String {
@@ -363,6 +387,7 @@ pub fn combine(
     let mut x = Exploration {
         findings,
         stats: new.stats.clone(),
+        paths: new.paths.clone(),
     };
     let (verdict, mut reasons) = x.decide(new.stats.loop_bound);
     // OLD's exploration vouches for the unimpacted part: what kept it from

@@ -18,6 +18,7 @@
 
 pub mod cli;
 mod cli_incremental;
+pub mod directed;
 mod engine;
 pub mod incremental;
 pub mod interference;
@@ -107,6 +108,12 @@ pub struct SymexOptions {
     /// Interference bound (con2colic): a path whose transitions read more
     /// than this many values written by another thread ends there.
     pub max_interferences: Option<u32>,
+    /// With `max_interferences`: only the cross-thread read-from edges
+    /// `rf_may` allows are tried (see [`interference`]).
+    pub rf_may: Option<std::sync::Arc<interference::RfMay>>,
+    /// Directed mode (DiSE): record the decisions at these branches per
+    /// path and explore impacted code first (see [`directed`]).
+    pub directed: Option<std::sync::Arc<directed::DirectedSpec>>,
 }
 
 impl Default for SymexOptions {
@@ -129,6 +136,8 @@ impl Default for SymexOptions {
             impacted: None,
             store: None,
             max_interferences: None,
+            rf_may: None,
+            directed: None,
         }
     }
 }
@@ -262,6 +271,10 @@ pub struct Stats {
     pub interference_cut_runs: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_interferences: Option<u32>,
+    /// Paths ended because they made an interference `rf_may` does not
+    /// allow (the rules say it cannot happen; it is not tried).
+    #[serde(default)]
+    pub rf_disallowed_runs: u64,
     /// Stopped by max_runs / max_seconds.
     pub incomplete: bool,
     /// Threads stopped at the loop bound, the call depth or the step
@@ -336,7 +349,13 @@ pub enum Reason {
     Vacuous { assume_false: u64 },
     /// `--max-interferences`: paths needing more cross-thread read-from
     /// interferences were not explored.
-    Interferences { max: u32, runs: u64 },
+    Interferences {
+        max: u32,
+        runs: u64,
+        /// Paths ended at an interference `rf_may` does not allow.
+        #[serde(default)]
+        rf_disallowed: u64,
+    },
 }
 
 impl std::fmt::Display for Reason {
@@ -368,10 +387,23 @@ impl std::fmt::Display for Reason {
                 locs(locations)
             ),
             Reason::Budget { limit } => write!(f, "stopped by {limit}"),
-            Reason::Interferences { max, runs } => write!(
-                f,
-                "{runs} paths stopped at the interference bound {max} (bug-finding mode)"
-            ),
+            Reason::Interferences {
+                max,
+                runs,
+                rf_disallowed,
+            } => {
+                write!(
+                    f,
+                    "{runs} paths stopped at the interference bound {max} (bug-finding mode)"
+                )?;
+                if *rf_disallowed > 0 {
+                    write!(
+                        f,
+                        ", {rf_disallowed} at an interference rf_may does not allow"
+                    )?;
+                }
+                Ok(())
+            }
             Reason::Vacuous { assume_false } => write!(
                 f,
                 "no execution reached the end of the program ({assume_false} paths failed an assumption)"
@@ -429,10 +461,14 @@ impl Exploration {
                     .collect(),
             });
         }
-        if let (Some(max), true) = (s.max_interferences, s.interference_cut_runs > 0) {
+        if let (Some(max), true) = (
+            s.max_interferences,
+            s.interference_cut_runs + s.rf_disallowed_runs > 0,
+        ) {
             reasons.push(Reason::Interferences {
                 max,
                 runs: s.interference_cut_runs,
+                rf_disallowed: s.rf_disallowed_runs,
             });
         }
         if s.incomplete {
@@ -462,6 +498,10 @@ impl Exploration {
 pub struct Exploration {
     pub findings: Vec<Finding>,
     pub stats: Stats,
+    /// Directed mode: every path's decisions at the recorded branches, in
+    /// the order the paths ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<directed::DecisionPath>,
 }
 
 impl Exploration {

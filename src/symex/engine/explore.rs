@@ -42,9 +42,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.stats.peak_memory_kb = peak_rss_kb();
         self.stats.summaries = self.ps.len() as u64;
         self.stats.max_interferences = self.opts.max_interferences;
+        let paths = self.directed_paths();
         let mut x = Exploration {
             findings: self.findings,
             stats: self.stats,
+            paths,
         };
         let (verdict, reasons) = x.decide(self.opts.loop_bound);
         x.stats.verdict = verdict;
@@ -149,6 +151,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         } else {
             loc.0.clone()
         };
+        self.directed_end(
+            st,
+            PathEnd::Finding {
+                kind,
+                location: location.clone(),
+            },
+        );
         let key = (kind, location.clone());
         if let Some(&i) = self.fseen.get(&key) {
             self.findings[i].hits += 1;
@@ -230,6 +239,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 eprintln!("complete run: schedule {:?}", st.sched);
             }
             self.stats.complete_runs += 1;
+            self.directed_end(&st, PathEnd::Complete);
             return tru;
         }
         let mut enabled: Vec<usize> = (0..nexts.len())
@@ -277,6 +287,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             // A thread was cut at the loop bound: the run ends here (the
             // others are finished or wait for it), counted as cut.
             self.stats.cut_runs += 1;
+            self.directed_end(&st, PathEnd::Cut);
             return fls;
         }
         if enabled.is_empty() {
@@ -321,6 +332,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         }
                         self.stats.partial_runs += 1;
                         self.stats.pruned_interleavings += 1;
+                        self.directed_end(&st, PathEnd::Pruned);
                         self.prune_dpor_update(&st, key);
                         return ps;
                     }
@@ -369,6 +381,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         if let Some(&last) = st.sched.last() {
             order.sort_by_key(|t| (t + nthreads - last - 1) % nthreads);
         }
+        self.directed_order_threads(&st, &mut order);
         if let Some((_, extra)) = &restricted {
             order.retain(|t| extra.contains(t));
         }
@@ -468,6 +481,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         eprintln!("pruned before tail at schedule {:?}: PS = {ps}", st.sched);
                     }
                     self.stats.partial_runs += 1;
+                    self.directed_end(&st, PathEnd::Pruned);
                     self.prune_dpor_update(&st, key);
                     return ps;
                 }
@@ -546,6 +560,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             if st.steps > MAX_STEPS {
                 self.note_cut(&st, tid);
                 self.stats.cut_runs += 1;
+                self.directed_end(&st, PathEnd::Cut);
                 return fls;
             }
             let mut vis = false;
@@ -578,6 +593,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             if vis {
                 first = false;
+                self.note_visible_at(&mut st, tid);
             }
             // A visible step goes into the run's trace.
             let traced = (vis && self.trace).then(|| {
@@ -618,6 +634,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let (kind, msg) = match stop {
             Stop::AssumeFalse => {
                 self.stats.assume_false += 1;
+                self.directed_end(st, PathEnd::AssumeFalse);
                 return;
             }
             Stop::Cut => unreachable!("a cut thread is handled by the caller"),
@@ -645,6 +662,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if self.implied(&st, &ps) {
                     self.stats.partial_runs += 1;
                     self.stats.pruned_branches += 1;
+                    self.directed_end(&st, PathEnd::Pruned);
                     self.prune_dpor_update(&st, key);
                     return self.apply_seg(&seg, ps);
                 }
@@ -653,12 +671,15 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.open.push(key);
         // The branch condition over the state variables of this node.
         let mut wp = Bool::from_bool(self.ctx, false);
+        let mut alts = alts;
+        self.directed_order_alts(&st, tid, &mut alts);
         for (cond, condsv, target) in alts {
             if self.stop {
                 break;
             }
             let mut child = st.clone();
             child.pcon.push(cond);
+            self.directed_push(&mut child, tid, target);
             if let Err(stop) = self.jump(&mut child, tid, target) {
                 if let Stop::Cut = stop {
                     self.note_cut(&child, tid);

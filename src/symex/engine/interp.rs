@@ -216,7 +216,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 !sl.branch_relevant(fr.f, fr.bb, n)
             }
             None => false,
-        };
+        } && !self.directed_branch(st, tid);
         if irrelevant {
             for (c, _, t) in &alts {
                 let cs = c.simplify();
@@ -229,6 +229,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         st.pcon.push(cs.bool(self.ctx));
                         self.stats.slice_skipped_branches += 1;
                     }
+                    self.directed_push(st, tid, *t);
                     return self.goto(st, tid, *t);
                 }
             }
@@ -257,6 +258,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         st.seg.assumes.push(s.bool(self.ctx));
                     }
                 }
+                self.directed_push(st, tid, t);
                 self.goto(st, tid, t)
             }
             _ => Ok(Step::Fork {

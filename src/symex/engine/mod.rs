@@ -11,6 +11,7 @@
 //! * `summary`: weakest preconditions and the summary table (assertion-guided pruning);
 //! * `explore`: the depth-first search over paths and interleavings.
 
+use super::directed::PathEnd;
 use super::{
     Exploration, Finding, FindingKind, InputValue, Reduction, Stats, SymexError, SymexOptions,
 };
@@ -27,6 +28,7 @@ use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Context, SatResult, Solver};
 
+mod directed;
 mod dpor;
 mod explore;
 mod interference;
@@ -137,6 +139,8 @@ pub(crate) struct Engine<'c, 'm> {
     /// Per function and block: entries allowed because every loop around
     /// the block has a constant trip count (0: the loop bound applies).
     trip_allow: Vec<Vec<u64>>,
+    /// Directed mode (`--directed`): recorded decisions and the order.
+    directed: Option<directed::Directed>,
 }
 
 pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -297,7 +301,13 @@ impl<'c, 'm> Engine<'c, 'm> {
             persist: None,
             trace,
             trip_allow: m.functions.iter().map(tripcount::block_allowance).collect(),
+            directed: None,
         };
+        e.directed = e
+            .opts
+            .directed
+            .clone()
+            .map(|d| directed::Directed::new(m, d));
         e.compute_tail_info();
         if e.opts.schedule.is_some() {
             e.dpor = false;

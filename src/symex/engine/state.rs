@@ -97,6 +97,14 @@ impl<'c> State<'c> {
     }
 }
 
+/// An instruction: function, block, index (the terminator: the block's
+/// length).
+pub(crate) type Site = (usize, usize, usize);
+
+/// The last writer of a shared byte: its thread and the visible
+/// instructions of the transition that wrote it.
+pub(crate) type Writer = (usize, Rc<Vec<Site>>);
+
 #[derive(Clone)]
 pub(crate) struct State<'c> {
     pub(crate) threads: Vec<Thread<'c>>,
@@ -120,10 +128,17 @@ pub(crate) struct State<'c> {
     pub(crate) tail_run: Option<usize>,
     /// `--max-interferences`: the thread that last wrote each shared byte
     /// (object, offset), and the cross-thread reads so far.
-    pub(crate) writers: BTreeMap<(u32, u64), usize>,
+    pub(crate) writers: BTreeMap<(u32, u64), Writer>,
     pub(crate) interferences: u32,
+    /// The visible instructions of the transition in progress (with
+    /// `--max-interferences` and `rf_may`), and whether the path made an
+    /// interference `rf_may` does not allow.
+    pub(crate) tr_at: Vec<Site>,
+    pub(crate) rf_disallowed: bool,
     /// The visible steps so far (shared with the parent state).
     pub(crate) trace: Option<Rc<trace::Node<'c>>>,
+    /// Directed mode: the recorded branch decisions so far.
+    pub(crate) decisions: Option<Rc<directed::DNodeList>>,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
@@ -147,7 +162,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             tail_run: None,
             writers: BTreeMap::new(),
             interferences: 0,
+            tr_at: Vec::new(),
+            rf_disallowed: false,
             trace: None,
+            decisions: None,
         }
     }
 
