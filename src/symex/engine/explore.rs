@@ -207,7 +207,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     pub(crate) fn sched_inner(
         &mut self,
-        st: State<'c>,
+        mut st: State<'c>,
         sleep: Vec<(usize, Vec<Access>)>,
     ) -> Bool<'c> {
         let tru = Bool::from_bool(self.ctx, true);
@@ -250,6 +250,20 @@ impl<'c, 'm> Engine<'c, 'm> {
                     let c = st.threads[p].clock.clone();
                     let parents = parents_of(&st);
                     self.race_update(p, a, &c, &parents);
+                }
+            }
+        }
+        // ODPOR: a blocked thread's operation races like an executed one
+        // (a lock held by another thread, a join), so that its other order
+        // is explored; the enabled ones race when they run.
+        if self.odpor {
+            let at = self.nodes.len();
+            for (p, n) in nexts.iter().enumerate() {
+                if let Next::Disabled(a) = n {
+                    if !a.iter().any(|x| matches!(x.res, Res::All)) {
+                        let c = st.threads[p].clock.clone();
+                        self.odpor_races(p, a, &c, at);
+                    }
                 }
             }
         }
@@ -352,6 +366,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             backtrack: BTreeSet::new(),
             done: BTreeSet::new(),
             tr: None,
+            sleep: sleep.clone(),
+            wut: std::mem::take(&mut st.wut),
         });
         self.open.push(key);
         let d = self.nodes.len() - 1;
@@ -384,6 +400,21 @@ impl<'c, 'm> Engine<'c, 'm> {
                     return fls;
                 }
             }
+        }
+        if self.odpor {
+            let explored = self.odpor_node(&st, d, &order, &nexts, &sleep);
+            self.nodes.pop();
+            self.open.pop();
+            match explored {
+                Some(k) => {
+                    self.stats.pruned_interleavings += enabled.len().saturating_sub(k) as u64
+                }
+                None => {
+                    self.stats.sleep_blocked += 1;
+                    return fls;
+                }
+            }
+            return wp;
         }
         let mut done_acc: Vec<(usize, Vec<Access>)> = Vec::new();
         loop {
@@ -544,6 +575,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             st.steps += 1;
             if st.steps > MAX_STEPS {
+                self.odpor_end(&st, tid);
                 self.note_cut(&st, tid);
                 self.stats.cut_runs += 1;
                 return fls;
@@ -615,6 +647,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Account for a path that ends in thread `tid` (not at a cut, which
     /// lets the other threads run on).
     fn end_path(&mut self, st: &State<'c>, tid: usize, stop: Stop) {
+        self.odpor_end(st, tid);
         let (kind, msg) = match stop {
             Stop::AssumeFalse => {
                 self.stats.assume_false += 1;

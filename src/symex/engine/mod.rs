@@ -33,6 +33,7 @@ mod interference;
 mod interp;
 mod memory;
 mod models;
+mod odpor;
 mod persist;
 mod solver;
 mod state;
@@ -45,6 +46,7 @@ mod visibility;
 
 use dpor::*;
 use models::is_thread_local_call;
+use odpor::*;
 use state::*;
 use summary::*;
 use val::*;
@@ -111,6 +113,8 @@ pub(crate) struct Engine<'c, 'm> {
     rw: HashMap<u64, HashSet<(usize, Access)>>,
     ps: HashMap<usize, PsEntry<'c>>,
     dpor: bool,
+    /// `odpor`: races fill wakeup trees instead of backtrack sets.
+    odpor: bool,
     ag: bool,
     start: Instant,
     stop: bool,
@@ -269,7 +273,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             ctx,
             m,
             solver: Solver::new(ctx),
-            dpor: opts.reduction != Reduction::None,
+            dpor: matches!(opts.reduction, Reduction::Dpor | Reduction::DporAg),
+            odpor: opts.reduction == Reduction::Odpor,
             ag: opts.reduction == Reduction::DporAg,
             opts,
             bbidx,
@@ -301,6 +306,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         e.compute_tail_info();
         if e.opts.schedule.is_some() {
             e.dpor = false;
+            e.odpor = false;
             e.ag = false;
         }
         e.init_globals();

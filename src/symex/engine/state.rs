@@ -124,6 +124,8 @@ pub(crate) struct State<'c> {
     pub(crate) interferences: u32,
     /// The visible steps so far (shared with the parent state).
     pub(crate) trace: Option<Rc<trace::Node<'c>>>,
+    /// `odpor`: the wakeup subtree the next scheduling node starts with.
+    pub(crate) wut: Wut,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
@@ -148,6 +150,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             writers: BTreeMap::new(),
             interferences: 0,
             trace: None,
+            wut: Wut::default(),
         }
     }
 
