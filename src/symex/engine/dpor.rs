@@ -185,10 +185,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         for t in created {
             st.threads[t].clock = c.clone();
         }
-        for k in &self.open {
-            let e = self.rw.entry(*k).or_default();
-            for a in &acc {
-                e.insert((tid, a.clone()));
+        // RVar/WVar sets only serve the summaries (dpor+ag).
+        if self.ag {
+            for k in &self.open {
+                let e = self.rw.entry(*k).or_default();
+                for a in &acc {
+                    e.insert((tid, a.clone()));
+                }
             }
         }
         self.nodes[d].tr = Some(Tr { tid, acc, clock: c });

@@ -239,6 +239,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         // an earlier transition; done at every state, including deadlocked
         // ones and those where a deferred tail runs.
         if self.dpor {
+            let parents = parents_of(&st);
             for (p, n) in nexts.iter().enumerate() {
                 if let Next::Enabled(a) | Next::Disabled(a) = n {
                     // An atomic section's accesses that could not be
@@ -247,9 +248,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     if a.iter().any(|x| matches!(x.res, Res::All)) {
                         continue;
                     }
-                    let c = st.threads[p].clock.clone();
-                    let parents = parents_of(&st);
-                    self.race_update(p, a, &c, &parents);
+                    self.race_update(p, a, &st.threads[p].clock, &parents);
                 }
             }
         }
@@ -315,7 +314,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             );
             return fls;
         }
-        let key = self.gcs_key(&st);
+        let key = self.node_key(&st);
         self.persist_visit(&st, key);
         // Summary pruning.  `restricted`: the summary covers every
         // continuation except those starting with threads that were asleep
@@ -490,7 +489,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         u: usize,
         sleep: Vec<(usize, Vec<Access>)>,
     ) -> Bool<'c> {
-        let key = self.gcs_key(&st);
+        let key = self.node_key(&st);
         self.persist_visit(&st, key);
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
@@ -671,7 +670,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         first: bool,
     ) -> Bool<'c> {
         let seg = std::mem::take(&mut st.seg);
-        let key = self.gcs_key(&st);
+        let key = self.node_key(&st);
         self.persist_visit(&st, key);
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {

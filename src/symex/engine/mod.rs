@@ -29,6 +29,7 @@ use z3::{Context, SatResult, Solver};
 
 mod dpor;
 mod explore;
+mod fasthash;
 mod interference;
 mod interp;
 mod memory;
@@ -45,6 +46,7 @@ mod values;
 mod visibility;
 
 use dpor::*;
+use fasthash::{FastMap, FastSet};
 use models::is_thread_local_call;
 use odpor::*;
 use state::*;
@@ -110,7 +112,7 @@ pub(crate) struct Engine<'c, 'm> {
     fseen: HashMap<(FindingKind, String), usize>,
     nodes: Vec<DNode>,
     open: Vec<u64>,
-    rw: HashMap<u64, HashSet<(usize, Access)>>,
+    rw: FastMap<u64, FastSet<(usize, Access)>>,
     ps: HashMap<usize, PsEntry<'c>>,
     dpor: bool,
     /// `odpor`: races fill wakeup trees instead of backtrack sets.
@@ -286,7 +288,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             fseen: HashMap::new(),
             nodes: Vec::new(),
             open: Vec::new(),
-            rw: HashMap::new(),
+            rw: FastMap::default(),
             ps: HashMap::new(),
             start: Instant::now(),
             stop: false,

@@ -263,11 +263,34 @@ impl<'c, 'm> Engine<'c, 'm> {
             });
         }
         let mut explored = 0;
-        while !self.nodes[d].wut.kids.is_empty() {
+        loop {
+            if self.nodes[d].wut.kids.is_empty() {
+                // Every step left was dropped: go on like a node without
+                // a tree (the first thread that is neither asleep nor done).
+                if explored > 0 {
+                    break;
+                }
+                let n = &self.nodes[d];
+                let Some(&t) = order.iter().find(|t| !asleep(**t) && !n.done.contains(*t)) else {
+                    break;
+                };
+                self.nodes[d].wut.kids.push(WNode {
+                    tid: t,
+                    acc: acc_of(t),
+                    sub: Wut::default(),
+                });
+            }
             let WNode { tid: t, sub, .. } = self.nodes[d].wut.kids.remove(0);
-            // A step that cannot run here (the race it reverses was not
-            // reversible after all), or one already covered, is dropped.
-            if !self.nodes[d].enabled.contains(&t) || asleep(t) || self.nodes[d].done.contains(&t) {
+            // A step that cannot run here (e.g. a join whose thread's end
+            // is a deferred tail, not an event) is skipped: the rest of
+            // its sequence takes its place.  One already covered is dropped.
+            if !self.nodes[d].enabled.contains(&t) {
+                let mut rest = sub.kids;
+                rest.append(&mut self.nodes[d].wut.kids);
+                self.nodes[d].wut.kids = rest;
+                continue;
+            }
+            if asleep(t) || self.nodes[d].done.contains(&t) {
                 continue;
             }
             self.nodes[d].done.insert(t);
