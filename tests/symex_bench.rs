@@ -1,4 +1,4 @@
-//! The symbolic executor on every bench program (both versions): the three
+//! The symbolic executor on every bench program (both versions): the four
 //! reduction modes report the same violated assertions (soundness of DPOR
 //! and of the assertion-guided pruning), every violation replays, and the
 //! violated lines are the ones each case's `expected.toml` gives in
