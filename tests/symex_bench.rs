@@ -1,4 +1,4 @@
-//! The symbolic executor on every bench program (both versions): the three
+//! The symbolic executor on every bench program (both versions): the four
 //! reduction modes report the same violated assertions (soundness of DPOR
 //! and of the assertion-guided pruning), every violation replays, and the
 //! violated lines are the ones each case's `expected.toml` gives in
@@ -48,8 +48,14 @@ fn bench_programs_same_violations_in_every_mode_and_as_reasoned() {
             let none = run(&m, Reduction::None);
             let dpor = run(&m, Reduction::Dpor);
             let ag = run(&m, Reduction::DporAg);
+            let odpor = run(&m, Reduction::Odpor);
             let name = format!("{case}/{version}");
-            for (mode, x) in [("none", &none), ("dpor", &dpor), ("dpor+ag", &ag)] {
+            for (mode, x) in [
+                ("none", &none),
+                ("dpor", &dpor),
+                ("dpor+ag", &ag),
+                ("odpor", &odpor),
+            ] {
                 if x.stats.incomplete {
                     problems.push(format!(
                         "{name}: {mode} did not finish within the time limit"
@@ -61,6 +67,13 @@ fn bench_programs_same_violations_in_every_mode_and_as_reasoned() {
                     "{name}: none {:?} vs dpor {:?}",
                     none.violation_locations(),
                     dpor.violation_locations()
+                ));
+            }
+            if none.violation_locations() != odpor.violation_locations() {
+                problems.push(format!(
+                    "{name}: none {:?} vs odpor {:?}",
+                    none.violation_locations(),
+                    odpor.violation_locations()
                 ));
             }
             if none.violation_locations() != ag.violation_locations() {

@@ -151,6 +151,15 @@ fn verdicts_under_dpor_ag() {
     }
 }
 
+#[test]
+fn verdicts_under_odpor() {
+    for p in programs() {
+        let m = testutil::load(&p).unwrap();
+        let e = expectation(&p);
+        check_verdict(&p, &e, &run(&m, Reduction::Odpor, &e), Reduction::Odpor);
+    }
+}
+
 /// Baseline is exhaustive: the verdicts must hold there too, and the three
 /// modes must report the same violated locations.
 #[test]
@@ -162,7 +171,25 @@ fn soundness_same_violations_in_all_modes() {
         check_verdict(&p, &e, &none, Reduction::None);
         let dpor = run(&m, Reduction::Dpor, &e);
         let ag = run(&m, Reduction::DporAg, &e);
+        let odpor = run(&m, Reduction::Odpor, &e);
         let name = p.file_name().unwrap().to_string_lossy();
+        assert_eq!(
+            none.violation_locations(),
+            odpor.violation_locations(),
+            "{name}: none vs odpor"
+        );
+        assert_eq!(
+            none.stats.complete_runs > 0,
+            odpor.stats.complete_runs > 0,
+            "{name}: normal termination lost by odpor"
+        );
+        // Optimal: never more runs than FG-DPOR (one per trace and path).
+        assert!(
+            odpor.stats.runs() <= dpor.stats.runs(),
+            "{name}: odpor explored more runs ({}) than dpor ({})",
+            odpor.stats.runs(),
+            dpor.stats.runs()
+        );
         assert_eq!(
             none.violation_locations(),
             dpor.violation_locations(),

@@ -27,7 +27,12 @@ fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut baseline: Option<PathBuf> =
         Some(root.join("target/baseline/bench-symex")).filter(|p| p.exists());
-    let mut modes = vec![Reduction::None, Reduction::Dpor, Reduction::DporAg];
+    let mut modes = vec![
+        Reduction::None,
+        Reduction::Dpor,
+        Reduction::DporAg,
+        Reduction::Odpor,
+    ];
     let mut progs_args = Vec::new();
     while !args.is_empty() {
         let a = args.remove(0);
@@ -189,9 +194,12 @@ fn main() {
     );
 }
 
-/// Run the baseline `bench-symex` on one program and read its table (the
-/// format of the versions before this one: `program | runs part queries
-/// time runs/s mem | ...` for none, dpor and dpor+ag).
+/// Run the baseline `bench-symex` on one program and read its table, in
+/// any of the formats it had: one line per program and mode (`program
+/// mode | runs part queries time runs/s mem | ...`), or one line per
+/// program with a group per mode (none, dpor, dpor+ag) of `runs part
+/// queries time runs/s mem`, or, before runs/s was printed, `runs part
+/// queries time mem` (runs/s is then computed from the runs and time).
 fn run_baseline(bin: &Path, prog: &Path) -> BTreeMap<String, Row> {
     let mut out = BTreeMap::new();
     let res = std::process::Command::new(bin).arg(prog).output();
@@ -200,28 +208,51 @@ fn run_baseline(bin: &Path, prog: &Path) -> BTreeMap<String, Row> {
     };
     let stem = prog.file_stem().unwrap().to_string_lossy().to_string();
     let text = String::from_utf8_lossy(&res.stdout);
+    let num = |s: &str| s.trim_end_matches(['+', 'x']).parse::<f64>().unwrap_or(0.0);
+    let row = |f: &[&str]| -> Option<Row> {
+        let (runs, partial, queries, secs) = (f[0], num(f[1]), num(f[2]), num(f[3]));
+        match f.len() {
+            5 => Some(Row {
+                runs: runs.to_string(),
+                partial: partial as u64,
+                queries: queries as u64,
+                secs,
+                rate: (num(runs) + partial) / secs.max(1e-3),
+                mem_mb: num(f[4]),
+            }),
+            n if n >= 6 => Some(Row {
+                runs: runs.to_string(),
+                partial: partial as u64,
+                queries: queries as u64,
+                secs,
+                rate: num(f[4]),
+                mem_mb: num(f[5]),
+            }),
+            _ => None,
+        }
+    };
     for line in text.lines() {
         let cols: Vec<&str> = line.split('|').map(str::trim).collect();
-        if cols.first() != Some(&stem.as_str()) || cols.len() < 4 {
+        let head: Vec<&str> = cols
+            .first()
+            .map(|c| c.split_whitespace().collect())
+            .unwrap_or_default();
+        if head.first() != Some(&stem.as_str()) || cols.len() < 2 {
+            continue;
+        }
+        if head.len() == 2 {
+            let f: Vec<&str> = cols[1].split_whitespace().collect();
+            if let Some(r) = row(&f) {
+                out.insert(head[1].to_string(), r);
+            }
             continue;
         }
         for (k, mode) in ["none", "dpor", "dpor+ag"].iter().enumerate() {
-            let f: Vec<&str> = cols[k + 1].split_whitespace().collect();
-            if f.len() < 6 {
-                continue;
+            let Some(c) = cols.get(k + 1) else { break };
+            let f: Vec<&str> = c.split_whitespace().collect();
+            if let Some(r) = row(&f) {
+                out.insert(mode.to_string(), r);
             }
-            let num = |s: &str| s.trim_end_matches('+').parse::<f64>().unwrap_or(0.0);
-            out.insert(
-                mode.to_string(),
-                Row {
-                    runs: f[0].to_string(),
-                    partial: num(f[1]) as u64,
-                    queries: num(f[2]) as u64,
-                    secs: num(f[3]),
-                    rate: num(f[4]),
-                    mem_mb: num(f[5]),
-                },
-            );
         }
     }
     out

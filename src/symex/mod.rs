@@ -40,6 +40,8 @@ pub enum Reduction {
     Dpor,
     /// DPOR plus assertion-guided pruning (Algorithm 2, §5.2, §6).
     DporAg,
+    /// Optimal DPOR: source sets and wakeup trees (Abdulla et al., POPL 2014).
+    Odpor,
 }
 
 impl std::str::FromStr for Reduction {
@@ -49,7 +51,10 @@ impl std::str::FromStr for Reduction {
             "none" => Ok(Reduction::None),
             "dpor" => Ok(Reduction::Dpor),
             "dpor+ag" | "ag" => Ok(Reduction::DporAg),
-            o => Err(format!("unknown reduction `{o}` (none, dpor, dpor+ag)")),
+            "odpor" => Ok(Reduction::Odpor),
+            o => Err(format!(
+                "unknown reduction `{o}` (none, dpor, dpor+ag, odpor)"
+            )),
         }
     }
 }
@@ -60,6 +65,7 @@ impl std::fmt::Display for Reduction {
             Reduction::None => "none",
             Reduction::Dpor => "dpor",
             Reduction::DporAg => "dpor+ag",
+            Reduction::Odpor => "odpor",
         })
     }
 }

@@ -48,6 +48,11 @@ pub(crate) struct DNode {
     pub(crate) backtrack: BTreeSet<usize>,
     pub(crate) done: BTreeSet<usize>,
     pub(crate) tr: Option<Tr>,
+    /// `odpor`: the threads asleep here (on entry, and each one explored
+    /// from here once its subtree is done), with their next accesses.
+    pub(crate) sleep: Vec<(usize, Vec<Access>)>,
+    /// `odpor`: the sequences still to explore from here.
+    pub(crate) wut: Wut,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
@@ -159,6 +164,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         if self.dpor {
             let parents = parents_of(st);
             self.race_update(tid, &acc, &pre, &parents);
+        } else if self.odpor {
+            self.odpor_races(tid, &acc, &pre, d);
         }
         let mut c = pre;
         c.resize(n, 0);
@@ -178,10 +185,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         for t in created {
             st.threads[t].clock = c.clone();
         }
-        for k in &self.open {
-            let e = self.rw.entry(*k).or_default();
-            for a in &acc {
-                e.insert((tid, a.clone()));
+        // RVar/WVar sets only serve the summaries (dpor+ag).
+        if self.ag {
+            for k in &self.open {
+                let e = self.rw.entry(*k).or_default();
+                for a in &acc {
+                    e.insert((tid, a.clone()));
+                }
             }
         }
         self.nodes[d].tr = Some(Tr { tid, acc, clock: c });

@@ -216,7 +216,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     pub(crate) fn sched_inner(
         &mut self,
-        st: State<'c>,
+        mut st: State<'c>,
         sleep: Vec<(usize, Vec<Access>)>,
     ) -> Bool<'c> {
         let tru = Bool::from_bool(self.ctx, true);
@@ -249,6 +249,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         // an earlier transition; done at every state, including deadlocked
         // ones and those where a deferred tail runs.
         if self.dpor {
+            let parents = parents_of(&st);
             for (p, n) in nexts.iter().enumerate() {
                 if let Next::Enabled(a) | Next::Disabled(a) = n {
                     // An atomic section's accesses that could not be
@@ -257,9 +258,21 @@ impl<'c, 'm> Engine<'c, 'm> {
                     if a.iter().any(|x| matches!(x.res, Res::All)) {
                         continue;
                     }
-                    let c = st.threads[p].clock.clone();
-                    let parents = parents_of(&st);
-                    self.race_update(p, a, &c, &parents);
+                    self.race_update(p, a, &st.threads[p].clock, &parents);
+                }
+            }
+        }
+        // ODPOR: a blocked thread's operation races like an executed one
+        // (a lock held by another thread, a join), so that its other order
+        // is explored; the enabled ones race when they run.
+        if self.odpor {
+            let at = self.nodes.len();
+            for (p, n) in nexts.iter().enumerate() {
+                if let Next::Disabled(a) = n {
+                    if !a.iter().any(|x| matches!(x.res, Res::All)) {
+                        let c = st.threads[p].clock.clone();
+                        self.odpor_races(p, a, &c, at);
+                    }
                 }
             }
         }
@@ -312,7 +325,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             );
             return fls;
         }
-        let key = self.gcs_key(&st);
+        let key = self.node_key(&st);
         self.persist_visit(&st, key);
         // Summary pruning.  `restricted`: the summary covers every
         // continuation except those starting with threads that were asleep
@@ -364,6 +377,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             backtrack: BTreeSet::new(),
             done: BTreeSet::new(),
             tr: None,
+            sleep: sleep.clone(),
+            wut: std::mem::take(&mut st.wut),
         });
         self.open.push(key);
         let d = self.nodes.len() - 1;
@@ -397,6 +412,21 @@ impl<'c, 'm> Engine<'c, 'm> {
                     return fls;
                 }
             }
+        }
+        if self.odpor {
+            let explored = self.odpor_node(&st, d, &order, &nexts, &sleep);
+            self.nodes.pop();
+            self.open.pop();
+            match explored {
+                Some(k) => {
+                    self.stats.pruned_interleavings += enabled.len().saturating_sub(k) as u64
+                }
+                None => {
+                    self.stats.sleep_blocked += 1;
+                    return fls;
+                }
+            }
+            return wp;
         }
         let mut done_acc: Vec<(usize, Vec<Access>)> = Vec::new();
         loop {
@@ -472,7 +502,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         u: usize,
         sleep: Vec<(usize, Vec<Access>)>,
     ) -> Bool<'c> {
-        let key = self.gcs_key(&st);
+        let key = self.node_key(&st);
         self.persist_visit(&st, key);
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
@@ -558,6 +588,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             st.steps += 1;
             if st.steps > MAX_STEPS {
+                self.odpor_end(&st, tid);
                 self.note_cut(&st, tid);
                 self.stats.cut_runs += 1;
                 self.directed_end(&st, PathEnd::Cut);
@@ -631,6 +662,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Account for a path that ends in thread `tid` (not at a cut, which
     /// lets the other threads run on).
     fn end_path(&mut self, st: &State<'c>, tid: usize, stop: Stop) {
+        self.odpor_end(st, tid);
         let (kind, msg) = match stop {
             Stop::AssumeFalse => {
                 self.stats.assume_false += 1;
@@ -655,7 +687,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         first: bool,
     ) -> Bool<'c> {
         let seg = std::mem::take(&mut st.seg);
-        let key = self.gcs_key(&st);
+        let key = self.node_key(&st);
         self.persist_visit(&st, key);
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {

@@ -31,10 +31,12 @@ use z3::{Context, SatResult, Solver};
 mod directed;
 mod dpor;
 mod explore;
+mod fasthash;
 mod interference;
 mod interp;
 mod memory;
 mod models;
+mod odpor;
 mod persist;
 mod solver;
 mod state;
@@ -46,7 +48,9 @@ mod values;
 mod visibility;
 
 use dpor::*;
+use fasthash::{FastMap, FastSet};
 use models::is_thread_local_call;
+use odpor::*;
 use state::*;
 use summary::*;
 use val::*;
@@ -110,9 +114,11 @@ pub(crate) struct Engine<'c, 'm> {
     fseen: HashMap<(FindingKind, String), usize>,
     nodes: Vec<DNode>,
     open: Vec<u64>,
-    rw: HashMap<u64, HashSet<(usize, Access)>>,
+    rw: FastMap<u64, FastSet<(usize, Access)>>,
     ps: HashMap<usize, PsEntry<'c>>,
     dpor: bool,
+    /// `odpor`: races fill wakeup trees instead of backtrack sets.
+    odpor: bool,
     ag: bool,
     start: Instant,
     stop: bool,
@@ -273,7 +279,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             ctx,
             m,
             solver: Solver::new(ctx),
-            dpor: opts.reduction != Reduction::None,
+            dpor: matches!(opts.reduction, Reduction::Dpor | Reduction::DporAg),
+            odpor: opts.reduction == Reduction::Odpor,
             ag: opts.reduction == Reduction::DporAg,
             opts,
             bbidx,
@@ -285,7 +292,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             fseen: HashMap::new(),
             nodes: Vec::new(),
             open: Vec::new(),
-            rw: HashMap::new(),
+            rw: FastMap::default(),
             ps: HashMap::new(),
             start: Instant::now(),
             stop: false,
@@ -311,6 +318,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         e.compute_tail_info();
         if e.opts.schedule.is_some() {
             e.dpor = false;
+            e.odpor = false;
             e.ag = false;
         }
         e.init_globals();

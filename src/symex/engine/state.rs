@@ -31,10 +31,10 @@ pub(crate) struct Frame<'c> {
     pub(crate) bb: usize,
     pub(crate) ip: usize,
     pub(crate) prev_bb: usize,
-    pub(crate) regs: HashMap<Name, Val<'c>>,
+    pub(crate) regs: FastMap<Name, Val<'c>>,
     pub(crate) allocas: Vec<u32>,
     pub(crate) ret_to: Option<Name>,
-    pub(crate) visits: HashMap<usize, u32>,
+    pub(crate) visits: FastMap<usize, u32>,
     pub(crate) atomic_fn: bool,
 }
 
@@ -139,6 +139,8 @@ pub(crate) struct State<'c> {
     pub(crate) trace: Option<Rc<trace::Node<'c>>>,
     /// Directed mode: the recorded branch decisions so far.
     pub(crate) decisions: Option<Rc<directed::DNodeList>>,
+    /// `odpor`: the wakeup subtree the next scheduling node starts with.
+    pub(crate) wut: Wut,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
@@ -166,6 +168,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             rf_disallowed: false,
             trace: None,
             decisions: None,
+            wut: Wut::default(),
         }
     }
 
@@ -221,11 +224,21 @@ impl<'c, 'm> Engine<'c, 'm> {
             bb: 0,
             ip: 0,
             prev_bb: usize::MAX,
-            regs: HashMap::new(),
+            regs: FastMap::default(),
             allocas: Vec::new(),
             ret_to: None,
-            visits: HashMap::from([(0usize, 1u32)]),
+            visits: FastMap::from_iter([(0usize, 1u32)]),
             atomic_fn,
+        }
+    }
+
+    /// The global control state's key where summaries use it (dpor+ag);
+    /// other modes skip the hashing.
+    pub(crate) fn node_key(&self, st: &State<'c>) -> u64 {
+        if self.ag {
+            self.gcs_key(st)
+        } else {
+            0
         }
     }
 
