@@ -5,13 +5,13 @@
 use super::cli::{
     options, output_error, print_out, summary, symex_error, verdict_exit_code, SymexArgs,
 };
-use crate::report::symex::SymexFormat;
 use super::directed;
 use super::incremental::{self, VersionInput};
 use super::store::{self, Store};
 use super::{explore_with, output};
 use crate::error::{ConcordError, Result};
 use crate::frontend::{load_module, Program};
+use crate::report::symex::SymexFormat;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
