@@ -169,12 +169,15 @@ fn message_string(t: &str) -> s::MultiformatMessageString {
     s::MultiformatMessageString::builder().text(t).build()
 }
 
-/// Rule, file of the primary location, message with every number removed
-/// and the anchor (source text, no line numbers): a result keeps its
+/// Rule, file name of the primary location (not its directory: the same
+/// code checked out elsewhere, or compiled with absolute paths in its debug
+/// info, keeps its fingerprints), message with every number removed and
+/// the anchor (source text, no line numbers): a result keeps its
 /// fingerprint when a patch elsewhere shifts its lines or renumbers its
 /// statements.
 pub fn fingerprint(rule: &str, file: &str, message: &str, anchor: &str) -> String {
     let message: String = message.chars().filter(|c| !c.is_ascii_digit()).collect();
+    let file = file.rsplit(['/', '\\']).next().unwrap_or(file);
     let mut h = Sha256::new();
     for part in [rule, file, &message, anchor] {
         h.update(part.as_bytes());
@@ -200,6 +203,10 @@ mod tests {
         assert_ne!(
             fingerprint("r", "a.c", "x", ""),
             fingerprint("r", "b.c", "x", "")
+        );
+        assert_eq!(
+            fingerprint("r", "/home/a/src/a.c", "x", "y = 1;"),
+            fingerprint("r", "/tmp/checkout/src/a.c", "x", "y = 1;")
         );
         // Same message up to numbers, different code: told apart.
         assert_ne!(
