@@ -169,13 +169,15 @@ pub fn bench_real(s: &Settings) {
         return;
     };
     let temp = tempfile::tempdir().expect("temp dir");
-    let dir = temp.path().to_path_buf();
     // CONCORD_BENCH_KEEP=1 keeps the harnesses and fact directories for a
     // closer look (profiling one phase, counting relations).
-    if std::env::var_os("CONCORD_BENCH_KEEP").is_some() {
-        println!("keeping {}", dir.display());
-        std::mem::forget(temp);
-    }
+    let (dir, _cleanup) = if std::env::var_os("CONCORD_BENCH_KEEP").is_some() {
+        let kept = temp.keep();
+        println!("keeping {}", kept.display());
+        (kept, None)
+    } else {
+        (temp.path().to_path_buf(), Some(temp))
+    };
     let clone = match Clone::new(&bundle, &dir) {
         Ok(c) => c,
         Err(e) => {
