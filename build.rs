@@ -16,14 +16,22 @@ use std::path::Path;
 /// analysis facts extraction derives with its results.
 pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("pointsto", &["pointsto.dl"]),
-    ("sync1", &["hb.dl", "rf.dl", "lockorder.dl"]),
+    ("sync1", &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"]),
     (
         "sync2",
-        &["hb.dl", "rf.dl", "lockorder.dl", "rank2.dl", "rank2_may.dl"],
+        &[
+            "order.dl",
+            "hb.dl",
+            "rf.dl",
+            "lockorder.dl",
+            "rank2.dl",
+            "rank2_may.dl",
+        ],
     ),
     (
         "sync3",
         &[
+            "order.dl",
             "hb.dl",
             "rf.dl",
             "lockorder.dl",
@@ -44,19 +52,19 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
 pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     (
         "diff1",
-        &["hb.dl", "rf.dl", "lockorder.dl"],
+        &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"],
         "",
         &["diff.dl", "diff1.dl"],
     ),
     (
         "diff2",
-        &["hb.dl", "rf.dl", "rank2.dl"],
+        &["order.dl", "hb.dl", "rf.dl", "rank2.dl"],
         "",
         &["diff.dl", "diff2.dl"],
     ),
     (
         "diff3",
-        &["rank3.dl"],
+        &["order.dl", "rank3.dl"],
         ".decl hb_may(a: unsigned, b: unsigned)\n.input hb_may\n\
          .decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n\
          .decl rank2_no(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_no\n",

@@ -181,6 +181,7 @@ fn real_rules_compile() {
         vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/concord_input.dl").to_string()];
     files.extend(
         [
+            "order.dl",
             "hb.dl",
             "rf.dl",
             "rank2.dl",

@@ -13,6 +13,7 @@ pub const CASES: &[(&[&str], &str, &str, &str)] = &[
     (
         &[
             "tests/data/concord_input.dl",
+            "../../rules/order.dl",
             "../../rules/hb.dl",
             "../../rules/rf.dl",
             "../../rules/rank2.dl",

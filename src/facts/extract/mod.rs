@@ -451,12 +451,21 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         }
     }
     let mut dom_pairs: BTreeSet<(u32, u32)> = BTreeSet::new();
+    // Component ids are numbered across threads so that they stay distinct.
+    let mut scc_base: u32 = 0;
     for tg in &graphs {
         let ord = order::event_order(tg, &events);
         dom_pairs.extend(ord.dom.iter().copied());
-        for (a, b) in ord.po {
-            add!("po", vec![a, b]);
+        for &(s, c) in &ord.scc {
+            add!("po_scc", vec![s, scc_base + c as u32]);
         }
+        for &(c, d) in &ord.scc_reach {
+            add!(
+                "po_scc_reach",
+                vec![scc_base + c as u32, scc_base + d as u32]
+            );
+        }
+        scc_base += tg.scc_cyclic.len() as u32;
         for (a, b) in ord.dom {
             add!("dom", vec![a, b]);
         }
