@@ -16,12 +16,16 @@ use std::path::Path;
 /// analysis facts extraction derives with its results.
 pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("pointsto", &["pointsto.dl"]),
-    ("sync1", &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"]),
+    (
+        "sync1",
+        &["order.dl", "hb.dl", "hb_may.dl", "rf.dl", "lockorder.dl"],
+    ),
     (
         "sync2",
         &[
             "order.dl",
             "hb.dl",
+            "hb_may.dl",
             "rf.dl",
             "lockorder.dl",
             "rank2.dl",
@@ -33,6 +37,7 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
         &[
             "order.dl",
             "hb.dl",
+            "hb_may.dl",
             "rf.dl",
             "lockorder.dl",
             "rank2.dl",
@@ -65,7 +70,7 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     (
         "diff3",
         &["order.dl", "rank3.dl"],
-        ".decl hb_may(a: unsigned, b: unsigned)\n.input hb_may\n\
+        ".decl hb_must(a: unsigned, b: unsigned)\n.input hb_must\n\
          .decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n\
          .decl rank2_no(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_no\n",
         &["diff.dl", "diff3.dl"],

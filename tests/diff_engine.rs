@@ -303,3 +303,124 @@ fn rank3_no_triples_are_rank2_triangles() {
         "no rank3_no triple anywhere: the check is vacuous"
     );
 }
+
+/// Patches that change mayHb between two loads, one per way the rank-2
+/// rules find such pairs without building mayHb (rules/diff2.dl, (a), (b1)
+/// to (b3)); each pair is also checked in the other direction. In each, a
+/// writer thread stores x then y, so both loads can read it.
+/// - swap: the reader's loads of x and y change order (same thread, program
+///   order reversed: (b2));
+/// - loop: the loads sit in a loop in old (ordered both ways) and not in new
+///   ((b2) on a cyclic component);
+/// - sequential: the two readers run one after the other in new (create,
+///   join, create): across threads, new mustHb forbids one order ((a));
+/// - merge: old runs the reader in two threads, new in one. Case (b3) (old
+///   different threads, new one thread) needs two old threads' loads mapped
+///   into one new thread; the version matching maps each thread's copy to
+///   its own counterpart (the second thread's copies have none here), so
+///   this pair only checks agreement and has no rank-2 difference.
+const ORDER_BASE: &str = r#"#include <pthread.h>
+int x, y, r1, r2, i;
+void *w(void *p) { x = 1; y = 1; return 0; }
+void *ra(void *p) {
+  r1 = x;
+  r2 = y;
+  return 0;
+}
+void *rb(void *p) { return 0; }
+int main(void) {
+  pthread_t a, b, c;
+  pthread_create(&a, 0, w, 0);
+  pthread_create(&b, 0, ra, 0);
+  pthread_create(&c, 0, rb, 0);
+  pthread_join(a, 0); pthread_join(b, 0); pthread_join(c, 0);
+  return 0;
+}
+"#;
+
+fn order_pairs(dir: &Path) -> Vec<Pair> {
+    let variants: [(&str, String, String); 4] = [
+        (
+            "swap",
+            ORDER_BASE.into(),
+            ORDER_BASE.replace("  r1 = x;\n  r2 = y;\n", "  r2 = y;\n  r1 = x;\n"),
+        ),
+        (
+            "loop",
+            ORDER_BASE.replace(
+                "  r1 = x;\n  r2 = y;\n",
+                "  for (i = 0; i < 2; i++) {\n  r1 = x;\n  r2 = y;\n  }\n",
+            ),
+            ORDER_BASE.into(),
+        ),
+        (
+            "sequential",
+            ORDER_BASE
+                .replace("  r1 = x;\n  r2 = y;\n", "  r1 = x;\n")
+                .replace(
+                    "void *rb(void *p) { return 0; }",
+                    "void *rb(void *p) { r2 = y; return 0; }",
+                ),
+            ORDER_BASE
+                .replace("  r1 = x;\n  r2 = y;\n", "  r1 = x;\n")
+                .replace(
+                    "void *rb(void *p) { return 0; }",
+                    "void *rb(void *p) { r2 = y; return 0; }",
+                )
+                .replace(
+                    "  pthread_create(&c, 0, rb, 0);\n  pthread_join(a, 0); pthread_join(b, 0);",
+                    "  pthread_join(a, 0); pthread_join(b, 0);\n  pthread_create(&c, 0, rb, 0);",
+                ),
+        ),
+        (
+            "merge",
+            ORDER_BASE.replace(
+                "pthread_create(&c, 0, rb, 0);",
+                "pthread_create(&c, 0, ra, 0);",
+            ),
+            ORDER_BASE.into(),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (name, old, new) in variants {
+        assert_ne!(old, new, "{name}: the patch changes nothing");
+        let (a, b) = (
+            dir.join(format!("{name}-v1.c")),
+            dir.join(format!("{name}-v2.c")),
+        );
+        std::fs::write(&a, &old).unwrap();
+        std::fs::write(&b, &new).unwrap();
+        out.push(pair(format!("{name}"), &a, &b));
+        out.push(pair(format!("{name} (reversed)"), &b, &a));
+    }
+    out
+}
+
+#[test]
+fn rules_equal_reference_when_a_patch_changes_load_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = order_pairs(dir.path());
+    let mut bad = Vec::new();
+    for p in &pairs {
+        bad.extend(check_agree(p, Engine::Ascent));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // not vacuous: each patch makes a rank-2 difference (the pair of edges
+    // x = 1 -> r1 = x and y = 1 -> r2 = y becomes possible or impossible in
+    // one of its orders)
+    let budget = Budget::unlimited();
+    let opts = DiffOptions {
+        max_rank: 2,
+        all_ranks: true,
+        ..DiffOptions::default()
+    };
+    for p in pairs.iter().filter(|p| !p.name.starts_with("merge")) {
+        let d = sync_diff(&p.old, &p.new, &p.m, &opts, &budget).unwrap();
+        assert!(
+            d.differences.iter().any(|d| d.rank == 2),
+            "{}: no rank-2 difference: {}",
+            p.name,
+            observable(&d)
+        );
+    }
+}

@@ -20,6 +20,7 @@
 //! [`super::diff_reference`] keeps the previous implementation (both
 //! versions' sets compared in Rust) as the reference for tests and benches.
 
+use super::may_hb::MayHb;
 use super::{diff_counts, programs, Engine, Relations};
 use crate::budget::Budget;
 use crate::error::Result;
@@ -109,14 +110,16 @@ struct RankOutput {
     only_new: Vec<RfTuple>,
     through_old: Vec<RfTuple>,
     through_new: Vec<RfTuple>,
-    /// Counts per version: (mustHb, mayHb, MayRf).
-    counts: [(usize, usize, usize); 2],
+    /// mustHb rows and MayRf count per version (rank 1; mayHb is counted
+    /// from them and the facts, never built).
+    hb_must: [Vec<(u32, u32)>; 2],
+    may_rf_count: [usize; 2],
     lock_order: [BTreeSet<Vec<u32>>; 2],
-    /// MayRf, mayHb and rank2_no of each version (rank 2; the rank-3
+    /// MayRf, mustHb and rank2_no of each version (rank 2; the rank-3
     /// program takes them as inputs instead of recomputing them, and
     /// `--counts` lists rank2_may from them).
     rf_may: [Vec<(u32, u32)>; 2],
-    hb_may: [Vec<(u32, u32)>; 2],
+    rank2_hb_must: [Vec<(u32, u32)>; 2],
     rank2_no: [Vec<(u32, u32, u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
@@ -200,10 +203,8 @@ fn eval(
 ) -> RankOutput {
     match rank {
         1 => eval_rank!(diff1, engine, old, new, map, |o| RankOutput {
-            counts: [
-                (o.old_hb_must.len(), o.old_hb_may.len(), o.old_rf_may.len()),
-                (o.new_hb_must.len(), o.new_hb_may.len(), o.new_rf_may.len()),
-            ],
+            may_rf_count: [o.old_rf_may.len(), o.new_rf_may.len()],
+            hb_must: [o.old_hb_must, o.new_hb_must],
             lock_order: [
                 o.old_lock_order
                     .iter()
@@ -224,7 +225,7 @@ fn eval(
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
             rf_may: [o.old_rf_may, o.new_rf_may],
-            hb_may: [o.old_hb_may, o.new_hb_may],
+            rank2_hb_must: [o.old_hb_must, o.new_hb_must],
             rank2_no: [o.old_rank2_no, o.new_rank2_no],
             ..RankOutput::default()
         }),
@@ -237,8 +238,8 @@ fn eval(
             |i| {
                 i.old_rf_may.clone_from(&carried.rf_may[0]);
                 i.new_rf_may.clone_from(&carried.rf_may[1]);
-                i.old_hb_may.clone_from(&carried.hb_may[0]);
-                i.new_hb_may.clone_from(&carried.hb_may[1]);
+                i.old_hb_must.clone_from(&carried.rank2_hb_must[0]);
+                i.new_hb_must.clone_from(&carried.rank2_hb_must[1]);
                 i.old_rank2_no.clone_from(&carried.rank2_no[0]);
                 i.new_rank2_no.clone_from(&carried.rank2_no[1]);
             },
@@ -272,10 +273,10 @@ pub fn sync_diff(
         let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
         let stats = [&mut out.old_stats, &mut out.new_stats];
         if rank == 1 {
-            for (s, (must, may, rf)) in stats.into_iter().zip(r.counts) {
-                s.must_hb = must;
-                s.may_hb = may;
-                s.may_rf = rf;
+            for (i, (s, facts)) in stats.into_iter().zip([old, new]).enumerate() {
+                s.must_hb = r.hb_must[i].len();
+                s.may_hb = MayHb::new(facts, &r.hb_must[i]).count();
+                s.may_rf = r.may_rf_count[i];
             }
             let [lo, ln] = r.lock_order;
             out.old_sync1 = Relations::from([("lock_order".to_string(), lo)]);
@@ -291,12 +292,14 @@ pub fn sync_diff(
         }
         if rank == 2 && opts.counts {
             budget.phase("count rank 2")?;
-            for (i, s) in [&mut out.old_stats, &mut out.new_stats]
+            for (i, (s, facts)) in [&mut out.old_stats, &mut out.new_stats]
                 .into_iter()
+                .zip([old, new])
                 .enumerate()
             {
+                let may_hb = MayHb::new(facts, &r.rank2_hb_must[i]);
                 let pairs =
-                    diff_counts::rank2_pairs(&r.rf_may[i], &r.hb_may[i], &r.rank2_no[i], budget)?;
+                    diff_counts::rank2_pairs(&r.rf_may[i], &may_hb, &r.rank2_no[i], budget)?;
                 s.may_rf_rank.insert(2, pairs.len());
                 rank2_pairs[i] = pairs;
             }
@@ -330,7 +333,7 @@ pub fn sync_diff(
         }
         if rank == 2 {
             previous.rf_may = std::mem::take(&mut r.rf_may);
-            previous.hb_may = std::mem::take(&mut r.hb_may);
+            previous.rank2_hb_must = std::mem::take(&mut r.rank2_hb_must);
             previous.rank2_no = std::mem::take(&mut r.rank2_no);
         }
     }

@@ -8,8 +8,10 @@
 //!
 //! The diff programs never build rank2_may either (they test pairs through
 //! its definition), so `--counts` first lists it here from that definition:
-//! rf_may(w1, r1), hb_may(r1, r2), rf_may(w2, r2), not rank2_no.
+//! rf_may(w1, r1), hb_may(r1, r2), rf_may(w2, r2), not rank2_no, with
+//! mayHb tested pair by pair (crate::analysis::may_hb).
 
+use super::may_hb::MayHb;
 use crate::budget::Budget;
 use crate::error::Result;
 use std::collections::{HashMap, HashSet};
@@ -18,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 /// `rf_may`, mayHb between the loads, and no `rank2_no` row.
 pub fn rank2_pairs(
     rf_may: &[(u32, u32)],
-    hb_may: &[(u32, u32)],
+    may_hb: &MayHb,
     rank2_no: &[(u32, u32, u32, u32)],
     budget: &Budget,
 ) -> Result<Vec<(u32, u32, u32, u32)>> {
@@ -27,19 +29,24 @@ pub fn rank2_pairs(
         writers.entry(r).or_default().push(w);
     }
     let excluded: HashSet<(u32, u32, u32, u32)> = rank2_no.iter().copied().collect();
+    let loads: Vec<(&u32, &Vec<u32>)> = writers.iter().collect();
     let mut out = Vec::new();
-    for (i, &(r1, r2)) in hb_may.iter().enumerate() {
-        if i % 4096 == 0 {
-            budget.check()?;
-        }
-        let (Some(w1s), Some(w2s)) = (writers.get(&r1), writers.get(&r2)) else {
-            continue;
-        };
-        for &w1 in w1s {
-            for &w2 in w2s {
-                let row = (w1, r1, w2, r2);
-                if !excluded.contains(&row) {
-                    out.push(row);
+    let mut tested = 0usize;
+    for &(&r1, w1s) in &loads {
+        for &(&r2, w2s) in &loads {
+            tested += 1;
+            if tested % 4096 == 0 {
+                budget.check()?;
+            }
+            if !may_hb.holds(r1, r2) {
+                continue;
+            }
+            for &w1 in w1s {
+                for &w2 in w2s {
+                    let row = (w1, r1, w2, r2);
+                    if !excluded.contains(&row) {
+                        out.push(row);
+                    }
                 }
             }
         }

@@ -7,6 +7,7 @@ pub mod diff_counts;
 pub mod diff_reference;
 pub mod impact;
 pub mod lockorder;
+pub mod may_hb;
 
 use crate::facts::FactSet;
 use std::collections::{BTreeMap, BTreeSet};
