@@ -1,4 +1,4 @@
-//! The symbolic executor on every bench program (both versions): the four
+//! The symbolic executor on every bench program (both versions): the five
 //! reduction modes report the same violated assertions (soundness of DPOR
 //! and of the assertion-guided pruning), every violation replays, and the
 //! violated lines are the ones each case's `expected.toml` gives in
@@ -49,12 +49,14 @@ fn bench_programs_same_violations_in_every_mode_and_as_reasoned() {
             let dpor = run(&m, Reduction::Dpor);
             let ag = run(&m, Reduction::DporAg);
             let odpor = run(&m, Reduction::Odpor);
+            let oag = run(&m, Reduction::OdporAg);
             let name = format!("{case}/{version}");
             for (mode, x) in [
                 ("none", &none),
                 ("dpor", &dpor),
                 ("dpor+ag", &ag),
                 ("odpor", &odpor),
+                ("odpor+ag", &oag),
             ] {
                 if x.stats.incomplete {
                     problems.push(format!(
@@ -74,6 +76,13 @@ fn bench_programs_same_violations_in_every_mode_and_as_reasoned() {
                     "{name}: none {:?} vs odpor {:?}",
                     none.violation_locations(),
                     odpor.violation_locations()
+                ));
+            }
+            if dpor.violation_locations() != oag.violation_locations() {
+                problems.push(format!(
+                    "{name}: dpor {:?} vs odpor+ag {:?}",
+                    dpor.violation_locations(),
+                    oag.violation_locations()
                 ));
             }
             if none.violation_locations() != ag.violation_locations() {

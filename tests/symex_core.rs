@@ -135,6 +135,7 @@ fn all_modes_agree_on_sequential_programs() {
         Reduction::Dpor,
         Reduction::DporAg,
         Reduction::Odpor,
+        Reduction::OdporAg,
     ] {
         locs.push(
             explore(
@@ -152,6 +153,7 @@ fn all_modes_agree_on_sequential_programs() {
     assert_eq!(locs[0], locs[1]);
     assert_eq!(locs[0], locs[2]);
     assert_eq!(locs[0], locs[3]);
+    assert_eq!(locs[0], locs[4]);
 }
 
 fn runs_with(src: &str, r: Reduction) -> Exploration {

@@ -160,6 +160,46 @@ fn verdicts_under_odpor() {
     }
 }
 
+#[test]
+fn verdicts_under_odpor_ag() {
+    for p in programs() {
+        let m = testutil::load(&p).unwrap();
+        let e = expectation(&p);
+        check_verdict(&p, &e, &run(&m, Reduction::OdporAg, &e), Reduction::OdporAg);
+    }
+}
+
+/// odpor+ag against dpor: the same violated locations on every program,
+/// normal termination kept (as a complete or a pruned run), and never more
+/// complete runs than odpor alone (the pruning only removes runs).
+#[test]
+fn odpor_ag_finds_what_dpor_finds() {
+    for p in programs() {
+        let m = testutil::load(&p).unwrap();
+        let e = expectation(&p);
+        let dpor = run(&m, Reduction::Dpor, &e);
+        let odpor = run(&m, Reduction::Odpor, &e);
+        let oag = run(&m, Reduction::OdporAg, &e);
+        let name = p.file_name().unwrap().to_string_lossy();
+        assert_eq!(
+            dpor.violation_locations(),
+            oag.violation_locations(),
+            "{name}: dpor vs odpor+ag"
+        );
+        assert_eq!(
+            dpor.stats.complete_runs > 0,
+            oag.stats.complete_runs + oag.stats.partial_runs > 0,
+            "{name}: normal termination lost by odpor+ag"
+        );
+        assert!(
+            oag.stats.runs() <= odpor.stats.runs(),
+            "{name}: odpor+ag explored more runs ({}) than odpor ({})",
+            oag.stats.runs(),
+            odpor.stats.runs()
+        );
+    }
+}
+
 /// Baseline is exhaustive: the verdicts must hold there too, and the three
 /// modes must report the same violated locations.
 #[test]

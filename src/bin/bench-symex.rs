@@ -32,6 +32,7 @@ fn main() {
         Reduction::Dpor,
         Reduction::DporAg,
         Reduction::Odpor,
+        Reduction::OdporAg,
     ];
     let mut progs_args = Vec::new();
     while !args.is_empty() {

@@ -27,7 +27,7 @@ pub struct SymexArgs {
     /// The new version: explore it incrementally (+CIA), reporting the
     /// findings of the old version outside the impacted set as unchanged.
     pub new: Option<PathBuf>,
-    /// none | dpor | dpor+ag | odpor
+    /// none | dpor | dpor+ag | odpor | odpor+ag
     #[arg(long, default_value = "dpor+ag")]
     pub reduction: Reduction,
     /// Times a basic block may be re-entered per function activation

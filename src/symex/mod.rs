@@ -42,6 +42,8 @@ pub enum Reduction {
     DporAg,
     /// Optimal DPOR: source sets and wakeup trees (Abdulla et al., POPL 2014).
     Odpor,
+    /// Optimal DPOR plus assertion-guided pruning.
+    OdporAg,
 }
 
 impl std::str::FromStr for Reduction {
@@ -52,8 +54,9 @@ impl std::str::FromStr for Reduction {
             "dpor" => Ok(Reduction::Dpor),
             "dpor+ag" | "ag" => Ok(Reduction::DporAg),
             "odpor" => Ok(Reduction::Odpor),
+            "odpor+ag" => Ok(Reduction::OdporAg),
             o => Err(format!(
-                "unknown reduction `{o}` (none, dpor, dpor+ag, odpor)"
+                "unknown reduction `{o}` (none, dpor, dpor+ag, odpor, odpor+ag)"
             )),
         }
     }
@@ -66,6 +69,7 @@ impl std::fmt::Display for Reduction {
             Reduction::Dpor => "dpor",
             Reduction::DporAg => "dpor+ag",
             Reduction::Odpor => "odpor",
+            Reduction::OdporAg => "odpor+ag",
         })
     }
 }

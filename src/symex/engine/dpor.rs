@@ -59,6 +59,9 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// When a subtree is pruned, pretend the accesses recorded below the
     /// node were executed (RVar/WVar, §5.2).
     pub(crate) fn prune_dpor_update(&mut self, st: &State<'c>, key: u64) {
+        if self.odpor {
+            return self.odpor_prune_update(st, key);
+        }
         if !self.dpor {
             return;
         }

@@ -414,7 +414,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
         }
         if self.odpor {
-            let explored = self.odpor_node(&st, d, &order, &nexts, &sleep);
+            let explored = self.odpor_node(&st, d, &order, &nexts, &sleep, &mut wp);
             self.nodes.pop();
             self.open.pop();
             match explored {
@@ -425,6 +425,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                     self.stats.sleep_blocked += 1;
                     return fls;
                 }
+            }
+            // As for dpor+ag below: the threads asleep on entry were not
+            // explored from here; the summary says so.
+            if self.ag && !self.stop && restricted.is_none() {
+                self.ps_merge(key, &wp, &sleep);
             }
             return wp;
         }
@@ -473,7 +478,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let w = self.run_thread(child, t, true, child_sleep);
             // Weakest preconditions only matter to the pruning (dpor+ag).
             if self.ag {
-                wp = Bool::and(self.ctx, &[&wp, &w]).simplify();
+                wp = and2(self.ctx, &wp, &w);
             }
             explored += 1;
             done_acc.push((t, tacc));
@@ -720,8 +725,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     child.threads[tid].atomic = 0;
                     let w = self.explore_sched(child, tid, sleep.clone());
                     if self.ag {
-                        let w = Bool::and(self.ctx, &[&condsv, &w]);
-                        wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+                        wp = or_side(self.ctx, &wp, &condsv, &w);
                     }
                 } else {
                     self.end_path(&child, tid, stop);
@@ -730,8 +734,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             let w = self.run_thread(child, tid, first, sleep.clone());
             if self.ag {
-                let w = Bool::and(self.ctx, &[&condsv, &w]);
-                wp = Bool::or(self.ctx, &[&wp, &w]).simplify();
+                wp = or_side(self.ctx, &wp, &condsv, &w);
             }
         }
         self.open.pop();

@@ -100,10 +100,18 @@ impl From<String> for Stop {
 /// Result of interpreting one instruction.
 pub(crate) type R<'c> = Result<Step<'c>, Stop>;
 
+/// The state variables (name, width) a summary formula names.
+pub(crate) type SVars = Rc<Vec<(String, u32)>>;
+
 pub(crate) struct Engine<'c, 'm> {
     ctx: &'c Context,
     m: &'m Module,
     solver: Solver<'c>,
+    /// The solver's asserted path condition and the result cache.
+    inc: solver::Incremental<'c>,
+    /// State variables of each summary formula checked so far (`None`:
+    /// it names an input, so it is never implied).
+    svars_cache: HashMap<Bool<'c>, Option<SVars>>,
     opts: SymexOptions,
     bbidx: Vec<HashMap<Name, usize>>,
     fidx: HashMap<String, usize>,
@@ -279,9 +287,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             ctx,
             m,
             solver: Solver::new(ctx),
+            inc: solver::Incremental::new(),
+            svars_cache: HashMap::new(),
             dpor: matches!(opts.reduction, Reduction::Dpor | Reduction::DporAg),
-            odpor: opts.reduction == Reduction::Odpor,
-            ag: opts.reduction == Reduction::DporAg,
+            odpor: matches!(opts.reduction, Reduction::Odpor | Reduction::OdporAg),
+            ag: matches!(opts.reduction, Reduction::DporAg | Reduction::OdporAg),
             opts,
             bbidx,
             fidx,

@@ -248,6 +248,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         order: &[usize],
         nexts: &[Next],
         sleep: &[(usize, Vec<Access>)],
+        wp: &mut Bool<'c>,
     ) -> Option<usize> {
         let asleep = |t: usize| sleep.iter().any(|(q, _)| *q == t);
         let acc_of = |t: usize| match &nexts[t] {
@@ -290,7 +291,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                 self.nodes[d].wut.kids = rest;
                 continue;
             }
-            if asleep(t) || self.nodes[d].done.contains(&t) {
+            // Not in `order`: covered by a summary (odpor+ag, a node
+            // whose summary holds for every thread but those in `order`).
+            if asleep(t) || self.nodes[d].done.contains(&t) || !order.contains(&t) {
                 continue;
             }
             self.nodes[d].done.insert(t);
@@ -319,7 +322,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             let mut child = st.clone();
             child.sched.push(t);
             child.wut = sub;
-            self.run_thread(child, t, true, child_sleep);
+            let w = self.run_thread(child, t, true, child_sleep);
+            // Weakest preconditions only matter to the pruning (odpor+ag).
+            if self.ag {
+                *wp = and2(self.ctx, wp, &w);
+            }
             explored += 1;
             self.nodes[d].sleep.push((t, tacc));
             if self.stop {
@@ -366,6 +373,66 @@ impl<'c, 'm> Engine<'c, 'm> {
                     let pre = st.threads[p].clock.clone();
                     self.odpor_races(p, &a, &pre, at);
                 }
+            }
+        }
+    }
+}
+
+impl<'c, 'm> Engine<'c, 'm> {
+    /// odpor+ag: a subtree pruned by its summary did not run, so its
+    /// recorded accesses (RVar/WVar, §5.2) race as if executed.  Their
+    /// order and happens-before below the node are unknown, so no wakeup
+    /// sequence can be built for them; as in dpor+ag, the latest racing
+    /// node gets the accessing thread as a one-step sequence (when it
+    /// cannot run there, its nearest enabled ancestor, else every enabled
+    /// thread) unless it already sleeps or was explored there.
+    pub(crate) fn odpor_prune_update(&mut self, st: &State<'c>, key: u64) {
+        let acc: Vec<(usize, Access)> = self
+            .rw
+            .get(&key)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        let parents = parents_of(st);
+        for (q, a) in acc {
+            let clock = st
+                .threads
+                .get(q)
+                .map(|t| t.clock.clone())
+                .unwrap_or_default();
+            let Some(i) = (0..self.nodes.len()).rev().find(|&i| {
+                self.nodes[i].tr.as_ref().is_some_and(|tr| {
+                    tr.tid != q
+                        && dependent(&tr.acc, std::slice::from_ref(&a))
+                        && clock.get(tr.tid).copied().unwrap_or(0) <= i
+                })
+            }) else {
+                continue;
+            };
+            let n = &self.nodes[i];
+            let mut ancestor = Some(q);
+            while let Some(x) = ancestor {
+                if n.enabled.contains(&x) {
+                    break;
+                }
+                ancestor = parents.get(x).copied().flatten();
+            }
+            let threads = match ancestor {
+                Some(x) => vec![x],
+                None => n.enabled.clone(),
+            };
+            for t in threads {
+                let n = &mut self.nodes[i];
+                if n.done.contains(&t)
+                    || n.sleep.iter().any(|(s, _)| *s == t)
+                    || n.wut.kids.iter().any(|k| k.tid == t)
+                {
+                    continue;
+                }
+                n.wut.kids.push(WNode {
+                    tid: t,
+                    acc: Vec::new(),
+                    sub: Wut::default(),
+                });
             }
         }
     }

@@ -14,6 +14,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         if !self.ag || seg.bad || wp.as_bool() == Some(false) {
             return Bool::from_bool(self.ctx, false);
         }
+        // Nothing to substitute or add: the wp is unchanged (no z3 call).
+        if seg.ov.is_empty() && seg.assumes.is_empty() && seg.havoc.is_empty() {
+            return wp;
+        }
         let consts: Vec<(BV<'c>, BV<'c>)> = seg
             .ov
             .iter()
@@ -74,7 +78,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         match self.ps.get_mut(&slot) {
             Some(e) if e.key == key => {
                 if e.merges < maxm {
-                    e.f = Bool::or(self.ctx, &[&e.f, wp]).simplify();
+                    e.f = or2(self.ctx, &e.f, wp);
                     e.merges += 1;
                     e.asleep.extend(sleep.iter().map(|(t, _)| *t));
                 }
@@ -172,13 +176,27 @@ impl<'c, 'm> Engine<'c, 'm> {
         if ps.as_bool() == Some(true) {
             return true;
         }
-        let mut vars = Vec::new();
-        let mut seen = HashSet::new();
-        if !self.collect_svars(&Dynamic::from_ast(ps), &mut seen, &mut vars) {
+        // The state variables of a summary, computed once per formula (a
+        // summary is checked at every visit of its node).
+        let vars = match self.svars_cache.get(ps) {
+            Some(v) => v.clone(),
+            None => {
+                let mut vars = Vec::new();
+                let mut seen = HashSet::new();
+                let ok = self.collect_svars(&Dynamic::from_ast(ps), &mut seen, &mut vars);
+                let v = ok.then(|| Rc::new(vars));
+                if self.svars_cache.len() >= 1 << 14 {
+                    self.svars_cache.clear();
+                }
+                self.svars_cache.insert(ps.clone(), v.clone());
+                v
+            }
+        };
+        let Some(vars) = vars else {
             return false;
-        }
+        };
         let mut consts = Vec::new();
-        for (n, w) in &vars {
+        for (n, w) in vars.iter() {
             match self.sv_value(st, n, *w) {
                 Some(v) => consts.push((BV::new_const(self.ctx, n.as_str(), *w), self.zterm(&v))),
                 None => return false,
@@ -190,5 +208,43 @@ impl<'c, 'm> Engine<'c, 'm> {
             return true;
         }
         self.check(&st.pcon, &[f.not()]) == SatResult::Unsat
+    }
+}
+
+/// `a ∧ b`, simplified, without a z3 call when one side is a constant.
+pub(crate) fn and2<'c>(ctx: &'c Context, a: &Bool<'c>, b: &Bool<'c>) -> Bool<'c> {
+    match (a.as_bool(), b.as_bool()) {
+        (Some(false), _) | (_, Some(false)) => Bool::from_bool(ctx, false),
+        (Some(true), _) => b.clone(),
+        (_, Some(true)) => a.clone(),
+        _ if a == b => a.clone(),
+        _ => Bool::and(ctx, &[a, b]).simplify(),
+    }
+}
+
+/// `a ∨ b`, simplified, without a z3 call when one side is a constant.
+pub(crate) fn or2<'c>(ctx: &'c Context, a: &Bool<'c>, b: &Bool<'c>) -> Bool<'c> {
+    match (a.as_bool(), b.as_bool()) {
+        (Some(true), _) | (_, Some(true)) => Bool::from_bool(ctx, true),
+        (Some(false), _) => b.clone(),
+        (_, Some(false)) => a.clone(),
+        _ if a == b => a.clone(),
+        _ => Bool::or(ctx, &[a, b]).simplify(),
+    }
+}
+
+/// `wp ∨ (c ∧ w)`, simplified, for the sides of a branch: no z3 call when
+/// the side contributes nothing.
+pub(crate) fn or_side<'c>(ctx: &'c Context, wp: &Bool<'c>, c: &Bool<'c>, w: &Bool<'c>) -> Bool<'c> {
+    if w.as_bool() == Some(false) || c.as_bool() == Some(false) {
+        return wp.clone();
+    }
+    if wp.as_bool() == Some(true) {
+        return wp.clone();
+    }
+    let side = Bool::and(ctx, &[c, w]);
+    match wp.as_bool() {
+        Some(false) => side.simplify(),
+        _ => Bool::or(ctx, &[wp, &side]).simplify(),
     }
 }
