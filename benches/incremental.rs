@@ -6,16 +6,17 @@
 //!
 //! Programs: the version chains v0 … v5 of `benches/incremental/*` (written
 //! for concord after the Table 3 programs; each README gives the mutants),
-//! consecutive nbds commits of `map/list.c` and `map/skiplist.c` from the
-//! first one the diff benchmark's harness builds (harnesses
-//! of `benches/nbds`, the bundle cloned into a temporary directory; the
-//! hashtable has no harness there yet).  The older bench pairs (Conc-iSE
+//! consecutive nbds commits of `map/list.c`, `map/skiplist.c` and
+//! `map/hashtable.c` from the first one the diff benchmark's harness
+//! builds (harnesses of `benches/nbds`, the bundle cloned into a temporary
+//! directory).  The older bench pairs (Conc-iSE
 //! and DiSE figures) are in the soundness test.
 //! +SCIA's time includes neither OLD's exploration (done once, stored) nor
 //! the impact analysis; +CIA's time is NEW's exploration only (the paper
 //! includes its static analysis time).  Each exploration stops after
 //! `--max-time` seconds (default 60; such a cell is marked `>`).
-//! `cargo bench --bench incremental [-- --max-time S --no-nbds --no-chains]`.
+//! `cargo bench --bench incremental [-- --max-time S --no-nbds --no-chains
+//! --only CHAIN[,CHAIN]]`.
 
 #[allow(dead_code)]
 #[path = "nbds/mod.rs"]
@@ -76,6 +77,16 @@ fn paper(name: &str) -> Option<[(u64, u64); 5]> {
         "readreadwrite" => [(36, 1), (10, 4), (34, 20), (34, 8), (101, 18)],
         "stateful01" => [(37, 12), (117, 15), (675, 22), (675, 71), (675, 42)],
         "reorder" => [(38, 30), (15, 9), (61, 28), (125, 32), (68, 39)],
+        "indexer" => [(729, 33), (81, 5), (90, 30), (90, 1), (1314, 563)],
+        "twostage" => [(101, 7), (148, 79), (101, 27), (69, 29), (188, 38)],
+        "bluetooth" => [
+            (2112, 287),
+            (2292, 223),
+            (2324, 276),
+            (2617, 532),
+            (2437, 417),
+        ],
+        "circular-buffer" => [(52, 32), (277, 68), (770, 21), (2916, 46), (924, 102)],
         _ => return None,
     })
 }
@@ -201,6 +212,15 @@ fn main() {
     if args.iter().any(|a| a == "--no-chains") {
         names.clear();
     }
+    // `--only NAME[,NAME]`: these chains only.
+    if let Some(only) = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+    {
+        let keep: Vec<&str> = only.split(',').collect();
+        names.retain(|n| keep.contains(&n.as_str()));
+    }
     for name in &names {
         let vs: Vec<Version> = (0..=5)
             .map(|k| load(&chain_dir.join(name).join(format!("v{k}.c"))).unwrap())
@@ -235,7 +255,7 @@ fn main() {
             let tmp = tempfile::tempdir().unwrap();
             match nbds::Clone::new(&b, tmp.path()) {
                 Ok(c) => {
-                    for map in [nbds::Map::List, nbds::Map::Skiplist] {
+                    for map in [nbds::Map::List, nbds::Map::Skiplist, nbds::Map::Hashtable] {
                         nbds_chain(&c, tmp.path(), map, secs, &mut all);
                     }
                 }
@@ -261,6 +281,7 @@ fn nbds_chain(c: &nbds::Clone, dir: &Path, map: nbds::Map, secs: f64, tot: &mut 
     let (src, first) = match map {
         nbds::Map::List => ("map/list.c", "7d658a0"),
         nbds::Map::Skiplist => ("map/skiplist.c", "2b10765"),
+        nbds::Map::Hashtable => ("map/hashtable.c", "2b10765"),
     };
     let out = std::process::Command::new("git")
         .args(["log", "--format=%h", "--", src])

@@ -247,9 +247,10 @@ fn soundness_same_violations_in_all_modes() {
             dpor.stats.complete_runs > 0,
             "{name}: normal termination lost by dpor"
         );
-        assert_eq!(
-            none.stats.complete_runs > 0,
-            ag.stats.complete_runs + ag.stats.partial_runs > 0,
+        // (Only one way: a partial run may also stand for paths that end
+        // in an already reported violation, Conc-iSE §6.2.)
+        assert!(
+            none.stats.complete_runs == 0 || ag.stats.complete_runs + ag.stats.partial_runs > 0,
             "{name}: normal termination lost by dpor+ag"
         );
         // The reductions never explore more complete runs than the baseline.

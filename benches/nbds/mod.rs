@@ -23,6 +23,10 @@ use std::process::Command;
 pub enum Map {
     List,
     Skiplist,
+    /// Driven by the incremental benchmark only (the diff benchmark
+    /// builds the other two).
+    #[allow(dead_code)]
+    Hashtable,
 }
 
 impl Map {
@@ -30,19 +34,23 @@ impl Map {
         match self {
             Map::List => "list",
             Map::Skiplist => "skiplist",
+            Map::Hashtable => "hashtable",
         }
     }
     fn source(self) -> &'static str {
         match self {
             Map::List => "map/list.c",
             Map::Skiplist => "map/skiplist.c",
+            Map::Hashtable => "map/hashtable.c",
         }
     }
-    /// Function prefix and handle type of the map's API.
-    fn api(self) -> (&'static str, &'static str) {
+    /// Function prefix, handle type and look-up function of the map's API
+    /// (the hashtable's look-up is `ht_get`).
+    fn api(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Map::List => ("ll", "list_t"),
-            Map::Skiplist => ("sl", "skiplist_t"),
+            Map::List => ("ll", "list_t", "ll_lookup"),
+            Map::Skiplist => ("sl", "skiplist_t", "sl_lookup"),
+            Map::Hashtable => ("ht", "hashtable_t", "ht_get"),
         }
     }
 }
@@ -70,12 +78,12 @@ impl Clone {
         git(&self.root, &["checkout", "-q", "--force", commit])?;
         let mut seen = BTreeSet::new();
         let body = self.inline(&self.root.join(map.source()), &mut seen)?;
-        let (prefix, handle) = map.api();
+        let (prefix, handle, lookup) = map.api();
         Ok(format!(
             "/* nbds {name} at {commit}: stubs, {src} with the nbds headers inlined, driver (written by benches/nbds) */\n{STUBS}\n{body}\n{driver}",
             name = map.name(),
             src = map.source(),
-            driver = driver(prefix, handle)
+            driver = driver(prefix, handle, lookup)
         ))
     }
 
@@ -145,14 +153,14 @@ __thread int tid_;
 
 /// Two threads, each inserting, finding and removing its own key in one
 /// shared map created by main.
-fn driver(prefix: &str, handle: &str) -> String {
+fn driver(prefix: &str, handle: &str, lookup: &str) -> String {
     format!(
         r#"
 static {handle} *harness_map;
 static void *harness_worker(void *arg) {{
     map_key_t k = (map_key_t)(size_t)arg;
     {prefix}_cas(harness_map, k, CAS_EXPECT_WHATEVER, k + 1);
-    {prefix}_lookup(harness_map, k);
+    {lookup}(harness_map, k);
     {prefix}_remove(harness_map, k);
     return NULL;
 }}

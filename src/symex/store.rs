@@ -76,6 +76,12 @@ pub struct StoredAccess {
     pub thread: usize,
     pub res: StoredRes,
     pub write: bool,
+    /// The portable name of the accessed object (`g:NAME` for a global,
+    /// `o:K` for the K-th object made at run time): when present, the
+    /// numeric `object` of `res` is not used (object numbers differ
+    /// between versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -338,7 +338,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .copied()
                     .filter(|t| enabled.contains(t) && !sleep.iter().any(|(q, _)| q == t))
                     .collect();
-                if self.implied(&st, &ps) {
+                if self.implied_with(&st, &ps, extra.is_empty()) {
                     if extra.is_empty() {
                         if self.debug {
                             eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
@@ -657,8 +657,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 Ok(Step::Fork { alts }) => return self.fork(st, tid, alts, sleep, first),
                 Err(stop) => {
+                    let w = self.end_wp(&stop);
                     self.end_path(&st, tid, stop);
-                    return fls;
+                    return w;
                 }
             }
         }

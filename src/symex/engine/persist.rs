@@ -51,7 +51,11 @@ pub(crate) struct Fingerprints {
     /// Per function: its code and everything it references (callees,
     /// thread start routines), transitively.
     closure: Vec<u64>,
-    globals: u64,
+    /// Portable names of the objects created before the program runs
+    /// (null, globals, functions, declarations: `memory::init_globals`'
+    /// order) and the inverse map.
+    obj_names: Vec<String>,
+    obj_ids: HashMap<String, u32>,
     /// Per function and block: instruction texts (terminator last) and
     /// the functions each references.
     texts: Vec<Vec<Vec<String>>>,
@@ -64,6 +68,18 @@ pub(crate) struct Fingerprints {
     all_fp: u64,
     /// Fingerprint of the code ahead of a position (function, block, ip).
     ahead: std::cell::RefCell<HashMap<(usize, usize, usize), u64>>,
+}
+
+/// An instruction's text as fingerprinted: a call of `__assert_fail`
+/// keeps only its callee (its arguments — message strings, line number,
+/// function name — only shape the report, and a failing assertion ends
+/// its path whatever they are: a summary means "nothing is found ahead").
+fn canon_text(t: String) -> String {
+    if t.contains("@__assert_fail(") {
+        "call @__assert_fail".to_string()
+    } else {
+        t
+    }
 }
 
 /// Names after `@` in an instruction's text (callees, thread start
@@ -98,6 +114,21 @@ pub(crate) fn fingerprints(m: &Module) -> Fingerprints {
         .enumerate()
         .map(|(i, f)| (f.name.as_str(), i))
         .collect();
+    // A global referenced by code: its type, and for a constant its
+    // contents (code reads them; a writable global's value is in the state).
+    let gfp: HashMap<String, u64> = m
+        .global_vars
+        .iter()
+        .map(|gv| {
+            let mut h = Fnv::new();
+            h.str(&format!("{:?}", gv.ty));
+            h.u64(gv.is_constant as u64);
+            if gv.is_constant {
+                h.str(&format!("{:?}", gv.initializer));
+            }
+            (name_str(&gv.name), h.finish())
+        })
+        .collect();
     let mut own = Vec::new();
     let mut edges: Vec<Vec<usize>> = Vec::new();
     let mut indirect = Vec::new();
@@ -125,9 +156,18 @@ pub(crate) fn fingerprints(m: &Module) -> Fingerprints {
                 .map(|i| i.to_string())
                 .chain(std::iter::once(b.term.to_string()));
             for t in texts_b {
-                h.str(&t);
+                let t = canon_text(t);
                 let mut r = Vec::new();
                 referenced(&t, &mut r);
+                let mut th = Fnv::new();
+                th.str(&t);
+                for n in &r {
+                    if let Some(g) = gfp.get(n) {
+                        th.u64(*g);
+                    }
+                }
+                let t = format!("{t}#{:x}", th.finish());
+                h.str(&t);
                 let r: Vec<usize> = r
                     .iter()
                     .filter_map(|n| idx.get(n.as_str()).copied())
@@ -208,18 +248,26 @@ pub(crate) fn fingerprints(m: &Module) -> Fingerprints {
                 .collect()
         })
         .collect();
-    // Object ids of globals follow their order; their initial values are
-    // in the state a formula is evaluated on (and differ harmlessly, e.g.
-    // in `__FILE__` strings), so they are not part of the key.
-    let mut g = Fnv::new();
-    for gv in &m.global_vars {
-        g.str(&name_str(&gv.name));
-        g.str(&format!("{:?}", gv.ty));
-        g.u64(gv.is_constant as u64);
-    }
+    // Objects created before the program runs, named as the code names
+    // them: a global or function added elsewhere shifts the numbers of
+    // the others, not their names (`memory::init_globals`' order).
+    let mut obj_names = vec!["null".to_string()];
+    obj_names.extend(
+        m.global_vars
+            .iter()
+            .map(|g| format!("g:{}", name_str(&g.name))),
+    );
+    obj_names.extend(m.functions.iter().map(|f| format!("f:{}", f.name)));
+    obj_names.extend(m.func_declarations.iter().map(|d| format!("d:{}", d.name)));
+    let obj_ids = obj_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i as u32))
+        .collect();
     Fingerprints {
         closure,
-        globals: g.finish(),
+        obj_names,
+        obj_ids,
         texts,
         refs,
         succ,
@@ -231,6 +279,22 @@ pub(crate) fn fingerprints(m: &Module) -> Fingerprints {
 }
 
 impl Fingerprints {
+    /// The portable name of object `o` (objects made at run time are
+    /// numbered from the first of them).
+    fn obj_name(&self, o: u32) -> String {
+        match self.obj_names.get(o as usize) {
+            Some(n) => n.clone(),
+            None => format!("o:{}", o as usize - self.obj_names.len()),
+        }
+    }
+
+    fn obj_id(&self, name: &str) -> Option<u32> {
+        if let Some(k) = name.strip_prefix("o:") {
+            return Some(self.obj_names.len() as u32 + k.parse::<u32>().ok()?);
+        }
+        self.obj_ids.get(name).copied()
+    }
+
     /// The code a frame at (f, bb, ip) may still run: the rest of its
     /// block, every block reachable from it, and all they reference.
     fn ahead(&self, f: usize, bb: usize, ip: usize) -> u64 {
@@ -288,50 +352,178 @@ pub(crate) struct Persist<'c> {
     last_flush: Instant,
 }
 
-fn to_stored(t: usize, a: &Access) -> StoredAccess {
-    let res = match &a.res {
-        Res::Mem(o, lo, hi) => StoredRes::Mem {
-            object: *o,
-            lo: *lo,
-            hi: *hi,
-        },
-        Res::Mutex((o, off)) => StoredRes::Mutex {
-            object: *o,
-            offset: *off,
-        },
-        Res::Cond((o, off)) => StoredRes::Cond {
-            object: *o,
-            offset: *off,
-        },
-        Res::ThreadEnd(u) => StoredRes::ThreadEnd(*u),
-        Res::All => StoredRes::All,
+/// An access as stored: its object by portable name.
+fn to_stored(fps: &Fingerprints, t: usize, a: &Access) -> StoredAccess {
+    let (res, obj) = match &a.res {
+        Res::Mem(o, lo, hi) => (
+            StoredRes::Mem {
+                object: 0,
+                lo: *lo,
+                hi: *hi,
+            },
+            Some(*o),
+        ),
+        Res::Mutex((o, off)) => (
+            StoredRes::Mutex {
+                object: 0,
+                offset: *off,
+            },
+            Some(*o),
+        ),
+        Res::Cond((o, off)) => (
+            StoredRes::Cond {
+                object: 0,
+                offset: *off,
+            },
+            Some(*o),
+        ),
+        Res::ThreadEnd(u) => (StoredRes::ThreadEnd(*u), None),
+        Res::All => (StoredRes::All, None),
     };
     StoredAccess {
         thread: t,
         res,
         write: a.write,
+        object_name: obj.map(|o| fps.obj_name(o)),
     }
 }
 
-fn from_stored(s: &StoredAccess) -> (usize, Access) {
-    let res = match &s.res {
-        StoredRes::Mem { object, lo, hi } => Res::Mem(*object, *lo, *hi),
-        StoredRes::Mutex { object, offset } => Res::Mutex((*object, *offset)),
-        StoredRes::Cond { object, offset } => Res::Cond((*object, *offset)),
-        StoredRes::ThreadEnd(u) => Res::ThreadEnd(*u),
-        StoredRes::All => Res::All,
+/// A stored access in this program's object numbers (None: its object
+/// has no counterpart here, or it predates portable names).
+fn from_stored(fps: &Fingerprints, s: &StoredAccess) -> Option<(usize, Access)> {
+    let obj = match &s.object_name {
+        Some(n) => Some(fps.obj_id(n)?),
+        None => None,
     };
-    (
+    let res = match (&s.res, obj) {
+        (StoredRes::Mem { lo, hi, .. }, Some(o)) => Res::Mem(o, *lo, *hi),
+        (StoredRes::Mutex { offset, .. }, Some(o)) => Res::Mutex((o, *offset)),
+        (StoredRes::Cond { offset, .. }, Some(o)) => Res::Cond((o, *offset)),
+        (StoredRes::ThreadEnd(u), _) => Res::ThreadEnd(*u),
+        (StoredRes::All, _) => Res::All,
+        _ => return None,
+    };
+    Some((
         s.thread,
         Access {
             res,
             write: s.write,
         },
-    )
+    ))
 }
 
-fn addr(h: &mut Fnv, a: &Addr) {
-    h.u64(a.0 as u64);
+/// The constants an SMT-LIB text declares, with their bit widths, and
+/// the PW-bit numerals it contains (quantifier bodies included: the text
+/// shows everything, where the AST walk of the z3 crate stops at binders).
+fn scan_smt(text: &str) -> (Vec<(String, u32)>, Vec<u128>) {
+    let mut consts = Vec::new();
+    for l in text.lines() {
+        let Some(rest) = l.trim_start().strip_prefix("(declare-fun ") else {
+            continue;
+        };
+        let (name, after) = match rest.strip_prefix('|') {
+            Some(q) => match q.split_once('|') {
+                Some((n, a)) => (n, a),
+                None => continue,
+            },
+            None => match rest.split_once(' ') {
+                Some((n, a)) => (n, a),
+                None => continue,
+            },
+        };
+        let w = after
+            .split_once("(_ BitVec ")
+            .and_then(|(_, x)| x.split(')').next())
+            .and_then(|x| x.trim().parse().ok());
+        if let (Some(w), true) = (w, after.trim_start().starts_with("()")) {
+            consts.push((name.to_string(), w));
+        }
+    }
+    let digits = PW as usize / 4;
+    let mut nums = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(k) = text[i..].find("#x") {
+        let s0 = i + k + 2;
+        let mut e = s0;
+        while e < b.len() && b[e].is_ascii_hexdigit() {
+            e += 1;
+        }
+        if e - s0 == digits {
+            if let Ok(v) = u128::from_str_radix(&text[s0..e], 16) {
+                nums.push(v);
+            }
+        }
+        i = e;
+    }
+    (consts, nums)
+}
+
+/// Rename the objects a summary refers to: `m!<object>!…` state variables
+/// and pointer numerals (PW bits wide — no C integer type is —, the object
+/// in the bits above 64).  `to_names`: this program's numbers → portable
+/// names (a pointer's base becomes the constant `P!<name>`); else portable
+/// names → this program's numbers.  `text`: the formula in SMT-LIB.  None
+/// when a name has no object here or cannot be written.
+fn rename_objects<'c>(
+    ctx: &'c Context,
+    fps: &Fingerprints,
+    f: &Bool<'c>,
+    text: &str,
+    to_names: bool,
+) -> Option<Bool<'c>> {
+    let (consts, nums) = scan_smt(text);
+    let mut from: Vec<BV<'c>> = Vec::new();
+    let mut to: Vec<BV<'c>> = Vec::new();
+    if to_names {
+        for v in nums {
+            let (o, off) = ((v >> 64) as u32, v as u64);
+            if o == 0 {
+                continue;
+            }
+            let n = fps.obj_name(o);
+            if n.contains('|') {
+                return None;
+            }
+            from.push(BV::from_str(ctx, PW, &v.to_string())?);
+            to.push(BV::new_const(ctx, format!("P!{n}"), PW).bvadd(&BV::from_u64(ctx, off, PW)));
+        }
+    }
+    for (name, w) in consts {
+        if let Some(obj) = name.strip_prefix("P!") {
+            if to_names {
+                continue;
+            }
+            let v = (fps.obj_id(obj)? as u128) << 64;
+            from.push(BV::new_const(ctx, name.as_str(), w));
+            to.push(BV::from_str(ctx, PW, &v.to_string())?);
+            continue;
+        }
+        let Some(rest) = name.strip_prefix("m!") else {
+            continue;
+        };
+        let (obj, tail) = rest.split_once('!')?;
+        let new = if to_names {
+            let n = fps.obj_name(obj.parse().ok()?);
+            if n.contains('!') || n.contains('|') {
+                return None;
+            }
+            n
+        } else {
+            fps.obj_id(obj)?.to_string()
+        };
+        from.push(BV::new_const(ctx, name.as_str(), w));
+        to.push(BV::new_const(ctx, format!("m!{new}!{tail}"), w));
+    }
+    if from.is_empty() {
+        return Some(f.clone());
+    }
+    let pairs: Vec<(&BV<'c>, &BV<'c>)> = from.iter().zip(&to).collect();
+    Some(f.substitute(&pairs))
+}
+
+fn addr(h: &mut Fnv, fps: &Fingerprints, a: &Addr) {
+    h.str(&fps.obj_name(a.0));
     h.u64(a.1);
 }
 
@@ -352,6 +544,12 @@ impl<'c, 'm> Engine<'c, 'm> {
                 return;
             }
         };
+        let fps = fingerprints(self.m);
+        if fps.obj_names.len() != self.init_objs.len() {
+            // The object names must follow `init_globals`' numbering.
+            eprintln!("concord: warning: summaries not stored: object layout not understood");
+            return;
+        }
         let mut imported = HashMap::new();
         if so.import {
             match store.summaries(self.opts.loop_bound) {
@@ -363,12 +561,26 @@ impl<'c, 'm> Engine<'c, 'm> {
                         if v.len() != 1 {
                             continue;
                         }
+                        // Objects that do not exist here: the summary
+                        // cannot apply (and is not guessed at).
+                        let f = v.pop().unwrap();
+                        let Some(f) = rename_objects(self.ctx, &fps, &f, &s.formula, false) else {
+                            continue;
+                        };
+                        let Some(rw) = s
+                            .accesses
+                            .iter()
+                            .map(|a| from_stored(&fps, a))
+                            .collect::<Option<Vec<_>>>()
+                        else {
+                            continue;
+                        };
                         imported.insert(
                             s.state_key,
                             Imported {
-                                f: v.pop().unwrap(),
+                                f,
                                 asleep: s.asleep.iter().copied().collect(),
-                                rw: s.accesses.iter().map(from_stored).collect(),
+                                rw,
                             },
                         );
                     }
@@ -380,7 +592,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.persist = Some(Persist {
             opts: so,
             store,
-            fps: fingerprints(self.m),
+            fps,
             imported,
             portable: HashMap::new(),
             checked: HashSet::new(),
@@ -391,19 +603,22 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     fn portable_key(&self, fps: &Fingerprints, st: &State<'c>) -> u64 {
         let mut h = Fnv::new();
-        h.u64(fps.globals);
+        // Keys of this scheme never equal those of the first one (object
+        // numbers, whole-program globals), whose formulas named objects by
+        // number.
+        h.str("portable-v2");
         for t in &st.threads {
             match &t.status {
                 TStatus::Run => h.u64(1),
                 TStatus::Cut => h.u64(2),
                 TStatus::WaitCond { cond, mutex } => {
                     h.u64(3);
-                    addr(&mut h, cond);
-                    addr(&mut h, mutex);
+                    addr(&mut h, fps, cond);
+                    addr(&mut h, fps, mutex);
                 }
                 TStatus::Reacquire { mutex } => {
                     h.u64(4);
-                    addr(&mut h, mutex);
+                    addr(&mut h, fps, mutex);
                 }
                 TStatus::Done => h.u64(5),
             }
@@ -418,18 +633,22 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
         }
         for (a, o) in &st.mutex {
-            addr(&mut h, a);
+            addr(&mut h, fps, a);
             h.u64(*o as u64);
         }
         for (a, ws) in &st.conds {
-            addr(&mut h, a);
+            addr(&mut h, fps, a);
             h.u64(ws.len() as u64);
             for w in ws {
                 h.u64(*w as u64);
             }
         }
-        h.u64(st.objs.len() as u64);
-        for o in &st.objs {
+        // Objects made before the program runs are the same by name (code
+        // ahead names the globals it uses, and its text is in the key);
+        // those made at run time are compared in order.
+        let init = fps.obj_names.len();
+        h.u64(st.objs.len().saturating_sub(init) as u64);
+        for o in st.objs.iter().skip(init) {
             h.u64(match o.kind {
                 ObjKind::Global => 1,
                 ObjKind::Stack => 2,
@@ -450,6 +669,26 @@ impl<'c, 'm> Engine<'c, 'm> {
             return;
         };
         let pk = self.portable_key(&p.fps, st);
+        if std::env::var_os("CONCORD_PERSIST_DEBUG").is_some() {
+            let mut d = String::new();
+            for (i, t) in st.threads.iter().enumerate() {
+                d += &format!(" T{i}:{:?}{}", t.status, if t.tail { "/tail" } else { "" });
+                for fr in &t.frames {
+                    d += &format!(
+                        " {}@{}.{}#{:x}",
+                        self.m.functions[fr.f].name,
+                        fr.bb,
+                        fr.ip,
+                        p.fps.ahead(fr.f, fr.bb, fr.ip) & 0xffff
+                    );
+                }
+            }
+            eprintln!(
+                "persist: pk={pk:016x} stored={} objs={}{d}",
+                p.imported.contains_key(&pk),
+                st.objs.len()
+            );
+        }
         let adopt =
             !p.imported.is_empty() && !p.checked.contains(&key) && self.ps_entry(key).is_none();
         let p = self.persist.as_mut().unwrap();
@@ -504,12 +743,22 @@ impl<'c, 'm> Engine<'c, 'm> {
             if p.written.get(&e.key) == Some(&mark) {
                 continue;
             }
+            // Another run has not reported this run's findings.
+            let strict = self.with_known(&e.f, false);
+            if strict.as_bool() == Some(false) {
+                continue;
+            }
             let s = Solver::new(self.ctx);
-            s.assert(&e.f);
+            s.assert(&strict);
+            let Some(f) = rename_objects(self.ctx, &p.fps, &strict, &s.to_string(), true) else {
+                continue;
+            };
+            let s = Solver::new(self.ctx);
+            s.assert(&f);
             let mut accesses: Vec<StoredAccess> = rw
                 .into_iter()
                 .flatten()
-                .map(|(t, a)| to_stored(*t, a))
+                .map(|(t, a)| to_stored(&p.fps, *t, a))
                 .collect();
             accesses.sort_by_key(|a| format!("{a:?}"));
             items.push(StoredSummary {

@@ -8,7 +8,35 @@ pub(crate) struct PsEntry<'c> {
     pub(crate) asleep: BTreeSet<usize>,
 }
 
+/// The atom "the finding this path ends in is already reported".
+const KNOWN: &str = "F!known";
+
 impl<'c, 'm> Engine<'c, 'm> {
+    /// The weakest precondition of a path that ends at `stop`.  A
+    /// violation is reported as the path ends, so past that moment the path
+    /// can lead to no error that is not already reported — what a summary
+    /// must guarantee (Conc-iSE §6.2: ¬PS[s] are the states that may lead
+    /// to *previously unexplored* errors).  The atom `F!known` says so: it
+    /// is true within this run (`implied`) and false in a summary written
+    /// to the store, whose reader has not reported the finding.  Anything
+    /// else that ends a path (unsupported construct, cut, failed
+    /// assumption) contributes `false`: the program goes on, unexplored.
+    pub(crate) fn end_wp(&self, stop: &Stop) -> Bool<'c> {
+        match stop {
+            Stop::Finding(k, _) if *k != FindingKind::Unsupported && self.ag => {
+                Bool::new_const(self.ctx, KNOWN)
+            }
+            _ => Bool::from_bool(self.ctx, false),
+        }
+    }
+
+    /// `f` with the reported findings known (`true`) or not (`false`).
+    pub(crate) fn with_known(&self, f: &Bool<'c>, known: bool) -> Bool<'c> {
+        let a = Bool::new_const(self.ctx, KNOWN);
+        let v = Bool::from_bool(self.ctx, known);
+        f.substitute(&[(&a, &v)]).simplify()
+    }
+
     /// Apply the segment's effects to a weakest precondition.
     pub(crate) fn apply_seg(&self, seg: &Seg<'c>, wp: Bool<'c>) -> Bool<'c> {
         if !self.ag || seg.bad || wp.as_bool() == Some(false) {
@@ -173,6 +201,16 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// pcon → PS[s] under the state's memory?
     pub(crate) fn implied(&mut self, st: &State<'c>, ps: &Bool<'c>) -> bool {
+        self.implied_with(st, ps, true)
+    }
+
+    /// `implied`, with the findings this run reported known or not.  A
+    /// visit that explores only the threads asleep when the summary was
+    /// made (sleep sets) uses `known = false`: the continuations it skips
+    /// are counted nowhere, so they must be runs without findings (else a
+    /// program that can end normally could show no run that does).
+    pub(crate) fn implied_with(&mut self, st: &State<'c>, ps: &Bool<'c>, known: bool) -> bool {
+        let ps = &self.with_known(ps, known);
         if ps.as_bool() == Some(true) {
             return true;
         }
