@@ -253,9 +253,9 @@ pub struct ChangesArgs {
     pub old: PathBuf,
     /// The new version: a program or a fact directory.
     pub new: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
-    pub format: TextOrJson,
+    /// Output format (SARIF: one note per changed line).
+    #[arg(long, value_enum, default_value_t = ChangesFormat::Text)]
+    pub format: ChangesFormat,
     /// Show each changed statement's LLVM instruction under its source line.
     #[arg(long)]
     pub ir: bool,
@@ -294,6 +294,13 @@ impl DotArgs {
 pub enum TextOrJson {
     Text,
     Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChangesFormat {
+    Text,
+    Json,
+    Sarif,
 }
 
 pub use crate::load::LoadedVersion;
@@ -378,8 +385,9 @@ fn run_facts(args: &FactsArgs, quiet: bool, budget: &Budget) -> Result<i32> {
 fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
     let (old, new, m) = load_pair(&args.old, &args.new, &args.input, budget)?;
     let text = match args.format {
-        TextOrJson::Json => crate::report::changes_json(&m, &old, &new) + "\n",
-        TextOrJson::Text => crate::report::changes_text(&m, &old, &new, args.ir),
+        ChangesFormat::Json => crate::report::changes::json(&m, &old, &new) + "\n",
+        ChangesFormat::Sarif => crate::report::changes::sarif(&m, &old, &new) + "\n",
+        ChangesFormat::Text => crate::report::changes::text(&m, &old, &new, args.ir),
     };
     emit_committed(budget, &text)?;
     Ok(if m.changes.is_empty() {
