@@ -52,7 +52,8 @@ pub struct NameInfo {
     pub object: String,
     /// `global`, `stack`, `heap` or `function`.
     pub kind: String,
-    /// The object's type: C's name for structs and unions, else LLVM's.
+    /// The object's type: structs and unions by C name, pointers and arrays
+    /// in C's spelling, scalars in LLVM's (`struct node *[2]`, `i32[4]`).
     #[serde(rename = "type")]
     pub ty: String,
     /// `file:line` of the allocation (heap) or declaration (stack), if known.

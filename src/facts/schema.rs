@@ -638,8 +638,9 @@ location (one row per location id). Struct fields get their C member names from 
 information, matched to IR fields by offset (`stats.misses` for `stats.1`; a field without a \
 match keeps its index); heap objects are named by the type their allocation is cast to and \
 its site (`(struct pool @ pool.c:24).head` for `heap@24.0`); `kind` is `global`, `stack`, \
-`heap` or `function`, `type` the object's type (C's name for structs and unions, else \
-LLVM's), `site` the allocation's `file:line`. Display only: the analyses compare \
+`heap` or `function`, `type` the object's type (structs and unions by their C names, \
+pointers and arrays spelled as in C, scalars as LLVM names them: `struct node *[2]`, \
+`i32[4]`), `site` the allocation's `file:line`. Display only: the analyses compare \
 `locations.tsv` names. Optional on reading (directories written before it existed still \
 read, and reports then show `locations.tsv` names); when present it must name every \
 location, in order.\n\

@@ -190,7 +190,10 @@ impl Namer<'_> {
                 // wrapper's call site (its context), where the caller says
                 // what it allocates.
                 let at = self.wrapper_call(i, ctx).unwrap_or(i);
-                let ty = self.cast_type(at).or_else(|| self.cast_type(i));
+                let ty = self
+                    .cast_type(at)
+                    .or_else(|| self.returned_type(at))
+                    .or_else(|| self.cast_type(i));
                 let line = self
                     .line_of(at)
                     .or_else(|| self.line_of(i))
@@ -264,6 +267,19 @@ impl Namer<'_> {
             })
     }
 
+    /// The pointee of what a call's (defined) callee returns, unless it
+    /// is the untyped `i8*` (`struct node *new_node(void)`).
+    fn returned_type(&self, call: InsnId) -> Option<TypeRef> {
+        let (_, instr) = self.insn(call);
+        let I::Call(c) = instr? else {
+            return None;
+        };
+        let callee = super::ir::direct_callee(c)?;
+        let f = self.module.get_func_by_name(callee)?;
+        pointee(&f.return_type)
+            .filter(|t| !matches!(t.as_ref(), Type::IntegerType { bits: 8 } | Type::VoidType))
+    }
+
     /// `.head[3].next`: a field path with the C names the debug
     /// information gives, field numbers where it gives none.
     fn path_suffix(&self, root: Option<&TypeRef>, steps: &[Step]) -> String {
@@ -303,9 +319,9 @@ impl Namer<'_> {
         self.debug.get(name)?.fields.get(k)?.clone()
     }
 
-    /// A type as C spells it where the debug information knows it (struct
-    /// and union types, pointers to them), else LLVM's spelling (`i32`,
-    /// `[4 x i8]`).
+    /// A type as C spells it: structs and unions by the names the debug
+    /// information gives, pointers and arrays in C's syntax; scalars keep
+    /// LLVM's names (`i32`: the IR does not say `int` or `unsigned`).
     fn c_type(&self, ty: &TypeRef) -> String {
         match ty.as_ref() {
             Type::NamedStructType { name } => match self.debug.get(name) {
@@ -313,6 +329,10 @@ impl Namer<'_> {
                 None => name.replacen('.', " ", 1),
             },
             Type::PointerType { pointee_type, .. } => format!("{} *", self.c_type(pointee_type)),
+            Type::ArrayType {
+                element_type,
+                num_elements,
+            } => format!("{}[{num_elements}]", self.c_type(element_type)),
             _ => ty.to_string(),
         }
     }
