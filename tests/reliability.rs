@@ -429,3 +429,24 @@ fn a_long_straight_line_thread_fits_in_a_small_stack() {
         .unwrap();
     assert!(facts > n);
 }
+
+/// The symbolic executor's explorer thread asks for a 1 GiB stack; under
+/// `ulimit -v` of less than that (here ~1 GB, so the first request cannot
+/// succeed) it must fall back to a smaller stack and still answer: the
+/// racy counter has a violation (exit 1), never an internal error (70).
+#[test]
+fn symex_answers_under_a_virtual_memory_limit_below_its_stack() {
+    let out = tempfile::tempdir().unwrap();
+    let program = repo_root().join("symex-programs/racy_counter.c");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1000000 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_concord"))
+        .args(["symex", "-q", "--no-store", "--output-dir"])
+        .arg(out.path().join("r"))
+        .arg(&program)
+        .output()
+        .unwrap();
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
