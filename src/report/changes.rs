@@ -46,6 +46,23 @@ fn by_line<'a>(
     groups
 }
 
+/// The source text of a change group's line: the new line's, else the
+/// old line's.
+fn line_text<'a>(
+    first: &Change,
+    ol: u32,
+    old: &'a LoadedVersion,
+    new: &'a LoadedVersion,
+) -> &'a str {
+    let nl = first
+        .new
+        .and_then(|n| new.facts.statement(n))
+        .map_or(0, |s| s.line);
+    source_line(new.source.as_deref(), nl)
+        .or_else(|| source_line(old.source.as_deref(), ol))
+        .unwrap_or("")
+}
+
 /// Changes, one line per source line and kind; `ir` adds each statement's
 /// instruction text under it.
 pub fn text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion, ir: bool) -> String {
@@ -70,13 +87,7 @@ pub fn text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion, ir: bool
             .new
             .map(|n| short_file(&new.facts, n))
             .unwrap_or_default();
-        let nl = first
-            .new
-            .and_then(|n| new.facts.statement(n))
-            .map_or(0, |s| s.line);
-        let text = source_line(new.source.as_deref(), nl)
-            .or_else(|| source_line(old.source.as_deref(), ol))
-            .unwrap_or("");
+        let text = line_text(first, ol, old, new);
         let place = match (at_old.is_empty(), at_new.is_empty()) {
             (false, false) => format!("{at_old} -> {at_new}"),
             (true, false) => at_new,
@@ -189,25 +200,11 @@ const SARIF_RULES: &[super::sarif::Rule] = &[
 /// as a related location where the statements have both.
 pub fn sarif(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> String {
     use super::sarif;
-    let place = |f: &FactSet, id: u32, msg: &str| {
-        let s = f.statement(id);
-        sarif::location(
-            s.map_or("", |s| s.file.as_str()),
-            s.map_or(1, |s| s.line),
-            s.map_or(0, |s| s.col),
-            Some(msg),
-        )
-    };
+    let place = sarif::statement_location;
     let mut results = Vec::new();
     for ((_, ol, kind), changes) in by_line(m, &old.facts, &new.facts) {
         let first = changes[0];
-        let nl = first
-            .new
-            .and_then(|n| new.facts.statement(n))
-            .map_or(0, |s| s.line);
-        let text = source_line(new.source.as_deref(), nl)
-            .or_else(|| source_line(old.source.as_deref(), ol))
-            .unwrap_or("");
+        let text = line_text(first, ol, old, new);
         let (primary, related) = match (first.old, first.new) {
             (Some(o), Some(n)) => (
                 place(&new.facts, n, "new"),

@@ -2,7 +2,7 @@
 
 use super::dot::DotOptions;
 use super::explain::{Explanation, Versions};
-use super::sarif::{self, Level, Rule};
+use super::sarif::{self, statement_location as sarif_location, Level, Rule};
 use super::style::{paint, Color};
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
@@ -400,16 +400,6 @@ const SARIF_RULES: &[Rule] = &[
     Rule { id: "deadlock-only-in-old", name: "Potential deadlock removed by the patch", description: "Threads of the old version can take these locks in a cycle." },
     Rule { id: "deadlock-only-in-new", name: "Potential deadlock added by the patch", description: "Threads of the new version can take these locks in a cycle." },
 ];
-
-fn sarif_location(f: &FactSet, id: u32, message: &str) -> serde_sarif::sarif::Location {
-    let s = f.statement(id);
-    sarif::location(
-        s.map_or("", |s| s.file.as_str()),
-        s.map_or(1, |s| s.line),
-        s.map_or(0, |s| s.col),
-        Some(message),
-    )
-}
 
 pub fn sarif(r: &DiffReport<'_>) -> String {
     let mut results = Vec::new();

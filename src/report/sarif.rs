@@ -41,6 +41,17 @@ pub fn location(uri: &str, line: u32, col: u32, message: Option<&str>) -> s::Loc
     }
 }
 
+/// The location of a statement of `f` (line 1 when it has none).
+pub fn statement_location(f: &crate::facts::FactSet, id: u32, message: &str) -> s::Location {
+    let st = f.statement(id);
+    location(
+        st.map_or("", |st| st.file.as_str()),
+        st.map_or(1, |st| st.line),
+        st.map_or(0, |st| st.col),
+        Some(message),
+    )
+}
+
 /// A plain-text message.
 pub fn text(t: &str) -> s::Message {
     s::Message {
