@@ -76,6 +76,11 @@ pub struct Program {
     /// For a build: its C sources as named in the debug information
     /// (relative to the build's root), in link order.
     pub units: Vec<PathBuf>,
+    /// The normalised bitcode `module` was read from, kept while the
+    /// program lives: extraction reads its debug information (struct
+    /// member names, `facts::extract::names`), which llvm-ir does not model.
+    pub bitcode: PathBuf,
+    _work: tempfile::TempDir,
 }
 
 /// Load a program and require a `main` (concord analyses whole programs).
@@ -133,6 +138,8 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
         kind,
         input_sha256,
         units: Vec::new(),
+        bitcode: normalized,
+        _work: work,
     })
 }
 
@@ -189,6 +196,8 @@ pub fn load_build(root: &Path, opts: &CompileOptions) -> Result<Program> {
         kind: InputKind::Build,
         input_sha256: format!("{:x}", hasher.finalize()),
         units: units.into_iter().map(|u| u.file).collect(),
+        bitcode: normalized,
+        _work: work,
     })
 }
 

@@ -188,3 +188,66 @@ fn units_that_do_not_link_are_exit_5() {
     ]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
 }
+
+/// One source, two versions that differ only in their flags: `FIXED`
+/// moves the join (line 13) before the read of `x` (line 12, or 15 when
+/// fixed). The same file given twice is one version unless a version's
+/// own flags make it the fixed build: then `changes` finds the join and
+/// the read moved (exit 1), and `diff` lists the read-from edges through
+/// the moved read: in the unfixed version the read may see the initial
+/// value (line 2), in the fixed one only the worker's write (line 3).
+#[test]
+fn flags_of_one_version_only_reach_that_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.c");
+    std::fs::write(
+        &p,
+        "#include <pthread.h>
+int x;
+void *worker(void *arg) { x = 1; return 0; }
+int main(void) {
+  pthread_t h;
+  pthread_create(&h, 0, worker, 0);
+#ifdef FIXED
+  pthread_join(h, 0);
+#endif
+  int seen;
+#ifndef FIXED
+  seen = x;
+  pthread_join(h, 0);
+#else
+  seen = x;
+#endif
+  return seen;
+}
+",
+    )
+    .unwrap();
+    let p = p.to_str().unwrap();
+    let same = run(&["-q", "changes", p, p]);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    for (flag, fixed_side, unfixed_side) in [
+        ("--new-cflags=-DFIXED", "new", "old"),
+        ("--old-cflags=-DFIXED", "old", "new"),
+    ] {
+        let c = run(&["-q", "changes", p, p, flag]);
+        assert_eq!(c.status.code(), Some(1), "{flag}: {}", stderr(&c));
+        let text = String::from_utf8_lossy(&c.stdout).to_string();
+        assert!(
+            text.contains("p.c:8 ") && text.contains("p.c:13 "),
+            "{text}"
+        );
+        let d = run(&["-q", "diff", p, p, flag]);
+        assert!(matches!(d.status.code(), Some(0 | 1)), "{}", stderr(&d));
+        let text = String::from_utf8_lossy(&d.stdout).to_string();
+        let initial_to_read = |side: &str, line: u32| {
+            text.lines().any(|l| {
+                l.trim_start()
+                    .starts_with(&format!("{side}  RF x: p.c:2 (initial value)"))
+                    && l.contains(&format!("p.c:{line} `seen = x;`"))
+            })
+        };
+        assert!(initial_to_read(unfixed_side, 12), "{flag}: {text}");
+        assert!(!initial_to_read(fixed_side, 15), "{flag}: {text}");
+    }
+}

@@ -2,22 +2,9 @@
 //! `impact` readable: the graph shrinks to at most N nodes, around the
 //! focused line, and says what it left out.
 
+mod common;
+use common::answer_of;
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
-
-fn out(args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_concord"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        matches!(o.status.code(), Some(0 | 1)),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
 
 /// Node names (the quoted ids of impact's graph) and edges.
 fn impact_graph(dot: &str) -> (BTreeSet<String>, BTreeSet<(String, String)>) {
@@ -42,12 +29,12 @@ const FIG6: [&str; 2] = [
 #[test]
 fn impact_dot_limit_and_focus_cut_the_graph() {
     let base = ["-q", "impact", "--format", "dot", FIG6[0], FIG6[1]];
-    let full = out(&base);
+    let full = answer_of(&base);
     let (nodes, edges) = impact_graph(&full);
     assert!(nodes.len() > 4, "{full}");
     assert!(!full.contains("not shown"));
     // --limit 3: three nodes, and a note for the rest.
-    let limited = out(&[&base[..], &["--limit", "3"]].concat());
+    let limited = answer_of(&[&base[..], &["--limit", "3"]].concat());
     let (n3, e3) = impact_graph(&limited);
     assert_eq!(n3.len(), 3, "{limited}");
     assert!(n3.is_subset(&nodes));
@@ -74,12 +61,12 @@ fn impact_dot_limit_and_focus_cut_the_graph() {
             }
         }
     }
-    let focused = out(&[&base[..], &["--focus", "v2.c:19"]].concat());
+    let focused = answer_of(&[&base[..], &["--focus", "v2.c:19"]].concat());
     let (nf, _) = impact_graph(&focused);
     let expected: BTreeSet<String> = component.iter().map(|s| s.to_string()).collect();
     assert_eq!(nf, expected, "{focused}");
     // Focus and limit together: the focused line first.
-    let one = out(&[&base[..], &["--focus", "v2.c:19", "--limit", "1"]].concat());
+    let one = answer_of(&[&base[..], &["--focus", "v2.c:19", "--limit", "1"]].concat());
     assert_eq!(impact_graph(&one).0, BTreeSet::from([focus.to_string()]));
 }
 
@@ -105,14 +92,14 @@ fn diff_dot_limit_and_focus_choose_differences() {
             .collect()
     };
     let doc: serde_json::Value =
-        serde_json::from_str(&out(&[&base[..], &["--format", "json"]].concat())).unwrap();
+        serde_json::from_str(&answer_of(&[&base[..], &["--format", "json"]].concat())).unwrap();
     let diffs = doc["differences"].as_array().unwrap();
     assert!(diffs.len() > 3);
-    let full = out(&[&base[..], &["--format", "dot"]].concat());
+    let full = answer_of(&[&base[..], &["--format", "dot"]].concat());
     assert_eq!(drawn(&full).len(), diffs.len());
     // Each difference of rank 2 has at most 4 statements: --limit 4 keeps
     // the first difference (at least) and not all of them.
-    let limited = out(&[&base[..], &["--format", "dot", "--limit", "4"]].concat());
+    let limited = answer_of(&[&base[..], &["--format", "dot", "--limit", "4"]].concat());
     let d = drawn(&limited);
     assert!(d.contains(&1) && d.len() < diffs.len(), "{limited}");
     assert!(limited.contains("difference(s) not shown"), "{limited}");
@@ -131,6 +118,6 @@ fn diff_dot_limit_and_focus_choose_differences() {
         .map(|(i, _)| i + 1)
         .collect();
     assert!(!on_20.is_empty() && on_20.len() < diffs.len());
-    let focused = out(&[&base[..], &["--format", "dot", "--focus", "v2.c:20"]].concat());
+    let focused = answer_of(&[&base[..], &["--format", "dot", "--focus", "v2.c:20"]].concat());
     assert_eq!(drawn(&focused), on_20, "{focused}");
 }

@@ -5,25 +5,12 @@
 //! documented exit code (docs/cli.md) and never panic (101) or die from a
 //! signal. The seeds are fixed, so a failure reproduces.
 
+mod common;
+use common::{copy_dir, Rng};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const PROGRAM: &str = "bench-programs/ecdiff-fig2-lock/v2.c";
-
-/// xorshift64*: small, deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn concord(args: &[&std::ffi::OsStr]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_concord"))
@@ -40,14 +27,6 @@ fn check(what: &str, o: &Output, allowed: &[i32]) {
     match o.status.code() {
         Some(c) => assert!(allowed.contains(&c), "{what}: exit {c}\n{err}"),
         None => panic!("{what}: killed by a signal\n{err}"),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
     }
 }
 
@@ -138,8 +117,8 @@ fn mutated_fact_directories_end_with_documented_codes() {
         let dir = tmp.path().join(format!("m{case}"));
         copy_dir(&good, &dir);
         let what = mutate_fact_dir(&dir, &mut rng);
-        // query: 0 (printed) or 6 (malformed fact directory); diff against
-        // the intact directory: 0/1 or 6.
+        // query: 0 (printed) or 6 (malformed fact directory); diff or
+        // changes against the intact directory: 0/1 or 6.
         let q = concord(&[
             "-q".as_ref(),
             "query".as_ref(),
@@ -147,13 +126,14 @@ fn mutated_fact_directories_end_with_documented_codes() {
             "shared_write".as_ref(),
         ]);
         check(&format!("query after {what}"), &q, &[0, 6]);
+        let cmd = if case % 2 == 0 { "diff" } else { "changes" };
         let d = concord(&[
             "-q".as_ref(),
-            "diff".as_ref(),
+            cmd.as_ref(),
             good.as_os_str(),
             dir.as_os_str(),
         ]);
-        check(&format!("diff after {what}"), &d, &[0, 1, 6]);
+        check(&format!("{cmd} after {what}"), &d, &[0, 1, 6]);
         rejected += usize::from(q.status.code() == Some(6));
     }
     // The mutations are not all harmless: most are caught as malformed.

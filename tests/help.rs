@@ -100,3 +100,65 @@ fn quiet_is_quiet_everywhere() {
         );
     }
 }
+
+/// A bare command line runs with the library's defaults: `concord symex P`
+/// explores with `symex::cli::cli_defaults()`, which differs from
+/// `SymexOptions::default()` only where the command line means to (the
+/// reduction and iterative deepening); `facts` models with
+/// `ExtractOptions::default()`. Parsed in-process, so a clap default that
+/// drifts from the library fails here.
+#[test]
+fn bare_command_lines_run_with_the_librarys_defaults() {
+    use clap::Parser;
+    use concord::cli::{Cli, Command};
+    use concord::symex::{cli as sx, Reduction, SymexOptions};
+
+    let cli = Cli::try_parse_from(["concord", "symex", "p.c"]).unwrap();
+    let Command::Symex(args) = &cli.command else {
+        panic!("parsed as {:?}", cli.command)
+    };
+    let got = sx::options(args, std::path::Path::new("p.c"), true);
+    let want = sx::cli_defaults();
+    let lib = SymexOptions::default();
+    let fields = |o: &SymexOptions| {
+        format!(
+            "reduction={} loop_bound={} max_loop_bound={:?} max_runs={:?} max_seconds={:?} \
+             table={} merges={} slice={} entry={} deepening={} interferences={:?}",
+            o.reduction,
+            o.loop_bound,
+            o.max_loop_bound,
+            o.max_runs,
+            o.max_seconds,
+            o.summary_table_size,
+            o.summary_max_merges,
+            o.slice,
+            o.entry,
+            o.deepening_seconds,
+            o.max_interferences
+        )
+    };
+    assert_eq!(fields(&got), fields(&want));
+    // The documented differences from the library, and nothing else.
+    assert_eq!(want.reduction, Reduction::DporAg);
+    assert_eq!(want.max_loop_bound, Some(sx::DEFAULT_MAX_LOOP_BOUND));
+    let lib_as_cli = SymexOptions {
+        reduction: want.reduction,
+        max_loop_bound: want.max_loop_bound,
+        ..lib
+    };
+    assert_eq!(fields(&lib_as_cli), fields(&want));
+
+    let cli = Cli::try_parse_from(["concord", "facts", "p.c", "-o", "out"]).unwrap();
+    let Command::Facts(args) = &cli.command else {
+        panic!("parsed as {:?}", cli.command)
+    };
+    let (got, lib) = (
+        args.input.extract_options(),
+        concord::facts::extract::ExtractOptions::default(),
+    );
+    assert_eq!(
+        format!("{got:?}"),
+        format!("{lib:?}"),
+        "`concord facts` models with other options than the library"
+    );
+}

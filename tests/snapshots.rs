@@ -12,20 +12,6 @@ use std::process::Command;
 const OLD: &str = "bench-programs/ecdiff-fig2-lock/v1.c";
 const NEW: &str = "bench-programs/ecdiff-fig2-lock/v2.c";
 
-fn out(args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_concord"))
-        .args(args)
-        .current_dir(repo_root())
-        .output()
-        .unwrap();
-    assert!(
-        matches!(o.status.code(), Some(0 | 1)),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
-
 fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.add_filter(&regex_escape(&repo_root().display().to_string()), "[repo]");
@@ -65,7 +51,7 @@ fn diff_outputs() {
         for format in ["text", "json", "sarif"] {
             insta::assert_snapshot!(
                 format!("diff_{format}"),
-                out(&["diff", "-q", "--format", format, OLD, NEW])
+                answer_of(&["diff", "-q", "--format", format, OLD, NEW])
             );
         }
     });
@@ -74,10 +60,10 @@ fn diff_outputs() {
 #[test]
 fn changes_outputs() {
     settings().bind(|| {
-        for format in ["text", "json"] {
+        for format in ["text", "json", "sarif"] {
             insta::assert_snapshot!(
                 format!("changes_{format}"),
-                out(&["changes", "--format", format, OLD, NEW])
+                answer_of(&["changes", "--format", format, OLD, NEW])
             );
         }
     });
@@ -89,7 +75,7 @@ fn impact_outputs() {
         for format in ["text", "json", "sarif"] {
             insta::assert_snapshot!(
                 format!("impact_{format}"),
-                out(&["impact", "--format", format, OLD, NEW])
+                answer_of(&["impact", "--format", format, OLD, NEW])
             );
         }
     });
@@ -130,8 +116,9 @@ fn sarif_logs_are_valid_and_fingerprinted() {
     for args in [
         vec!["diff", "-q", "--format", "sarif", OLD, NEW],
         vec!["impact", "--format", "sarif", OLD, NEW],
+        vec!["changes", "--format", "sarif", OLD, NEW],
     ] {
-        let text = out(&args);
+        let text = answer_of(&args);
         check_sarif(&args, &text);
     }
     let (_, text) = symex_out("sarif");

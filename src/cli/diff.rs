@@ -50,11 +50,13 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub versions: super::VersionFlags,
+    #[command(flatten)]
     pub budget: BudgetArgs,
 }
 
 pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
-    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, budget)?;
+    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, &args.versions, budget)?;
     if !quiet {
         eprintln!("concord: comparing {} and {} ...", old.label, new.label);
     }

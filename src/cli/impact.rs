@@ -54,6 +54,8 @@ pub struct ImpactArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub versions: super::VersionFlags,
+    #[command(flatten)]
     pub budget: super::BudgetArgs,
 }
 
@@ -98,17 +100,27 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
     };
     budget.phase("load old")?;
     let (old, new) = match &args.new {
-        Some(n) => (Some(load_version(&args.old, &args.input)?), {
-            budget.phase("load new")?;
-            load_version(n, &args.input)?
-        }),
+        Some(n) => (
+            Some(load_version(
+                &args.old,
+                &args.input.with_cflags(args.versions.old_cflags.as_deref()),
+            )?),
+            {
+                budget.phase("load new")?;
+                load_version(
+                    n,
+                    &args.input.with_cflags(args.versions.new_cflags.as_deref()),
+                )?
+            },
+        ),
         None => {
             if given.is_empty() {
                 return usage(
                     "give two versions (OLD NEW), or one program and --changed FILE:LINE,...",
                 );
             }
-            (None, load_version(&args.old, &args.input)?)
+            let input = args.input.with_cflags(args.versions.new_cflags.as_deref());
+            (None, load_version(&args.old, &input)?)
         }
     };
     if let Some((file, line)) = given.iter().find(|(file, line)| {

@@ -198,6 +198,40 @@ impl InputArgs {
     }
 }
 
+/// Compile flags of one version only, for the commands that compare two
+/// (a patch that changes the build: `-DFIXED`, another `-std=`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct VersionFlags {
+    /// Extra clang flags for the old version only (after --cflags).
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        allow_hyphen_values = true,
+        help_heading = "Compiling C"
+    )]
+    pub old_cflags: Option<String>,
+    /// Extra clang flags for the new version only (after --cflags).
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        allow_hyphen_values = true,
+        help_heading = "Compiling C"
+    )]
+    pub new_cflags: Option<String>,
+}
+
+impl InputArgs {
+    /// These arguments plus one version's own flags.
+    pub fn with_cflags(&self, extra: Option<&str>) -> InputArgs {
+        let mut i = self.clone();
+        if let Some(e) = extra {
+            let all = format!("{} {e}", i.compile.cflags.take().unwrap_or_default());
+            i.compile.cflags = Some(all);
+        }
+        i
+    }
+}
+
 /// Limits of an analysing command (`symex` has its own `--max-time`).
 #[derive(Args, Debug, Clone, Default)]
 pub struct BudgetArgs {
@@ -253,14 +287,16 @@ pub struct ChangesArgs {
     pub old: PathBuf,
     /// The new version: a program or a fact directory.
     pub new: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
-    pub format: TextOrJson,
+    /// Output format (SARIF: one note per changed line).
+    #[arg(long, value_enum, default_value_t = ChangesFormat::Text)]
+    pub format: ChangesFormat,
     /// Show each changed statement's LLVM instruction under its source line.
     #[arg(long)]
     pub ir: bool,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub versions: VersionFlags,
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
@@ -294,6 +330,13 @@ impl DotArgs {
 pub enum TextOrJson {
     Text,
     Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChangesFormat {
+    Text,
+    Json,
+    Sarif,
 }
 
 pub use crate::load::LoadedVersion;
@@ -337,12 +380,13 @@ pub fn load_pair(
     old: &std::path::Path,
     new: &std::path::Path,
     input: &InputArgs,
+    flags: &VersionFlags,
     budget: &Budget,
 ) -> Result<(LoadedVersion, LoadedVersion, crate::versions::VersionMatch)> {
     budget.phase("load old")?;
-    let o = load_version(old, input)?;
+    let o = load_version(old, &input.with_cflags(flags.old_cflags.as_deref()))?;
     budget.phase("load new")?;
-    let n = load_version(new, input)?;
+    let n = load_version(new, &input.with_cflags(flags.new_cflags.as_deref()))?;
     budget.phase("match versions")?;
     let m = match_loaded(&o, &n);
     budget.end_phase();
@@ -376,10 +420,11 @@ fn run_facts(args: &FactsArgs, quiet: bool, budget: &Budget) -> Result<i32> {
 }
 
 fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
-    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, budget)?;
+    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, &args.versions, budget)?;
     let text = match args.format {
-        TextOrJson::Json => crate::report::changes_json(&m, &old, &new) + "\n",
-        TextOrJson::Text => crate::report::changes_text(&m, &old, &new, args.ir),
+        ChangesFormat::Json => crate::report::changes::json(&m, &old, &new) + "\n",
+        ChangesFormat::Sarif => crate::report::changes::sarif(&m, &old, &new) + "\n",
+        ChangesFormat::Text => crate::report::changes::text(&m, &old, &new, args.ir),
     };
     emit_committed(budget, &text)?;
     Ok(if m.changes.is_empty() {

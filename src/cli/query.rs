@@ -118,7 +118,11 @@ fn cell_text(f: &FactSet, kind: ColumnKind, id: u32) -> String {
 fn cell_json(f: &FactSet, kind: ColumnKind, id: u32) -> Value {
     match kind {
         ColumnKind::Stmt => crate::report::stmt_json(f, Some(id)),
-        ColumnKind::Loc => json!({"id": id, "name": f.location(id).map(|l| l.name.clone())}),
+        ColumnKind::Loc => json!({
+            "id": id,
+            "name": f.location(id).map(|l| l.name.clone()),
+            "display": f.display_name(id),
+        }),
         ColumnKind::Thread | ColumnKind::Number => json!(id),
     }
 }

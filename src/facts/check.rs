@@ -19,6 +19,18 @@ pub fn check(f: &FactSet) -> Result<(), String> {
     dense_ids("statements.tsv", f.statements.iter().map(|s| s.id))?;
     dense_ids("locations.tsv", f.locations.iter().map(|l| l.id))?;
     dense_ids("threads.tsv", f.threads.iter().map(|t| t.id))?;
+    // names.tsv is optional (older directories); present, it names every
+    // location once, in order.
+    if !f.names.is_empty() {
+        dense_ids("names.tsv", f.names.iter().map(|n| n.id))?;
+        if f.names.len() != f.locations.len() {
+            return Err(format!(
+                "names.tsv names {} locations, locations.tsv has {}",
+                f.names.len(),
+                f.locations.len()
+            ));
+        }
+    }
     let (n_stmt, n_loc, n_thread) = (
         f.statements.len() as u64,
         f.locations.len() as u64,

@@ -2,11 +2,11 @@
 //!
 //! Relations: `<name>.facts` (tab-separated, Soufflé's default) or
 //! `<name>.csv`; no header; rows sorted. The id tables (`statements.tsv`,
-//! `locations.tsv`, `threads.tsv`) have a header row and quote a field only
+//! `locations.tsv`, `threads.tsv`, `names.tsv`) have a header row and quote a field only
 //! when it contains a tab, quote or newline.
 
 use super::schema;
-use super::{FactSet, LocationInfo, Manifest, StatementInfo, ThreadInfo};
+use super::{FactSet, LocationInfo, Manifest, NameInfo, StatementInfo, ThreadInfo};
 use crate::error::{ConcordError, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -136,6 +136,7 @@ fn write_files(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> {
     write_table(&dir.join("statements.tsv"), &facts.statements)?;
     write_table(&dir.join("locations.tsv"), &facts.locations)?;
     write_table(&dir.join("threads.tsv"), &facts.threads)?;
+    write_table(&dir.join("names.tsv"), &facts.names)?;
     let manifest_path = dir.join("manifest.json");
     let json = serde_json::to_string_pretty(&ManifestOut {
         format_version: FORMAT_VERSION,
@@ -247,6 +248,13 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
         statements: read_table::<StatementInfo>(&dir.join("statements.tsv"))?,
         locations: read_table::<LocationInfo>(&dir.join("locations.tsv"))?,
         threads: read_table::<ThreadInfo>(&dir.join("threads.tsv"))?,
+        // Display names only: a directory from before they existed still
+        // reads, and reports fall back to the locations' names.
+        names: if dir.join("names.tsv").exists() {
+            read_table::<NameInfo>(&dir.join("names.tsv"))?
+        } else {
+            Vec::new()
+        },
         relations,
         manifest,
     };
@@ -278,6 +286,7 @@ pub fn file_names(format: FactFormat) -> BTreeSet<PathBuf> {
         "statements.tsv",
         "locations.tsv",
         "threads.tsv",
+        "names.tsv",
         "manifest.json",
     ] {
         names.insert(PathBuf::from(t));

@@ -40,6 +40,26 @@ pub struct LocationInfo {
     pub shared: bool,
 }
 
+/// How reports name a location (`names.tsv`, see `extract::names`): C
+/// member names for fields, type and allocation site for heap objects.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameInfo {
+    /// The location's id (as in `locations.tsv`).
+    pub id: u32,
+    /// The whole name: `pool.head`, `(struct pool @ pigz.c:1402).head`.
+    pub name: String,
+    /// The object alone: `pool`, `main::s`, `struct pool @ pigz.c:1402`.
+    pub object: String,
+    /// `global`, `stack`, `heap` or `function`.
+    pub kind: String,
+    /// The object's type: structs and unions by C name, pointers and arrays
+    /// in C's spelling, scalars in LLVM's (`struct node *[2]`, `i32[4]`).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// `file:line` of the allocation (heap) or declaration (stack), if known.
+    pub site: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadInfo {
     pub id: u32,
@@ -66,6 +86,9 @@ pub struct FactSet {
     pub statements: Vec<StatementInfo>,
     pub locations: Vec<LocationInfo>,
     pub threads: Vec<ThreadInfo>,
+    /// Display names of the locations, one per location when present
+    /// (empty for a fact directory written before `names.tsv` existed).
+    pub names: Vec<NameInfo>,
     /// Relation name -> rows, sorted and without duplicates.
     pub relations: BTreeMap<&'static str, BTreeSet<Row>>,
     pub manifest: Manifest,
@@ -99,6 +122,26 @@ impl FactSet {
 
     pub fn location(&self, id: u32) -> Option<&LocationInfo> {
         self.locations.get(id as usize).filter(|l| l.id == id)
+    }
+
+    /// The name reports show for a location: its `names.tsv` name, else
+    /// its `locations.tsv` name.
+    pub fn display_name(&self, id: u32) -> Option<&str> {
+        match self.names.get(id as usize).filter(|n| n.id == id) {
+            Some(n) => Some(n.name.as_str()),
+            None => self.location(id).map(|l| l.name.as_str()),
+        }
+    }
+
+    /// The display name of the location `locations.tsv` calls `name`
+    /// (analyses such as lock order speak in those names).
+    pub fn display_of(&self, name: &str) -> String {
+        self.locations
+            .iter()
+            .find(|l| l.name == name)
+            .and_then(|l| self.display_name(l.id))
+            .unwrap_or(name)
+            .to_string()
     }
 
     /// Fill `manifest.counts` from the relations.

@@ -627,7 +627,7 @@ pub fn schema_markdown() -> String {
     out.push_str(
         "`concord facts <prog> -o DIR` writes one file per relation, `DIR/<relation>.facts` \
 (tab-separated, no header, rows sorted: Soufflé's input format; `--format csv` writes \
-`<relation>.csv` with commas), plus three tables that give the ids meaning and a manifest:\n\n\
+`<relation>.csv` with commas), plus tables that give the ids meaning and a manifest:\n\n\
 - `statements.tsv` — `id, file, line, col, function, thread, kind, text` (header row). \
 A statement is one instruction in one thread instance: a function called by two threads has \
 two ids for each instruction. `kind` is `init` for the pseudo-statements that write globals' \
@@ -641,6 +641,17 @@ thread can reach (`pt_shared`) that two threads access, one of them writing (ini
 count as main's writes).\n\
 - `threads.tsv` — `id, parent, create_stmt, function, instance` (header row); main is \
 thread 0 with parent and create_stmt empty.\n\
+- `names.tsv` — `id, name, object, kind, type, site` (header row): how reports name each \
+location (one row per location id). Struct fields get their C member names from the debug \
+information, matched to IR fields by offset (`stats.misses` for `stats.1`; a field without a \
+match keeps its index); heap objects are named by the type their allocation is cast to and \
+its site (`(struct pool @ pool.c:24).head` for `heap@24.0`); `kind` is `global`, `stack`, \
+`heap` or `function`, `type` the object's type (structs and unions by their C names, \
+pointers and arrays spelled as in C, scalars as LLVM names them: `struct node *[2]`, \
+`i32[4]`), `site` the allocation's `file:line`. Display only: the analyses compare \
+`locations.tsv` names. Optional on reading (directories written before it existed still \
+read, and reports then show `locations.tsv` names); when present it must name every \
+location, in order.\n\
 - `manifest.json` — `format_version` (the layout of the directory; readers refuse any \
 other), tool version, input path and SHA-256, the compile flags, and the row count of every \
 relation.\n\n\

@@ -2,7 +2,7 @@
 
 use super::dot::DotOptions;
 use super::explain::{Explanation, Versions};
-use super::sarif::{self, Level, Rule};
+use super::sarif::{self, statement_location as sarif_location, Level, Rule};
 use super::style::{paint, Color};
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
@@ -46,17 +46,34 @@ pub fn explain(r: &DiffReport<'_>, d: &Difference) -> Explanation {
     super::explain::explain(&versions, d, |w, rd| edge_variable(f, w, rd))
 }
 
-/// The shared location(s) an edge carries: written by `w` and read by `r`.
-pub fn edge_variable(f: &FactSet, w: u32, r: u32) -> String {
+/// The shared locations an edge carries: written by `w` and read by `r`.
+fn edge_locations(f: &FactSet, w: u32, r: u32) -> Vec<u32> {
     let writes: BTreeSet<u32> = f
         .rows("shared_write")
         .filter(|x| x[0] == w)
         .map(|x| x[1])
         .collect();
-    let names: Vec<String> = f
-        .rows("shared_read")
+    f.rows("shared_read")
         .filter(|x| x[0] == r && writes.contains(&x[1]))
-        .filter_map(|x| f.location(x[1]).map(|l| l.name.clone()))
+        .map(|x| x[1])
+        .collect()
+}
+
+/// The variable(s) of an edge as people read them (`names.tsv`: C field
+/// names, heap objects by type and allocation site).
+pub fn edge_variable(f: &FactSet, w: u32, r: u32) -> String {
+    let names: Vec<&str> = edge_locations(f, w, r)
+        .into_iter()
+        .filter_map(|l| f.display_name(l))
+        .collect();
+    names.join(",")
+}
+
+/// The same as `locations.tsv` names them (JSON `variable`, kept as it was).
+fn edge_variable_raw(f: &FactSet, w: u32, r: u32) -> String {
+    let names: Vec<String> = edge_locations(f, w, r)
+        .into_iter()
+        .filter_map(|l| f.location(l).map(|l| l.name.clone()))
         .collect();
     names.join(",")
 }
@@ -121,21 +138,18 @@ fn edges_text(r: &DiffReport<'_>, d: &Difference) -> String {
 }
 
 fn lock_edge_text(v: &LoadedVersion, e: &LockEdge) -> String {
+    let (held, acquired) = (v.facts.display_of(&e.held), v.facts.display_of(&e.acquired));
     format!(
-        "{} -> {} in t{}: holds {} since {}, acquires {} at {}",
-        e.held,
-        e.acquired,
+        "{held} -> {acquired} in t{}: holds {held} since {}, acquires {acquired} at {}",
         e.thread,
-        e.held,
         describe(v, e.held_at),
-        e.acquired,
         describe(v, e.acquired_at)
     )
 }
 
-fn cycle_text(c: &DeadlockCycle) -> String {
-    let mut locks = c.locks.clone();
-    locks.push(c.locks[0].clone());
+fn cycle_text(f: &FactSet, c: &DeadlockCycle) -> String {
+    let mut locks: Vec<String> = c.locks.iter().map(|l| f.display_of(l)).collect();
+    locks.push(locks[0].clone());
     let threads: Vec<String> = c.edges.iter().map(|e| format!("t{}", e.thread)).collect();
     format!("{} (threads {})", locks.join(" -> "), threads.join(", "))
 }
@@ -230,20 +244,25 @@ pub fn text(r: &DiffReport<'_>) -> String {
         (Side::New, &l.only_new, &l.new_edges, r.new),
     ] {
         for (h, a) in pairs {
-            out.push_str(&format!("  {}: {h} -> {a}\n", direction(side)));
+            out.push_str(&format!(
+                "  {}: {} -> {}\n",
+                direction(side),
+                v.facts.display_of(h),
+                v.facts.display_of(a)
+            ));
             for e in edges.iter().filter(|e| &e.held == h && &e.acquired == a) {
                 out.push_str(&format!("      {}\n", lock_edge_text(v, e)));
             }
         }
     }
-    for (name, cycles) in [("old", &l.old_cycles), ("new", &l.new_cycles)] {
+    for (name, cycles, v) in [("old", &l.old_cycles, r.old), ("new", &l.new_cycles, r.new)] {
         if cycles.is_empty() {
             out.push_str(&format!("  potential deadlocks in {name}: none\n"));
         }
         for c in cycles {
             out.push_str(&format!(
                 "  potential deadlock in {name}: {}\n",
-                cycle_text(c)
+                cycle_text(&v.facts, c)
             ));
         }
     }
@@ -295,12 +314,13 @@ fn edges_json(v: &LoadedVersion, d: &Difference) -> Value {
         .edges
         .iter()
         .map(|&(w, rd)| {
-            let var = edge_variable(&v.facts, w, rd);
+            let var = edge_variable_raw(&v.facts, w, rd);
+            let shown = edge_variable(&v.facts, w, rd);
             let mut write = stmt_json(&v.facts, Some(w));
             let mut read = stmt_json(&v.facts, Some(rd));
             write["variable"] = json!(var);
             read["variable"] = json!(var);
-            json!({"variable": var, "write": write, "read": read})
+            json!({"variable": var, "variable_display": shown, "write": write, "read": read})
         })
         .collect();
     json!({"rank": d.rank, "only_in": d.only_in, "edges": edges})
@@ -309,6 +329,8 @@ fn edges_json(v: &LoadedVersion, d: &Difference) -> Value {
 fn lock_edge_json(v: &LoadedVersion, e: &LockEdge) -> Value {
     json!({
         "held": e.held, "acquired": e.acquired, "thread": e.thread,
+        "held_display": v.facts.display_of(&e.held),
+        "acquired_display": v.facts.display_of(&e.acquired),
         "held_at": stmt_json(&v.facts, Some(e.held_at)),
         "acquired_at": stmt_json(&v.facts, Some(e.acquired_at)),
     })
@@ -333,7 +355,11 @@ pub fn json(r: &DiffReport<'_>) -> String {
         .collect();
     let cycles = |v: &LoadedVersion, cs: &[DeadlockCycle]| -> Vec<Value> {
         cs.iter()
-            .map(|c| json!({"locks": c.locks, "edges": c.edges.iter().map(|e| lock_edge_json(v, e)).collect::<Vec<_>>()}))
+            .map(|c| {
+                json!({"locks": c.locks,
+                "locks_display": c.locks.iter().map(|l| v.facts.display_of(l)).collect::<Vec<_>>(),
+                "edges": c.edges.iter().map(|e| lock_edge_json(v, e)).collect::<Vec<_>>()})
+            })
             .collect()
     };
     let stats = |st: &crate::analysis::diff::VersionStats| {
@@ -374,16 +400,6 @@ const SARIF_RULES: &[Rule] = &[
     Rule { id: "deadlock-only-in-old", name: "Potential deadlock removed by the patch", description: "Threads of the old version can take these locks in a cycle." },
     Rule { id: "deadlock-only-in-new", name: "Potential deadlock added by the patch", description: "Threads of the new version can take these locks in a cycle." },
 ];
-
-fn sarif_location(f: &FactSet, id: u32, message: &str) -> serde_sarif::sarif::Location {
-    let s = f.statement(id);
-    sarif::location(
-        s.map_or("", |s| s.file.as_str()),
-        s.map_or(1, |s| s.line),
-        s.map_or(0, |s| s.col),
-        Some(message),
-    )
-}
 
 pub fn sarif(r: &DiffReport<'_>) -> String {
     let mut results = Vec::new();
@@ -447,7 +463,11 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
                 results.push(sarif::result(
                     rule,
                     Level::Note,
-                    format!("{h} held while acquiring {a}"),
+                    format!(
+                        "{} held while acquiring {}",
+                        v.facts.display_of(h),
+                        v.facts.display_of(a)
+                    ),
                     &code(v, e.acquired_at),
                     sarif_location(&v.facts, e.acquired_at, "acquisition"),
                     vec![sarif_location(&v.facts, e.held_at, "held since")],
@@ -471,7 +491,7 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
             results.push(sarif::result(
                 rule,
                 Level::Warning,
-                format!("potential deadlock: {}", cycle_text(c)),
+                format!("potential deadlock: {}", cycle_text(&v.facts, c)),
                 &code(v, c.edges[0].acquired_at),
                 sarif_location(&v.facts, c.edges[0].acquired_at, "acquisition"),
                 c.edges

@@ -93,7 +93,8 @@ fn thread_name(f: &FactSet, id: u32) -> String {
     }
 }
 
-/// Names of the mutexes whose critical sections contain `id`.
+/// Names of the mutexes whose critical sections contain `id` (as
+/// `locations.tsv` names them: comparable across versions).
 fn locks_at(f: &FactSet, id: u32) -> BTreeSet<String> {
     f.rows("in_critical_section")
         .filter(|r| r[0] == id)
@@ -138,7 +139,8 @@ fn because(v: &Versions<'_>, d: &Difference) -> Option<String> {
                 short_place(&theirs.facts, r2)
             ));
         }
-        extra.extend(new_locks);
+        // Shown as people read them (C field names, allocation sites).
+        extra.extend(new_locks.iter().map(|l| theirs.facts.display_of(l)));
     }
     if extra.is_empty() {
         return None;

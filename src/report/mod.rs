@@ -1,5 +1,6 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
+pub mod changes;
 pub mod diff;
 pub mod dot;
 pub mod explain;
@@ -9,154 +10,10 @@ pub mod style;
 pub mod symex;
 
 use crate::facts::FactSet;
-use crate::load::LoadedVersion;
-use crate::versions::{Change, ChangeKind, VersionMatch};
 use serde_json::json;
-use std::collections::BTreeMap;
 
 /// Version of the JSON documents concord prints; bump on incompatible change.
 pub const JSON_VERSION: u32 = 1;
-
-fn source_line(source: Option<&str>, line: u32) -> Option<&str> {
-    if line == 0 {
-        return None;
-    }
-    source
-        .and_then(|s| s.lines().nth(line as usize - 1))
-        .map(str::trim)
-}
-
-fn short_file(f: &FactSet, id: u32) -> String {
-    f.statement(id)
-        .map(|s| {
-            let name = std::path::Path::new(&s.file)
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default();
-            format!("{}:{}", name, s.line)
-        })
-        .unwrap_or_default()
-}
-
-/// Changes grouped by source line: (kind, old line, new line) -> changes.
-fn by_line<'a>(
-    m: &'a VersionMatch,
-    old: &FactSet,
-    new: &FactSet,
-) -> BTreeMap<(u32, u32, ChangeKind), Vec<&'a Change>> {
-    let mut groups: BTreeMap<(u32, u32, ChangeKind), Vec<&Change>> = BTreeMap::new();
-    for c in &m.changes {
-        let ol = c.old.and_then(|o| old.statement(o)).map_or(0, |s| s.line);
-        let nl = c.new.and_then(|n| new.statement(n)).map_or(0, |s| s.line);
-        // Order by the line a reader looks for: the new one, else the old.
-        let key_line = if nl != 0 { nl } else { ol };
-        groups.entry((key_line, ol, c.kind)).or_default().push(c);
-    }
-    groups
-}
-
-/// Changes, one line per source line and kind; `ir` adds each statement's
-/// instruction text under it.
-pub fn changes_text(
-    m: &VersionMatch,
-    old: &LoadedVersion,
-    new: &LoadedVersion,
-    ir: bool,
-) -> String {
-    let mut out = format!(
-        "changes {} -> {} (matched by {})\n",
-        old.label,
-        new.label,
-        match m.method {
-            crate::versions::MatchMethod::SourceLines => "source lines, refined per instruction",
-            crate::versions::MatchMethod::IrOnly => "IR only: no source text",
-        }
-    );
-    let mut counts: BTreeMap<ChangeKind, usize> = BTreeMap::new();
-    for ((_, ol, kind), changes) in by_line(m, &old.facts, &new.facts) {
-        *counts.entry(kind).or_default() += changes.len();
-        let first = changes[0];
-        let at_old = first
-            .old
-            .map(|o| short_file(&old.facts, o))
-            .unwrap_or_default();
-        let at_new = first
-            .new
-            .map(|n| short_file(&new.facts, n))
-            .unwrap_or_default();
-        let nl = first
-            .new
-            .and_then(|n| new.facts.statement(n))
-            .map_or(0, |s| s.line);
-        let text = source_line(new.source.as_deref(), nl)
-            .or_else(|| source_line(old.source.as_deref(), ol))
-            .unwrap_or("");
-        let place = match (at_old.is_empty(), at_new.is_empty()) {
-            (false, false) => format!("{at_old} -> {at_new}"),
-            (true, false) => at_new,
-            (false, true) => at_old,
-            (true, true) => String::new(),
-        };
-        // Without source text the instruction is all there is to show.
-        let text = if text.is_empty() && !ir {
-            first
-                .new
-                .and_then(|n| new.facts.statement(n))
-                .or_else(|| first.old.and_then(|o| old.facts.statement(o)))
-                .map_or("", |s| s.text.as_str())
-        } else {
-            text
-        };
-        let many = if changes.len() > 1 && !ir {
-            format!("  ({} statements)", changes.len())
-        } else {
-            String::new()
-        };
-        let color = match kind {
-            ChangeKind::Added => style::Color::Green,
-            ChangeKind::Deleted => style::Color::Red,
-            ChangeKind::Modified => style::Color::Yellow,
-            ChangeKind::Moved => style::Color::Cyan,
-        };
-        out.push_str(&format!(
-            "{} {:<28} {}{many}\n",
-            style::paint(&format!("{:<9}", kind.as_str()), color),
-            place,
-            text
-        ));
-        if !ir {
-            continue;
-        }
-        for c in changes {
-            let o = c
-                .old
-                .and_then(|o| old.facts.statement(o))
-                .map(|s| s.text.as_str());
-            let n = c
-                .new
-                .and_then(|n| new.facts.statement(n))
-                .map(|s| s.text.as_str());
-            let detail = match (o, n) {
-                (Some(o), Some(n)) if o != n => format!("{o}  =>  {n}"),
-                (Some(o), _) => o.to_string(),
-                (None, Some(n)) => n.to_string(),
-                (None, None) => String::new(),
-            };
-            out.push_str(&format!("{:<38} {}\n", "", detail));
-        }
-    }
-    let summary: Vec<String> = [
-        ChangeKind::Added,
-        ChangeKind::Deleted,
-        ChangeKind::Modified,
-        ChangeKind::Moved,
-    ]
-    .iter()
-    .map(|k| format!("{} {}", counts.get(k).copied().unwrap_or(0), k.as_str()))
-    .collect();
-    out.push_str(&format!("{} statements\n", summary.join(", ")));
-    out
-}
 
 pub fn stmt_json(f: &FactSet, id: Option<u32>) -> serde_json::Value {
     match id.and_then(|i| f.statement(i)) {
@@ -166,21 +23,4 @@ pub fn stmt_json(f: &FactSet, id: Option<u32>) -> serde_json::Value {
         }),
         None => serde_json::Value::Null,
     }
-}
-
-pub fn changes_json(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> String {
-    let changes: Vec<_> = m
-        .changes
-        .iter()
-        .map(|c| json!({"kind": c.kind, "old": stmt_json(&old.facts, c.old), "new": stmt_json(&new.facts, c.new)}))
-        .collect();
-    let doc = json!({
-        "version": JSON_VERSION,
-        "old": old.label,
-        "new": new.label,
-        "method": m.method,
-        "changes": changes,
-        "line_map": m.line_map.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
-    });
-    serde_json::to_string_pretty(&doc).expect("json")
 }

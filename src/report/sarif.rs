@@ -1,8 +1,8 @@
 //! SARIF 2.1.0 logs, built from serde-sarif's types (generated from the
 //! schema, so a log missing a required field does not compile). Every
 //! result gets a stable `partialFingerprints` entry, so code-scanning
-//! services track it across commits; the driver gets an `informationUri`
-//! when the package names a homepage.
+//! services track it across commits; the driver's `informationUri` is the
+//! package's `repository` metadata (see [`information_uri`]).
 
 use serde_sarif::sarif as s;
 use sha2::{Digest, Sha256};
@@ -39,6 +39,17 @@ pub fn location(uri: &str, line: u32, col: u32, message: Option<&str>) -> s::Loc
         message: message.map(text),
         ..Default::default()
     }
+}
+
+/// The location of a statement of `f` (line 1 when it has none).
+pub fn statement_location(f: &crate::facts::FactSet, id: u32, message: &str) -> s::Location {
+    let st = f.statement(id);
+    location(
+        st.map_or("", |st| st.file.as_str()),
+        st.map_or(1, |st| st.line),
+        st.map_or(0, |st| st.col),
+        Some(message),
+    )
 }
 
 /// A plain-text message.
@@ -149,10 +160,7 @@ pub fn log(rules: &[Rule], mut results: Vec<s::Result>) -> String {
         .version(env!("CARGO_PKG_VERSION"))
         .rules(rules)
         .build();
-    let homepage = env!("CARGO_PKG_HOMEPAGE");
-    if !homepage.is_empty() {
-        driver.information_uri = Some(homepage.to_string());
-    }
+    driver.information_uri = information_uri();
     let run = s::Run::builder()
         .tool(s::Tool::builder().driver(driver).build())
         .results(results)
@@ -163,6 +171,17 @@ pub fn log(rules: &[Rule], mut results: Vec<s::Result>) -> String {
         .runs(vec![run])
         .build();
     serde_json::to_string_pretty(&log).expect("a SARIF log serialises")
+}
+
+/// Where a reader of a log learns about concord: Cargo.toml's
+/// `repository`, else its `homepage`. No address is made up: with neither
+/// set (the case while the project has no public address) the driver has
+/// no `informationUri`, which SARIF allows.
+pub fn information_uri() -> Option<String> {
+    [env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_HOMEPAGE")]
+        .into_iter()
+        .find(|u| !u.is_empty())
+        .map(String::from)
 }
 
 fn message_string(t: &str) -> s::MultiformatMessageString {
@@ -249,5 +268,13 @@ mod tests {
             assert_eq!(fp.len(), 32);
         }
         assert_eq!(rs[1].related_locations.as_ref().unwrap().len(), 1);
+        // The driver names the package's repository exactly when Cargo.toml does.
+        let driver = &back.runs[0].tool.driver;
+        assert_eq!(driver.information_uri, information_uri());
+        let repo = env!("CARGO_PKG_REPOSITORY");
+        if !repo.is_empty() {
+            assert_eq!(driver.information_uri.as_deref(), Some(repo));
+        }
+        assert_eq!(driver.version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
     }
 }

@@ -14,9 +14,23 @@ use std::path::{Path, PathBuf};
 /// reaching the end); the summary and `stats.json` say why.
 pub const EXIT_INCONCLUSIVE: i32 = 10;
 
-/// First loop bound, and the last one iterative deepening tries by default.
-pub const DEFAULT_LOOP_BOUND: u32 = 3;
+/// The last loop bound iterative deepening tries by default (the first is
+/// the library's default `loop_bound`).
 pub const DEFAULT_MAX_LOOP_BOUND: u32 = 24;
+
+/// The options `concord symex PROGRAM` explores with when given no flags:
+/// the library's [`SymexOptions::default`] except where the command line
+/// deliberately differs (the reduction a user wants by default, and
+/// iterative deepening). Every clap default below is read from here, so
+/// the command line and the library cannot drift apart unnoticed (a unit
+/// test parses a bare command line and compares).
+pub fn cli_defaults() -> SymexOptions {
+    SymexOptions {
+        reduction: Reduction::DporAg,
+        max_loop_bound: Some(DEFAULT_MAX_LOOP_BOUND),
+        ..SymexOptions::default()
+    }
+}
 
 /// Options of `concord symex`.
 #[derive(Args, Debug, Clone)]
@@ -28,7 +42,7 @@ pub struct SymexArgs {
     /// findings of the old version outside the impacted set as unchanged.
     pub new: Option<PathBuf>,
     /// none | dpor | dpor+ag | odpor | odpor+ag
-    #[arg(long, default_value = "dpor+ag")]
+    #[arg(long, default_value_t = cli_defaults().reduction)]
     pub reduction: Reduction,
     /// Times a basic block may be re-entered per function activation
     /// (given: no iterative deepening unless --max-loop-bound is given too).
@@ -46,13 +60,13 @@ pub struct SymexArgs {
     #[arg(long, value_parser = positive_seconds)]
     pub max_time: Option<f64>,
     /// Entry function.
-    #[arg(long, default_value_t = SymexOptions::default().entry)]
+    #[arg(long, default_value_t = cli_defaults().entry)]
     pub entry: String,
     /// Entries of the bounded summary table.
-    #[arg(long, default_value_t = SymexOptions::default().summary_table_size)]
+    #[arg(long, default_value_t = cli_defaults().summary_table_size)]
     pub summary_table: usize,
     /// Maximal number of weakest preconditions merged into one summary.
-    #[arg(long, default_value_t = SymexOptions::default().summary_max_merges)]
+    #[arg(long, default_value_t = cli_defaults().summary_max_merges)]
     pub summary_merges: u32,
     /// Do not use the static slice of the assertions.
     #[arg(long)]
@@ -171,13 +185,14 @@ pub(super) fn summary(a: &SymexArgs, program: &Path, res: &Exploration) -> Strin
 }
 
 /// The exploration options of `a` for `program` (argv[0]).
-pub(super) fn options(a: &SymexArgs, program: &Path, quiet: bool) -> SymexOptions {
+pub fn options(a: &SymexArgs, program: &Path, quiet: bool) -> SymexOptions {
+    let d = cli_defaults();
     SymexOptions {
         reduction: a.reduction,
-        loop_bound: a.loop_bound.unwrap_or(DEFAULT_LOOP_BOUND),
+        loop_bound: a.loop_bound.unwrap_or(d.loop_bound),
         max_loop_bound: match (a.loop_bound, a.max_loop_bound) {
             (_, Some(m)) => Some(m),
-            (None, None) => Some(DEFAULT_MAX_LOOP_BOUND),
+            (None, None) => d.max_loop_bound,
             (Some(_), None) => None,
         },
         max_runs: a.max_runs,
@@ -190,7 +205,7 @@ pub(super) fn options(a: &SymexArgs, program: &Path, quiet: bool) -> SymexOption
         args: std::iter::once(program.display().to_string())
             .chain(a.args.iter().cloned())
             .collect(),
-        ..Default::default()
+        ..d
     }
 }
 

@@ -64,3 +64,44 @@ pub fn bench_cases() -> Vec<String> {
     cases.sort();
     cases
 }
+
+/// A small deterministic generator (xorshift64*) for fuzz-style tests, so
+/// a failure reproduces from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Copy the files of a directory (not recursive: fact directories are flat).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+/// Standard output of `concord ARGS` run in the repository root, which
+/// must answer (exit 0 or 1).
+pub fn answer_of(args: &[&str]) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_concord"))
+        .current_dir(repo_root())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}

@@ -8,6 +8,7 @@
 pub mod guards;
 pub mod ir;
 pub mod ir_facts;
+pub mod names;
 pub mod order;
 pub mod paths;
 pub mod pointsto;
@@ -648,6 +649,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                 instance: t.instance,
             })
             .collect(),
+        names: Vec::new(),
         relations: rel,
         manifest: Manifest {
             tool: "concord".into(),
@@ -662,6 +664,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         },
     };
     dedupe_location_names(&mut facts.locations);
+    let debug = names::DebugTypes::read(&program.bitcode, &program.module);
+    let cells: Vec<(u32, LocId)> = all_cells.iter().map(|&c| (lo(c), c)).collect();
+    facts.names = names::location_names(&program.module, &pt, &debug, &cells);
     facts.recount();
     Ok(facts)
 }

@@ -1,0 +1,813 @@
+//! Names for people: the `names.tsv` table. Locations keep their ids and
+//! their `locations.tsv` names (which the analyses compare across
+//! versions); this module adds what a reviewer reads instead: struct fields
+//! by their C names, taken from the debug information (`pool.head` rather
+//! than `pool.0`), and heap objects by type and allocation site
+//! (`struct pool @ pigz.c:1402` rather than `heap@1402`).
+//!
+//! The debug information is not in llvm-ir's model, so [`DebugTypes::read`]
+//! loads the bitcode once more through the LLVM C API: LLVM gives each IR
+//! struct's field offsets and the module's metadata as text, whose
+//! `DICompositeType` members are matched to the IR fields by bit offset.
+//! Anything that does not match (padding, a type without debug
+//! information) keeps its field number, so a name is never a guess.
+
+use super::ir::plain_name;
+use super::ir_facts::{InsnId, ObjKind};
+use super::paths::{resolve, Step};
+use super::pointsto::{LocId, PointsTo};
+use crate::facts::NameInfo;
+use llvm_ir::instruction::Instruction as I;
+use llvm_ir::types::Type;
+use llvm_ir::{HasDebugLoc, Module, Operand, TypeRef};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// C names of the module's struct types, by IR name (`struct.pool`).
+#[derive(Debug, Clone, Default)]
+pub struct DebugTypes {
+    structs: HashMap<String, StructNames>,
+}
+
+/// One struct type: its C name and, per IR field, the member(s) stored there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructNames {
+    /// `struct pool`, `union u`, or a typedef's name for an anonymous type.
+    pub c_name: String,
+    /// Per IR field: the C member name; `None` for padding or no match.
+    /// Bit-fields sharing one IR field are joined with `|`.
+    pub fields: Vec<Option<String>>,
+}
+
+/// What LLVM says about one IR struct type.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    /// Byte offset of each element.
+    pub offsets: Vec<u64>,
+    /// Size in bits of each element.
+    pub bits: Vec<u64>,
+    /// The IR struct name of each element that is a named struct.
+    pub elem_struct: Vec<Option<String>>,
+    /// ABI size in bytes.
+    pub size: u64,
+}
+
+impl DebugTypes {
+    /// Read the struct names of a bitcode file; empty when it has no debug
+    /// information or LLVM cannot read it (names then keep field numbers).
+    pub fn read(bitcode: &Path, module: &Module) -> DebugTypes {
+        let names: Vec<String> = module.types.all_struct_names().cloned().collect();
+        match llvm::layouts_and_text(bitcode, &names) {
+            Some((layouts, text)) => DebugTypes::from_parts(&layouts, &text),
+            None => DebugTypes::default(),
+        }
+    }
+
+    /// Match IR layouts with the `DICompositeType`s of the metadata text.
+    pub fn from_parts(layouts: &BTreeMap<String, Layout>, metadata: &str) -> DebugTypes {
+        let md = di::parse(metadata);
+        let mut structs = HashMap::new();
+        for (ir_name, layout) in layouts {
+            let Some(base) = ir_name
+                .strip_prefix("struct.")
+                .or_else(|| ir_name.strip_prefix("union."))
+            else {
+                continue;
+            };
+            // `struct.pool.12`: a renamed copy (linking); C names have no dots.
+            let base = base.split('.').next().unwrap_or(base);
+            let best = md
+                .candidates(base)
+                .into_iter()
+                .filter(|(_, c)| md.size_of(*c) == Some(layout.size * 8))
+                .map(|(c_name, c)| StructNames {
+                    c_name,
+                    fields: md.fields(c, layout),
+                })
+                .max_by_key(|s| s.fields.iter().filter(|f| f.is_some()).count());
+            if let Some(s) = best {
+                structs.insert(ir_name.clone(), s);
+            }
+        }
+        DebugTypes { structs }
+    }
+
+    pub fn get(&self, ir_struct: &str) -> Option<&StructNames> {
+        self.structs.get(ir_struct)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.structs.is_empty()
+    }
+}
+
+/// The names of the exported locations: `(exported id, cell)` pairs, in
+/// the order of `locations.tsv`.
+pub fn location_names(
+    module: &Module,
+    pt: &PointsTo,
+    debug: &DebugTypes,
+    cells: &[(u32, LocId)],
+) -> Vec<NameInfo> {
+    let namer = Namer { module, pt, debug };
+    let mut out: Vec<NameInfo> = cells.iter().map(|&(id, c)| namer.name(id, c)).collect();
+    disambiguate(&mut out, cells, &namer);
+    out
+}
+
+struct Namer<'a> {
+    module: &'a Module,
+    pt: &'a PointsTo,
+    debug: &'a DebugTypes,
+}
+
+/// An object as a reader sees it.
+struct Object {
+    display: String,
+    kind: &'static str,
+    ty: Option<TypeRef>,
+    site: String,
+}
+
+impl Namer<'_> {
+    fn name(&self, id: u32, cell: LocId) -> NameInfo {
+        let loc = self.pt.locs[cell as usize];
+        let obj = self.object(loc.obj.site, loc.obj.ctx);
+        let suffix = self.path_suffix(obj.ty.as_ref(), self.pt.ir.paths.steps_of(loc.path));
+        let name = if suffix.is_empty() {
+            obj.display.clone()
+        } else if obj.kind == "heap" {
+            format!("({}){suffix}", obj.display)
+        } else {
+            format!("{}{suffix}", obj.display)
+        };
+        NameInfo {
+            id,
+            name,
+            object: obj.display,
+            kind: obj.kind.to_string(),
+            ty: obj.ty.as_ref().map(|t| self.c_type(t)).unwrap_or_default(),
+            site: obj.site,
+        }
+    }
+
+    fn object(&self, site: u32, ctx: u32) -> Object {
+        let m = self.module;
+        match self.pt.ir.objs[site as usize] {
+            ObjKind::Global(g) => Object {
+                display: plain_name(&m.global_vars[g].name),
+                kind: "global",
+                ty: pointee(&m.global_vars[g].ty),
+                site: String::new(),
+            },
+            ObjKind::Func(f) => Object {
+                display: m.functions[f].name.clone(),
+                kind: "function",
+                ty: None,
+                site: String::new(),
+            },
+            ObjKind::Extern(e) => Object {
+                display: m.func_declarations[e].name.clone(),
+                kind: "function",
+                ty: None,
+                site: String::new(),
+            },
+            ObjKind::Stack(i) => {
+                let (f, instr) = self.insn(i);
+                let (var, ty) = match instr {
+                    Some(I::Alloca(a)) => (plain_name(&a.dest), Some(a.allocated_type.clone())),
+                    _ => (String::new(), None),
+                };
+                Object {
+                    display: format!("{}::{var}", m.functions[f].name),
+                    kind: "stack",
+                    ty,
+                    site: self.line_of(i).unwrap_or_default(),
+                }
+            }
+            ObjKind::Heap(i) => {
+                // Inside an allocation wrapper the object is named after the
+                // wrapper's call site (its context), where the caller says
+                // what it allocates.
+                let at = self.wrapper_call(i, ctx).unwrap_or(i);
+                let ty = self
+                    .cast_type(at)
+                    .or_else(|| self.returned_type(at))
+                    .or_else(|| self.cast_type(i));
+                let line = self
+                    .line_of(at)
+                    .or_else(|| self.line_of(i))
+                    .unwrap_or_else(|| "?".into());
+                let what = ty.as_ref().map_or("heap".to_string(), |t| self.c_type(t));
+                Object {
+                    display: format!("{what} @ {line}"),
+                    kind: "heap",
+                    ty,
+                    site: line,
+                }
+            }
+        }
+    }
+
+    fn insn(&self, i: InsnId) -> (usize, Option<&I>) {
+        let s = self.pt.ir.insns[i as usize];
+        let f = &self.module.functions[s.func];
+        (s.func, s.index.map(|k| &f.basic_blocks[s.block].instrs[k]))
+    }
+
+    /// `file:line` of an instruction (the file without its directory).
+    fn line_of(&self, i: InsnId) -> Option<String> {
+        let s = self.pt.ir.insns.get(i as usize)?;
+        if s.func == usize::MAX {
+            return None;
+        }
+        let f = &self.module.functions[s.func];
+        let d = match s.index {
+            Some(k) => f.basic_blocks[s.block].instrs[k].get_debug_loc().clone(),
+            None => f.basic_blocks[s.block].term.get_debug_loc().clone(),
+        }?;
+        let file = Path::new(&d.filename)
+            .file_name()
+            .map_or(d.filename.clone(), |n| n.to_string_lossy().to_string());
+        Some(format!("{file}:{}", d.line))
+    }
+
+    /// The call of an allocation wrapper that context `ctx` of allocation
+    /// `i` stands for, if `i` lies in a wrapper and `ctx` is a call.
+    fn wrapper_call(&self, i: InsnId, ctx: u32) -> Option<InsnId> {
+        if ctx == 0 || ctx >= self.pt.ir.first_thread_ctx {
+            return None;
+        }
+        let func = self.pt.ir.insns[i as usize].func as u32;
+        let in_wrapper = self
+            .pt
+            .ir
+            .rows
+            .get("ir_allocator")
+            .is_some_and(|r| r.contains(&vec![func]));
+        in_wrapper.then_some(ctx)
+    }
+
+    /// The type a call's result is cast to (`(struct pool *)malloc(..)`).
+    fn cast_type(&self, call: InsnId) -> Option<TypeRef> {
+        let (f, instr) = self.insn(call);
+        let dest = match instr? {
+            I::Call(c) => c.dest.clone()?,
+            _ => return None,
+        };
+        self.module.functions[f]
+            .basic_blocks
+            .iter()
+            .flat_map(|b| b.instrs.iter())
+            .find_map(|ins| match ins {
+                I::BitCast(b) if matches!(&b.operand, Operand::LocalOperand { name, .. } if *name == dest) => {
+                    pointee(&b.to_type)
+                }
+                _ => None,
+            })
+    }
+
+    /// The pointee of what a call's (defined) callee returns, unless it
+    /// is the untyped `i8*` (`struct node *new_node(void)`).
+    fn returned_type(&self, call: InsnId) -> Option<TypeRef> {
+        let (_, instr) = self.insn(call);
+        let I::Call(c) = instr? else {
+            return None;
+        };
+        let callee = super::ir::direct_callee(c)?;
+        let f = self.module.get_func_by_name(callee)?;
+        pointee(&f.return_type)
+            .filter(|t| !matches!(t.as_ref(), Type::IntegerType { bits: 8 } | Type::VoidType))
+    }
+
+    /// `.head[3].next`: a field path with the C names the debug
+    /// information gives, field numbers where it gives none.
+    fn path_suffix(&self, root: Option<&TypeRef>, steps: &[Step]) -> String {
+        let mut ty = root.cloned();
+        let mut out = String::new();
+        for step in steps {
+            match step {
+                Step::Field(k) => {
+                    let k = *k as usize;
+                    let named = ty.as_ref().and_then(|t| self.field_name(t, k));
+                    match named {
+                        Some(n) => out.push_str(&format!(".{n}")),
+                        None => out.push_str(&format!(".{k}")),
+                    }
+                    ty = ty.and_then(|t| match resolve(self.module, &t).as_ref() {
+                        Type::StructType { element_types, .. } => element_types.get(k).cloned(),
+                        _ => None,
+                    });
+                }
+                Step::Index(k) => {
+                    out.push_str(&format!("[{k}]"));
+                    ty = ty.map(|t| element_of(&t));
+                }
+                Step::AnyIndex => {
+                    out.push_str("[*]");
+                    ty = ty.map(|t| element_of(&t));
+                }
+            }
+        }
+        out
+    }
+
+    fn field_name(&self, ty: &TypeRef, k: usize) -> Option<String> {
+        let Type::NamedStructType { name } = ty.as_ref() else {
+            return None;
+        };
+        self.debug.get(name)?.fields.get(k)?.clone()
+    }
+
+    /// A type as C spells it: structs and unions by the names the debug
+    /// information gives, pointers and arrays in C's syntax; scalars keep
+    /// LLVM's names (`i32`: the IR does not say `int` or `unsigned`).
+    fn c_type(&self, ty: &TypeRef) -> String {
+        match ty.as_ref() {
+            Type::NamedStructType { name } => match self.debug.get(name) {
+                Some(s) => s.c_name.clone(),
+                None => name.replacen('.', " ", 1),
+            },
+            Type::PointerType { pointee_type, .. } => format!("{} *", self.c_type(pointee_type)),
+            Type::ArrayType {
+                element_type,
+                num_elements,
+            } => format!("{}[{num_elements}]", self.c_type(element_type)),
+            _ => ty.to_string(),
+        }
+    }
+}
+
+/// An array's element type; any other type stays (a pointer step moves
+/// between objects of the same type).
+fn element_of(ty: &TypeRef) -> TypeRef {
+    match ty.as_ref() {
+        Type::ArrayType { element_type, .. } | Type::VectorType { element_type, .. } => {
+            element_type.clone()
+        }
+        _ => ty.clone(),
+    }
+}
+
+fn pointee(ty: &TypeRef) -> Option<TypeRef> {
+    match ty.as_ref() {
+        Type::PointerType { pointee_type, .. } => Some(pointee_type.clone()),
+        _ => None,
+    }
+}
+
+/// Two objects with one name (one allocation site reached in several
+/// calling contexts, or two instances of one function's stack slot): the
+/// context's call site tells them apart where it has a line, else `#n`.
+fn disambiguate(names: &mut [NameInfo], cells: &[(u32, LocId)], namer: &Namer<'_>) {
+    let mut count: HashMap<String, u32> = HashMap::new();
+    for n in names.iter() {
+        *count.entry(n.name.clone()).or_default() += 1;
+    }
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for (n, &(_, cell)) in names.iter_mut().zip(cells) {
+        if count[&n.name] < 2 {
+            continue;
+        }
+        let k = seen.entry(n.name.clone()).or_default();
+        *k += 1;
+        let ctx = namer.pt.locs[cell as usize].obj.ctx;
+        let via = (ctx != 0 && ctx < namer.pt.ir.first_thread_ctx)
+            .then(|| namer.line_of(ctx))
+            .flatten();
+        let tag = match via {
+            Some(l) => format!(" via {l}"),
+            None => format!("#{k}"),
+        };
+        // The tag belongs to the object: put it before the field path.
+        if n.kind == "heap" && n.name.starts_with('(') {
+            n.name = n.name.replacen(')', &format!("{tag})"), 1);
+        } else {
+            n.name.push_str(&tag);
+        }
+        n.object.push_str(&tag);
+    }
+    // A context line may still repeat (one call site, two thread
+    // instances): number what remains.
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for n in names.iter_mut() {
+        let k = seen.entry(n.name.clone()).or_default();
+        *k += 1;
+        if *k > 1 {
+            n.name = format!("{}#{k}", n.name);
+        }
+    }
+}
+
+/// The metadata of a module's textual IR: just enough of `DICompositeType`
+/// and `DIDerivedType` to name struct members.
+mod di {
+    use super::Layout;
+    use std::collections::HashMap;
+
+    #[derive(Debug, Default)]
+    struct Node {
+        kind: String,
+        fields: HashMap<String, String>,
+        /// For a tuple `!{!1, !2}`: its node references.
+        items: Vec<u32>,
+    }
+
+    #[derive(Debug, Default)]
+    pub struct Metadata {
+        nodes: HashMap<u32, Node>,
+    }
+
+    pub fn parse(text: &str) -> Metadata {
+        let mut nodes = HashMap::new();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix('!') else {
+                continue;
+            };
+            let Some((id, body)) = rest.split_once(" = ") else {
+                continue;
+            };
+            let Ok(id) = id.parse::<u32>() else {
+                continue;
+            };
+            let body = body.strip_prefix("distinct ").unwrap_or(body);
+            if let Some(tuple) = body.strip_prefix("!{").and_then(|b| b.strip_suffix('}')) {
+                let items = tuple.split(", ").filter_map(reference).collect();
+                nodes.insert(
+                    id,
+                    Node {
+                        kind: "tuple".into(),
+                        items,
+                        ..Node::default()
+                    },
+                );
+            } else if let Some(open) = body.find('(') {
+                let kind = body[..open].trim_start_matches('!');
+                if kind != "DICompositeType" && kind != "DIDerivedType" {
+                    continue;
+                }
+                let inner = body[open + 1..]
+                    .strip_suffix(')')
+                    .unwrap_or(&body[open + 1..]);
+                nodes.insert(
+                    id,
+                    Node {
+                        kind: kind.to_string(),
+                        fields: fields(inner),
+                        items: Vec::new(),
+                    },
+                );
+            }
+        }
+        Metadata { nodes }
+    }
+
+    /// `!12` -> 12.
+    fn reference(s: &str) -> Option<u32> {
+        s.trim().strip_prefix('!')?.parse().ok()
+    }
+
+    /// `tag: DW_TAG_member, name: "a, b", size: 32` -> key/value pairs
+    /// (commas inside strings and parentheses do not split).
+    fn fields(inner: &str) -> HashMap<String, String> {
+        let mut out = HashMap::new();
+        let (mut depth, mut quoted, mut escaped) = (0i32, false, false);
+        let mut start = 0;
+        let bytes = inner.as_bytes();
+        let mut push = |piece: &str| {
+            if let Some((k, v)) = piece.split_once(':') {
+                out.insert(k.trim().to_string(), v.trim().to_string());
+            }
+        };
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' if quoted => escaped = true,
+                b'"' => quoted = !quoted,
+                b'(' if !quoted => depth += 1,
+                b')' if !quoted => depth -= 1,
+                b',' if !quoted && depth == 0 => {
+                    push(&inner[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        push(&inner[start..]);
+        out
+    }
+
+    /// A string field without its quotes (LLVM writes `\XX` for odd bytes).
+    fn string(v: &str) -> Option<String> {
+        let s = v.strip_prefix('"')?.strip_suffix('"')?;
+        let mut out = String::new();
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                let hex: String = chars.by_ref().take(2).collect();
+                if let Ok(b) = u8::from_str_radix(&hex, 16) {
+                    out.push(b as char);
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        Some(out)
+    }
+
+    impl Metadata {
+        fn node(&self, id: u32) -> Option<&Node> {
+            self.nodes.get(&id)
+        }
+        fn field(&self, id: u32, key: &str) -> Option<&str> {
+            self.node(id)?.fields.get(key).map(String::as_str)
+        }
+        fn tag(&self, id: u32) -> &str {
+            self.field(id, "tag").unwrap_or("")
+        }
+        fn name(&self, id: u32) -> Option<String> {
+            self.field(id, "name").and_then(string)
+        }
+        fn num(&self, id: u32, key: &str) -> Option<u64> {
+            self.field(id, key).and_then(|v| v.parse().ok())
+        }
+
+        pub fn size_of(&self, id: u32) -> Option<u64> {
+            self.num(id, "size")
+        }
+
+        /// Through typedefs and qualifiers to a struct or union type.
+        fn composite(&self, mut id: u32) -> Option<u32> {
+            for _ in 0..16 {
+                let n = self.node(id)?;
+                match self.tag(id) {
+                    "DW_TAG_structure_type" | "DW_TAG_union_type"
+                        if n.kind == "DICompositeType" =>
+                    {
+                        return Some(id)
+                    }
+                    "DW_TAG_typedef" | "DW_TAG_const_type" | "DW_TAG_volatile_type" => {
+                        id = reference(self.field(id, "baseType")?)?;
+                    }
+                    _ => return None,
+                }
+            }
+            None
+        }
+
+        /// The struct or union types an IR struct named `base` may be,
+        /// with their C names: `struct base`/`union base`, then typedefs
+        /// named `base` (clang names an anonymous typedef'd struct so).
+        pub fn candidates(&self, base: &str) -> Vec<(String, u32)> {
+            let mut ids: Vec<&u32> = self.nodes.keys().collect();
+            ids.sort();
+            let mut out = Vec::new();
+            for &id in &ids {
+                if self.name(*id).as_deref() != Some(base) {
+                    continue;
+                }
+                match self.tag(*id) {
+                    "DW_TAG_structure_type" => out.push((format!("struct {base}"), *id)),
+                    "DW_TAG_union_type" => out.push((format!("union {base}"), *id)),
+                    _ => {}
+                }
+            }
+            for &id in &ids {
+                if self.tag(*id) == "DW_TAG_typedef" && self.name(*id).as_deref() == Some(base) {
+                    if let Some(c) = self.composite(*id) {
+                        out.push((base.to_string(), c));
+                    }
+                }
+            }
+            out
+        }
+
+        /// The member names of composite `c` per IR field of `layout`:
+        /// the members starting inside the field's bytes; of several
+        /// (bit-fields, a union's members), those as large as the field,
+        /// and of those the one whose type is the field's struct type.
+        pub fn fields(&self, c: u32, layout: &Layout) -> Vec<Option<String>> {
+            let members: Vec<u32> = self
+                .field(c, "elements")
+                .and_then(reference)
+                .and_then(|e| self.node(e))
+                .map(|n| n.items.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|&m| self.tag(m) == "DW_TAG_member")
+                .collect();
+            let end_bits = layout.size * 8;
+            (0..layout.offsets.len())
+                .map(|k| {
+                    let start = layout.offsets[k] * 8;
+                    let next = layout.offsets.get(k + 1).map_or(end_bits, |o| o * 8);
+                    let end = next.max(start + 1);
+                    let inside: Vec<u32> = members
+                        .iter()
+                        .copied()
+                        .filter(|&m| {
+                            let off = self.num(m, "offset").unwrap_or(0);
+                            off >= start && off < end
+                        })
+                        .collect();
+                    self.pick(&inside, layout.bits[k], layout.elem_struct[k].as_deref())
+                })
+                .collect()
+        }
+
+        fn pick(&self, inside: &[u32], bits: u64, elem_struct: Option<&str>) -> Option<String> {
+            let named =
+                |ms: &[u32]| -> Vec<String> { ms.iter().filter_map(|&m| self.name(m)).collect() };
+            if inside.len() <= 1 {
+                return named(inside).into_iter().next();
+            }
+            let same_size: Vec<u32> = inside
+                .iter()
+                .copied()
+                .filter(|&m| self.num(m, "size") == Some(bits))
+                .collect();
+            if same_size.len() == 1 {
+                return named(&same_size).into_iter().next();
+            }
+            if let (Some(ir), false) = (elem_struct, same_size.is_empty()) {
+                let base = ir
+                    .split_once('.')
+                    .map_or(ir, |(_, b)| b.split('.').next().unwrap_or(b));
+                let typed: Vec<u32> = same_size
+                    .iter()
+                    .copied()
+                    .filter(|&m| self.type_is_named(m, base))
+                    .collect();
+                if typed.len() == 1 {
+                    return named(&typed).into_iter().next();
+                }
+            }
+            let all = named(inside);
+            (!all.is_empty()).then(|| all.join("|"))
+        }
+
+        /// Does member `m`'s type, through typedefs, carry the name `base`?
+        fn type_is_named(&self, m: u32, base: &str) -> bool {
+            let mut id = self.field(m, "baseType").and_then(reference);
+            for _ in 0..16 {
+                let Some(t) = id else { return false };
+                if self.name(t).as_deref() == Some(base) {
+                    return true;
+                }
+                id = self.field(t, "baseType").and_then(reference);
+            }
+            false
+        }
+    }
+}
+
+/// The LLVM C API: struct layouts and the module as text.
+mod llvm {
+    use super::Layout;
+    use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
+    use llvm_sys::core::*;
+    use llvm_sys::target::*;
+    use llvm_sys::LLVMTypeKind;
+    use std::collections::BTreeMap;
+    use std::ffi::{CStr, CString};
+    use std::path::Path;
+
+    /// Layouts of the named struct types, and the module's metadata lines.
+    pub fn layouts_and_text(
+        bitcode: &Path,
+        names: &[String],
+    ) -> Option<(BTreeMap<String, Layout>, String)> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = CString::new(bitcode.as_os_str().as_bytes()).ok()?;
+        // SAFETY: each LLVM object is created here, used while alive and
+        // disposed once: the buffer after parsing (LLVMParseBitcodeInContext2
+        // does not take it), the module before its context.
+        unsafe {
+            let mut buf = std::ptr::null_mut();
+            let mut msg = std::ptr::null_mut();
+            if LLVMCreateMemoryBufferWithContentsOfFile(path.as_ptr(), &mut buf, &mut msg) != 0 {
+                if !msg.is_null() {
+                    LLVMDisposeMessage(msg);
+                }
+                return None;
+            }
+            let ctx = LLVMContextCreate();
+            let mut module = std::ptr::null_mut();
+            let failed = LLVMParseBitcodeInContext2(ctx, buf, &mut module) != 0;
+            LLVMDisposeMemoryBuffer(buf);
+            if failed || module.is_null() {
+                LLVMContextDispose(ctx);
+                return None;
+            }
+            let td = LLVMGetModuleDataLayout(module);
+            let mut layouts = BTreeMap::new();
+            for name in names {
+                let Ok(c) = CString::new(name.as_str()) else {
+                    continue;
+                };
+                let ty = LLVMGetTypeByName2(ctx, c.as_ptr());
+                if ty.is_null() || LLVMIsOpaqueStruct(ty) != 0 {
+                    continue;
+                }
+                let n = LLVMCountStructElementTypes(ty);
+                let mut l = Layout {
+                    size: LLVMABISizeOfType(td, ty),
+                    ..Layout::default()
+                };
+                for k in 0..n {
+                    let e = LLVMStructGetTypeAtIndex(ty, k);
+                    l.offsets.push(LLVMOffsetOfElement(td, ty, k));
+                    l.bits.push(LLVMSizeOfTypeInBits(td, e));
+                    let sname = if LLVMGetTypeKind(e) == LLVMTypeKind::LLVMStructTypeKind {
+                        let p = LLVMGetStructName(e);
+                        (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+                    } else {
+                        None
+                    };
+                    l.elem_struct.push(sname);
+                }
+                layouts.insert(name.clone(), l);
+            }
+            let text_ptr = LLVMPrintModuleToString(module);
+            let metadata: String = CStr::from_ptr(text_ptr)
+                .to_string_lossy()
+                .lines()
+                .filter(|l| l.starts_with('!'))
+                .flat_map(|l| [l, "\n"])
+                .collect();
+            LLVMDisposeMessage(text_ptr);
+            LLVMDisposeModule(module);
+            LLVMContextDispose(ctx);
+            Some((layouts, metadata))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The metadata clang-14 writes for
+    /// `struct pool { struct pool *next; int count; unsigned a:3, b:5; };`
+    /// and `typedef struct { int lo, hi; } range_t;` (abridged by hand to
+    /// the nodes that matter).
+    const MD: &str = r#"!7 = distinct !DICompositeType(tag: DW_TAG_structure_type, name: "pool", file: !3, line: 3, size: 128, elements: !8)
+!8 = !{!9, !11, !13, !15}
+!9 = !DIDerivedType(tag: DW_TAG_member, name: "next", scope: !7, file: !3, line: 3, baseType: !10, size: 64)
+!11 = !DIDerivedType(tag: DW_TAG_member, name: "count", scope: !7, file: !3, line: 3, baseType: !12, size: 32, offset: 64)
+!13 = !DIDerivedType(tag: DW_TAG_member, name: "a", scope: !7, file: !3, line: 3, baseType: !14, size: 3, offset: 96, flags: DIFlagBitField, extraData: i64 96)
+!15 = !DIDerivedType(tag: DW_TAG_member, name: "b", scope: !7, file: !3, line: 3, baseType: !14, size: 5, offset: 99, flags: DIFlagBitField, extraData: i64 96)
+!20 = !DIDerivedType(tag: DW_TAG_typedef, name: "range_t", file: !3, line: 4, baseType: !21)
+!21 = distinct !DICompositeType(tag: DW_TAG_structure_type, file: !3, line: 4, size: 64, elements: !22)
+!22 = !{!23, !24}
+!23 = !DIDerivedType(tag: DW_TAG_member, name: "lo", scope: !21, file: !3, line: 4, baseType: !12, size: 32)
+!24 = !DIDerivedType(tag: DW_TAG_member, name: "hi", scope: !21, file: !3, line: 4, baseType: !12, size: 32, offset: 32)
+"#;
+
+    fn layout(offsets: &[u64], bits: &[u64], size: u64) -> Layout {
+        Layout {
+            offsets: offsets.to_vec(),
+            bits: bits.to_vec(),
+            elem_struct: vec![None; offsets.len()],
+            size,
+        }
+    }
+
+    #[test]
+    fn members_match_ir_fields_by_offset() {
+        let mut layouts = BTreeMap::new();
+        // { %struct.pool*, i32, i8, [3 x i8] }: the bit-fields share the i8,
+        // the padding array has no member.
+        layouts.insert(
+            "struct.pool".to_string(),
+            layout(&[0, 8, 12, 13], &[64, 32, 8, 24], 16),
+        );
+        layouts.insert("struct.range_t".to_string(), layout(&[0, 4], &[32, 32], 8));
+        // A linked copy under another name, and a type of the wrong size.
+        layouts.insert(
+            "struct.pool.3".to_string(),
+            layout(&[0, 8, 12, 13], &[64, 32, 8, 24], 16),
+        );
+        layouts.insert("struct.range_t.1".to_string(), layout(&[0], &[32], 4));
+        let d = DebugTypes::from_parts(&layouts, MD);
+        let pool = d.get("struct.pool").unwrap();
+        assert_eq!(pool.c_name, "struct pool");
+        assert_eq!(
+            pool.fields,
+            vec![
+                Some("next".into()),
+                Some("count".into()),
+                Some("a|b".into()),
+                None
+            ]
+        );
+        assert_eq!(d.get("struct.pool.3"), Some(pool));
+        let range = d.get("struct.range_t").unwrap();
+        assert_eq!(range.c_name, "range_t");
+        assert_eq!(range.fields, vec![Some("lo".into()), Some("hi".into())]);
+        assert!(
+            d.get("struct.range_t.1").is_none(),
+            "sizes differ: no names"
+        );
+    }
+}

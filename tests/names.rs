@@ -1,0 +1,297 @@
+//! Reports name memory as a reviewer reads it: struct fields by their C
+//! names (from the debug information) and heap objects by type and
+//! allocation site (`names.tsv`, `src/facts/extract/names.rs`).
+
+mod common;
+use common::*;
+use std::process::Command;
+
+/// Line numbers matter: `malloc` is on line 24, `p->head = 0` on 26, the
+/// read `int h = p->head` on 29 (before the join; `NEW` moves it after).
+const OLD: &str = "#include <pthread.h>
+#include <stdlib.h>
+
+struct pool {
+  int head;
+  int count;
+  pthread_mutex_t lock;
+};
+
+struct stats { long hits; long misses; } stats;
+struct pool *p;
+
+void *worker(void *arg) {
+  pthread_mutex_lock(&p->lock);
+  p->head = 1;
+  p->count = p->count + 1;
+  pthread_mutex_unlock(&p->lock);
+  stats.misses = 3;
+  return 0;
+}
+
+int main(void) {
+  pthread_t t;
+  p = malloc(sizeof *p);
+  pthread_mutex_init(&p->lock, 0);
+  p->head = 0;
+  p->count = 0;
+  pthread_create(&t, 0, worker, 0);
+  int h = p->head;
+  pthread_join(t, 0);
+  stats.hits = h;
+  return h + stats.misses;
+}
+";
+
+fn new_version() -> String {
+    // The read of line 29 moves after the join (lines 29 and 30 swap).
+    OLD.replace(
+        "  int h = p->head;\n  pthread_join(t, 0);\n",
+        "  pthread_join(t, 0);\n  int h = p->head;\n",
+    )
+}
+
+/// The location a statement of `kind` on `line` accesses (its only one).
+fn accessed(f: &concord::facts::FactSet, line: u32, kind: &str, rel: &str) -> u32 {
+    let s = one(f, line, kind);
+    let locs: Vec<u32> = f.rows(rel).filter(|r| r[0] == s).map(|r| r[1]).collect();
+    assert_eq!(locs.len(), 1, "line {line}: {locs:?}");
+    locs[0]
+}
+
+#[test]
+fn heap_fields_and_global_fields_have_c_names() {
+    let f = facts_of_c(OLD);
+    assert_eq!(f.names.len(), f.locations.len(), "one name per location");
+    // `p->head = 1` (line 15) writes field `head` of the object malloc'd
+    // at line 24, whose type the cast to `struct pool *` gives.
+    let head = accessed(&f, 15, "store", "mem_write");
+    assert_eq!(f.display_name(head), Some("(struct pool @ prog.c:24).head"));
+    let n = &f.names[head as usize];
+    assert_eq!(
+        (
+            n.object.as_str(),
+            n.kind.as_str(),
+            n.ty.as_str(),
+            n.site.as_str()
+        ),
+        (
+            "struct pool @ prog.c:24",
+            "heap",
+            "struct pool",
+            "prog.c:24"
+        )
+    );
+    // Line 16 writes `count`, the second field.
+    let count = accessed(&f, 16, "store", "mem_write");
+    assert_eq!(
+        f.display_name(count),
+        Some("(struct pool @ prog.c:24).count")
+    );
+    // The mutex is the third field, `lock`.
+    let lock = f.rows("mutex_lock").map(|r| r[1]).next().expect("a lock");
+    assert_eq!(f.display_name(lock), Some("(struct pool @ prog.c:24).lock"));
+    // A global struct: `stats.misses`, not `stats.1`.
+    let misses = accessed(&f, 18, "store", "mem_write");
+    assert_eq!(f.display_name(misses), Some("stats.misses"));
+    assert_eq!(f.names[misses as usize].ty, "struct stats");
+    // The analyses' own names are unchanged: numeric paths, no C names.
+    assert!(!f.location(misses).unwrap().name.contains("misses"));
+    assert!(!f.location(head).unwrap().name.contains("struct pool"));
+}
+
+fn run(args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).to_string(),
+    )
+}
+
+/// Old: main may read `head` before the join, seeing its own write of
+/// line 26 (the worker's store may come later). New: the read follows the
+/// join, after the worker's store, so the edge 26 -> 29 exists in old only.
+/// Every report names the variable `(struct pool @ v1.c:24).head`.
+#[test]
+fn diff_reports_use_the_names_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v1, v2) = (dir.path().join("v1.c"), dir.path().join("v2.c"));
+    std::fs::write(&v1, OLD).unwrap();
+    std::fs::write(&v2, new_version()).unwrap();
+    let (v1, v2) = (v1.to_str().unwrap(), v2.to_str().unwrap());
+    let name = "(struct pool @ v1.c:24).head";
+
+    let (code, text) = run(&["-q", "diff", v1, v2]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains(&format!("RF {name}: v1.c:26")), "{text}");
+    assert!(
+        text.contains(&format!("may read {name} at v1.c:29")),
+        "the explanation names it too: {text}"
+    );
+    assert!(!text.contains("heap@"), "{text}");
+
+    let (code, json) = run(&["-q", "diff", v1, v2, "--format", "json"]);
+    assert_eq!(code, Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let edge = &doc["differences"][0]["edges"][0];
+    assert_eq!(edge["variable_display"], name, "{json}");
+    // `variable` keeps the facts' own name (JSON version 1 is additive).
+    assert!(edge["variable"].as_str().unwrap().starts_with("heap@24"));
+    assert!(doc["differences"][0]["explanation"]["summary"]
+        .as_str()
+        .unwrap()
+        .contains(name));
+
+    let (code, sarif) = run(&["-q", "diff", v1, v2, "--format", "sarif"]);
+    assert_eq!(code, Some(1));
+    let log: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let msg = log["runs"][0]["results"][0]["message"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(msg.contains(name), "{msg}");
+}
+
+/// `names.tsv` travels with a fact directory; one without it (written
+/// before names existed) still reads, and reports fall back to the
+/// facts' names.
+#[test]
+fn fact_directories_keep_the_names_and_older_ones_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v1, v2) = (dir.path().join("v1.c"), dir.path().join("v2.c"));
+    std::fs::write(&v1, OLD).unwrap();
+    std::fs::write(&v2, new_version()).unwrap();
+    let (f1, f2) = (dir.path().join("f1"), dir.path().join("f2"));
+    for (src, out) in [(&v1, &f1), (&v2, &f2)] {
+        let (code, _) = run(&[
+            "-q",
+            "facts",
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0));
+        assert!(out.join("names.tsv").is_file());
+    }
+    let (f1s, f2s) = (f1.to_str().unwrap(), f2.to_str().unwrap());
+    let (code, text) = run(&["-q", "diff", f1s, f2s]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("RF (struct pool @ v1.c:24).head"), "{text}");
+
+    std::fs::remove_file(f1.join("names.tsv")).unwrap();
+    let (code, text) = run(&["-q", "diff", f1s, f2s]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("RF heap@24"), "{text}");
+
+    // A names.tsv that does not match the locations is refused (exit 6).
+    std::fs::write(
+        f2.join("names.tsv"),
+        "id\tname\tobject\tkind\ttype\tsite\n0\tx\tx\tglobal\t\t\n",
+    )
+    .unwrap();
+    let (code, _) = run(&["-q", "diff", f1s, f2s]);
+    assert_eq!(code, Some(6));
+}
+
+/// Names of every location some statement on `line` accesses.
+fn names_on(f: &concord::facts::FactSet, line: u32) -> std::collections::BTreeSet<String> {
+    let stmts = at(f, line, "store")
+        .into_iter()
+        .chain(at(f, line, "load"))
+        .collect::<Vec<_>>();
+    f.rows("mem_write")
+        .chain(f.rows("mem_read"))
+        .filter(|r| stmts.contains(&r[0]))
+        .filter_map(|r| f.display_name(r[1]).map(String::from))
+        .collect()
+}
+
+/// Inside an allocation wrapper (`new_node` -> `xmalloc` -> `malloc`) the
+/// points-to rules make one object per call site of the outermost
+/// wrapper (lines 15 and 16); each is named after that call, with the type
+/// `new_node` returns.
+#[test]
+fn objects_from_an_allocation_wrapper_are_named_at_its_call_sites() {
+    let f = facts_of_c(
+        "#include <pthread.h>
+#include <stdlib.h>
+
+struct node { int key; int val; };
+
+void *xmalloc(size_t n) { void *p = malloc(n); if (!p) abort(); return p; }
+struct node *new_node(void) { return xmalloc(sizeof(struct node)); }
+
+struct node *a, *b;
+
+void *worker(void *arg) { a->val = 1; b->key = 2; return 0; }
+
+int main(void) {
+  pthread_t t;
+  a = new_node();
+  b = new_node();
+  pthread_create(&t, 0, worker, 0);
+  int s = a->val + b->key;
+  pthread_join(t, 0);
+  return s;
+}
+",
+    );
+    let written = names_on(&f, 11);
+    let want: std::collections::BTreeSet<String> = [
+        "(struct node @ prog.c:15).val",
+        "(struct node @ prog.c:16).key",
+        // the loads of the globals `a` and `b` on the way
+        "a",
+        "b",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(written, want);
+}
+
+/// `fill` is not a wrapper (it returns nothing), so its one `malloc`
+/// (line 7) is cloned per calling context, the calls on lines 13 and 14:
+/// two objects with one site, told apart by the call they come from.
+/// `slot[1]->key` (line 16) may be either (`slot[i]` has a variable index).
+#[test]
+fn one_allocation_in_two_contexts_is_told_apart_by_the_call() {
+    let f = facts_of_c(
+        "#include <pthread.h>
+#include <stdlib.h>
+
+struct node { int key; int val; };
+struct node *slot[2];
+
+void fill(int i) { slot[i] = malloc(sizeof(struct node)); }
+
+void *worker(void *arg) { slot[0]->key = 1; return 0; }
+
+int main(void) {
+  pthread_t t;
+  fill(0);
+  fill(1);
+  pthread_create(&t, 0, worker, 0);
+  int k = slot[1]->key;
+  pthread_join(t, 0);
+  return k;
+}
+",
+    );
+    let read: Vec<String> = names_on(&f, 16)
+        .into_iter()
+        .filter(|n| n.contains("key"))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            "(struct node @ prog.c:7 via prog.c:13).key",
+            "(struct node @ prog.c:7 via prog.c:14).key"
+        ]
+    );
+    // Every name is unique (reports would otherwise merge two objects).
+    let all: std::collections::BTreeSet<&str> = f.names.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(all.len(), f.names.len());
+}
