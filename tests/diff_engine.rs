@@ -390,7 +390,7 @@ fn order_pairs(dir: &Path) -> Vec<Pair> {
         );
         std::fs::write(&a, &old).unwrap();
         std::fs::write(&b, &new).unwrap();
-        out.push(pair(format!("{name}"), &a, &b));
+        out.push(pair(name.to_string(), &a, &b));
         out.push(pair(format!("{name} (reversed)"), &b, &a));
     }
     out
