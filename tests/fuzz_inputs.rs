@@ -39,9 +39,14 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// One mutation of one file of a fact directory; returns its description.
+/// One mutation of one non-empty file of a fact directory (most relations
+/// of a small program are empty, and emptying an empty file mutates
+/// nothing); returns its description.
 fn mutate_fact_dir(dir: &Path, rng: &mut Rng) -> String {
-    let all = files(dir);
+    let all: Vec<PathBuf> = files(dir)
+        .into_iter()
+        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() > 0))
+        .collect();
     let f = &all[rng.below(all.len())];
     let name = f.file_name().unwrap().to_string_lossy().to_string();
     let text = std::fs::read_to_string(f).unwrap();

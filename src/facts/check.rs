@@ -65,7 +65,47 @@ pub fn check(f: &FactSet) -> Result<(), String> {
             }
         }
     }
+    check_order(f)?;
     check_counts(f)
+}
+
+/// Program order in compact form: every event lies in one component, the
+/// events of a component run in one thread, and `po_scc_reach` relates
+/// components that exist, of one thread.
+fn check_order(f: &FactSet) -> Result<(), String> {
+    let mut comp_of = std::collections::HashMap::new();
+    let mut thread_of_comp = std::collections::HashMap::new();
+    for row in f.rows("po_scc") {
+        let (s, c) = (row[0], row[1]);
+        if let Some(old) = comp_of.insert(s, c) {
+            return Err(format!(
+                "po_scc: statement {s} lies in components {old} and {c}; an event has one"
+            ));
+        }
+        let t = f.statements[s as usize].thread;
+        if let Some(u) = thread_of_comp.insert(c, t) {
+            if u != t {
+                return Err(format!(
+                    "po_scc: component {c} holds statements of threads {u} and {t}"
+                ));
+            }
+        }
+    }
+    for row in f.rows("po_scc_reach") {
+        let (Some(t), Some(u)) = (thread_of_comp.get(&row[0]), thread_of_comp.get(&row[1])) else {
+            return Err(format!(
+                "po_scc_reach: {} -> {} names a component that po_scc does not have",
+                row[0], row[1]
+            ));
+        };
+        if t != u {
+            return Err(format!(
+                "po_scc_reach: components {} and {} belong to threads {t} and {u}",
+                row[0], row[1]
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Ids must be 0, 1, 2, ... in order: lookups index by id.
