@@ -110,16 +110,16 @@ struct RankOutput {
     only_new: Vec<RfTuple>,
     through_old: Vec<RfTuple>,
     through_new: Vec<RfTuple>,
-    /// mustHb rows and MayRf count per version (rank 1; mayHb is counted
-    /// from them and the facts, never built).
-    hb_must: [Vec<(u32, u32)>; 2],
+    /// MayRf count per version (rank 1).
     may_rf_count: [usize; 2],
+    /// mustHb rows per version (ranks 1 and 2): rank 1 counts mayHb from
+    /// them and the facts (never built), rank 2 carries them into rank 3.
+    hb_must: [Vec<(u32, u32)>; 2],
     lock_order: [BTreeSet<Vec<u32>>; 2],
-    /// MayRf, mustHb and rank2_no of each version (rank 2; the rank-3
+    /// MayRf and rank2_no of each version (rank 2; the rank-3
     /// program takes them as inputs instead of recomputing them, and
     /// `--counts` lists rank2_may from them).
     rf_may: [Vec<(u32, u32)>; 2],
-    rank2_hb_must: [Vec<(u32, u32)>; 2],
     rank2_no: [Vec<(u32, u32, u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
@@ -225,7 +225,7 @@ fn eval(
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
             rf_may: [o.old_rf_may, o.new_rf_may],
-            rank2_hb_must: [o.old_hb_must, o.new_hb_must],
+            hb_must: [o.old_hb_must, o.new_hb_must],
             rank2_no: [o.old_rank2_no, o.new_rank2_no],
             ..RankOutput::default()
         }),
@@ -238,8 +238,8 @@ fn eval(
             |i| {
                 i.old_rf_may.clone_from(&carried.rf_may[0]);
                 i.new_rf_may.clone_from(&carried.rf_may[1]);
-                i.old_hb_must.clone_from(&carried.rank2_hb_must[0]);
-                i.new_hb_must.clone_from(&carried.rank2_hb_must[1]);
+                i.old_hb_must.clone_from(&carried.hb_must[0]);
+                i.new_hb_must.clone_from(&carried.hb_must[1]);
                 i.old_rank2_no.clone_from(&carried.rank2_no[0]);
                 i.new_rank2_no.clone_from(&carried.rank2_no[1]);
             },
@@ -297,7 +297,7 @@ pub fn sync_diff(
                 .zip([old, new])
                 .enumerate()
             {
-                let may_hb = MayHb::new(facts, &r.rank2_hb_must[i]);
+                let may_hb = MayHb::new(facts, &r.hb_must[i]);
                 let pairs =
                     diff_counts::rank2_pairs(&r.rf_may[i], &may_hb, &r.rank2_no[i], budget)?;
                 s.may_rf_rank.insert(2, pairs.len());
@@ -333,7 +333,7 @@ pub fn sync_diff(
         }
         if rank == 2 {
             previous.rf_may = std::mem::take(&mut r.rf_may);
-            previous.rank2_hb_must = std::mem::take(&mut r.rank2_hb_must);
+            previous.hb_must = std::mem::take(&mut r.hb_must);
             previous.rank2_no = std::mem::take(&mut r.rank2_no);
         }
     }
