@@ -102,14 +102,16 @@ fn quiet_is_quiet_everywhere() {
 }
 
 /// A bare command line runs with the library's defaults: `concord symex P`
-/// explores with `symex::cli::cli_defaults()`, which differs from
-/// `SymexOptions::default()` only where the command line means to (the
-/// reduction and iterative deepening); `facts` models with
-/// `ExtractOptions::default()`. Parsed in-process, so a clap default that
-/// drifts from the library fails here.
+/// explores with `symex::cli::cli_defaults()`, which is
+/// `SymexOptions::default()` (reduction `dpor+ag` included) plus iterative
+/// deepening, the one thing only the command line turns on; `facts`
+/// models with `ExtractOptions::default()`; `diff` analyses with
+/// `DiffOptions::default()`, and `query`/`impact` use its engine. Parsed
+/// in-process, so a clap default that drifts from the library fails here.
 #[test]
 fn bare_command_lines_run_with_the_librarys_defaults() {
     use clap::Parser;
+    use concord::analysis::diff::DiffOptions;
     use concord::cli::{Cli, Command};
     use concord::symex::{cli as sx, Reduction, SymexOptions};
 
@@ -138,11 +140,13 @@ fn bare_command_lines_run_with_the_librarys_defaults() {
         )
     };
     assert_eq!(fields(&got), fields(&want));
-    // The documented differences from the library, and nothing else.
-    assert_eq!(want.reduction, Reduction::DporAg);
+    // The library itself reduces with dpor+ag, as the command line does.
+    assert_eq!(lib.reduction, Reduction::DporAg);
+    assert_eq!(got.reduction, lib.reduction);
+    // The documented difference from the library, and nothing else.
+    assert_eq!(lib.max_loop_bound, None);
     assert_eq!(want.max_loop_bound, Some(sx::DEFAULT_MAX_LOOP_BOUND));
     let lib_as_cli = SymexOptions {
-        reduction: want.reduction,
         max_loop_bound: want.max_loop_bound,
         ..lib
     };
@@ -161,4 +165,34 @@ fn bare_command_lines_run_with_the_librarys_defaults() {
         format!("{lib:?}"),
         "`concord facts` models with other options than the library"
     );
+
+    // Every command that reads a program models it alike.
+    let lib_extract = format!("{lib:?}");
+    let diff_lib = DiffOptions::default();
+    let cli = Cli::try_parse_from(["concord", "diff", "a.c", "b.c"]).unwrap();
+    let Command::Diff(args) = &cli.command else {
+        panic!("parsed as {:?}", cli.command)
+    };
+    assert_eq!(format!("{:?}", args.options()), format!("{diff_lib:?}"));
+    assert_eq!(format!("{:?}", args.input.extract_options()), lib_extract);
+
+    let cli = Cli::try_parse_from(["concord", "impact", "a.c", "b.c"]).unwrap();
+    let Command::Impact(args) = &cli.command else {
+        panic!("parsed as {:?}", cli.command)
+    };
+    assert_eq!(args.engine, diff_lib.engine);
+    assert_eq!(format!("{:?}", args.input.extract_options()), lib_extract);
+
+    let cli = Cli::try_parse_from(["concord", "query", "a.c", "rf_may"]).unwrap();
+    let Command::Query(args) = &cli.command else {
+        panic!("parsed as {:?}", cli.command)
+    };
+    assert_eq!(args.engine, diff_lib.engine);
+    assert_eq!(format!("{:?}", args.input.extract_options()), lib_extract);
+
+    let cli = Cli::try_parse_from(["concord", "changes", "a.c", "b.c"]).unwrap();
+    let Command::Changes(args) = &cli.command else {
+        panic!("parsed as {:?}", cli.command)
+    };
+    assert_eq!(format!("{:?}", args.input.extract_options()), lib_extract);
 }

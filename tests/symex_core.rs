@@ -14,8 +14,16 @@ fn run_src(src: &str, opts: SymexOptions) -> Exploration {
     explore(&m, &opts).unwrap()
 }
 
+/// Exhaustive exploration (no reduction): the run counts these tests
+/// assert are those of the plain semantics, not of a reduction.
 fn run(src: &str) -> Exploration {
-    run_src(src, SymexOptions::default())
+    run_src(
+        src,
+        SymexOptions {
+            reduction: Reduction::None,
+            ..Default::default()
+        },
+    )
 }
 
 fn kinds(x: &Exploration) -> Vec<FindingKind> {
@@ -81,6 +89,7 @@ fn loop_bound_cuts_are_counted() {
     let x = run_src(
         &src,
         SymexOptions {
+            reduction: Reduction::None,
             loop_bound: 2,
             ..Default::default()
         },

@@ -55,17 +55,24 @@ pub struct DiffArgs {
     pub budget: BudgetArgs,
 }
 
+impl DiffArgs {
+    /// The analysis options these arguments ask for.
+    pub fn options(&self) -> DiffOptions {
+        DiffOptions {
+            max_rank: self.max_rank,
+            all_ranks: self.all_ranks,
+            engine: self.engine,
+            counts: self.counts,
+        }
+    }
+}
+
 pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
     let (old, new, m) = load_pair(&args.old, &args.new, &args.input, &args.versions, budget)?;
     if !quiet {
         eprintln!("concord: comparing {} and {} ...", old.label, new.label);
     }
-    let opts = DiffOptions {
-        max_rank: args.max_rank,
-        all_ranks: args.all_ranks,
-        engine: args.engine,
-        counts: args.counts,
-    };
+    let opts = args.options();
     let sync = if args.reference {
         sync_diff_reference(&old.facts, &new.facts, &m, &opts, budget)?
     } else {

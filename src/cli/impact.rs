@@ -47,7 +47,7 @@ pub struct ImpactArgs {
     #[arg(long, value_enum, default_value_t = ImpactFormat::Text)]
     pub format: ImpactFormat,
     /// Rule engine (crepe is the reference engine used in tests).
-    #[arg(long, value_enum, default_value_t = Engine::Ascent, hide = true)]
+    #[arg(long, value_enum, default_value_t = crate::analysis::diff::DiffOptions::default().engine, hide = true)]
     pub engine: Engine,
     #[command(flatten)]
     pub dot: super::DotArgs,

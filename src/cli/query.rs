@@ -2,6 +2,7 @@
 //! `concord rules` (the rules for other engines).
 
 use super::{emit, load_version, InputArgs, QUERY_EXIT_CODES};
+use crate::analysis::diff::DiffOptions;
 use crate::analysis::{run as run_rules_on, DiffProgram, Engine, RuleProgram};
 use crate::error::{exit, ConcordError, Result};
 use crate::facts::schema::{self, ColumnKind};
@@ -28,7 +29,8 @@ pub struct QueryArgs {
     pub filters: Vec<String>,
     #[arg(long, value_enum, default_value_t = QueryFormat::Tsv)]
     pub format: QueryFormat,
-    #[arg(long, value_enum, default_value_t = Engine::Ascent)]
+    /// Datalog engine for derived relations (crepe is the reference engine).
+    #[arg(long, value_enum, default_value_t = DiffOptions::default().engine)]
     pub engine: Engine,
     #[command(flatten)]
     pub input: InputArgs,

@@ -19,14 +19,14 @@ pub const EXIT_INCONCLUSIVE: i32 = 10;
 pub const DEFAULT_MAX_LOOP_BOUND: u32 = 24;
 
 /// The options `concord symex PROGRAM` explores with when given no flags:
-/// the library's [`SymexOptions::default`] except where the command line
-/// deliberately differs (the reduction a user wants by default, and
-/// iterative deepening). Every clap default below is read from here, so
-/// the command line and the library cannot drift apart unnoticed (a unit
-/// test parses a bare command line and compares).
+/// the library's [`SymexOptions::default`] (reduction included) plus
+/// iterative deepening, which only the command line turns on by default:
+/// a library caller that names a loop bound, such as `replay`, means that
+/// bound. Every clap default below is read from here, so the command line
+/// and the library cannot drift apart unnoticed (`tests/help.rs` parses a
+/// bare command line and compares).
 pub fn cli_defaults() -> SymexOptions {
     SymexOptions {
-        reduction: Reduction::DporAg,
         max_loop_bound: Some(DEFAULT_MAX_LOOP_BOUND),
         ..SymexOptions::default()
     }

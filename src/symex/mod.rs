@@ -129,7 +129,10 @@ pub struct SymexOptions {
 impl Default for SymexOptions {
     fn default() -> Self {
         SymexOptions {
-            reduction: Reduction::None,
+            // What `concord symex` uses unless told otherwise (its clap
+            // defaults are read from here): exhaustive exploration is the
+            // baseline the tests compare against, not a sensible default.
+            reduction: Reduction::DporAg,
             loop_bound: 3,
             max_runs: None,
             max_seconds: None,
