@@ -159,7 +159,26 @@ pub fn load_build(root: &Path, opts: &CompileOptions) -> Result<Program> {
         reason: "a directory, but neither a fact directory (manifest.json) nor a build (compile_commands.json)".into(),
     })?;
     let units = crate::compdb::units(root, &db)?;
+    load_units(root, units, root, opts)
+}
+
+/// Compile each unit from `root` with its own flags (plus the command
+/// line's), link the bitcode with llvm-link-14 and read the result like any
+/// module; `main` is required. `input` is what the user named (a build's
+/// directory, a list of files) and what errors and the manifest mention.
+pub fn load_units(
+    root: &Path,
+    units: Vec<crate::compdb::Unit>,
+    input: &Path,
+    opts: &CompileOptions,
+) -> Result<Program> {
     let work = tempfile::tempdir().map_err(|e| ConcordError::Internal(e.to_string()))?;
+    // clang runs from `root`: the command line's -I meant the user's directory.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let opts = &CompileOptions {
+        include_dirs: opts.include_dirs.iter().map(|d| cwd.join(d)).collect(),
+        ..opts.clone()
+    };
     let mut hasher = Sha256::new();
     let mut bitcode = Vec::new();
     for (k, unit) in units.iter().enumerate() {
@@ -181,18 +200,18 @@ pub fn load_build(root: &Path, opts: &CompileOptions) -> Result<Program> {
         bitcode.push(out);
     }
     let linked = work.path().join("linked.bc");
-    link(root, &bitcode, &linked)?;
+    link(input, &bitcode, &linked)?;
     let normalized = work.path().join("normalized.bc");
-    run_mem2reg(root, &linked, &normalized, false)?;
-    let module = read_bitcode(root, &normalized)?;
+    run_mem2reg(input, &linked, &normalized, false)?;
+    let module = read_bitcode(input, &normalized)?;
     if module.get_func_by_name("main").is_none() {
         return Err(ConcordError::NoMain {
-            path: root.to_path_buf(),
+            path: input.to_path_buf(),
         });
     }
     Ok(Program {
         module,
-        input: root.to_path_buf(),
+        input: input.to_path_buf(),
         kind: InputKind::Build,
         input_sha256: format!("{:x}", hasher.finalize()),
         units: units.into_iter().map(|u| u.file).collect(),

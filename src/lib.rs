@@ -11,6 +11,7 @@ pub mod cli;
 pub mod compdb;
 pub mod error;
 pub mod facts;
+pub mod filelist;
 pub mod frontend;
 pub mod load;
 pub mod report;

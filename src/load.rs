@@ -1,5 +1,6 @@
 //! Loading one version of a program — a source or IR file, a build (a
-//! directory with `compile_commands.json`) or a fact directory — with the
+//! directory with `compile_commands.json`), a list of C files (`a.c,b.c`,
+//! `@FILE`, see [`crate::filelist`]) or a fact directory — with the
 //! source text its statements point at, and matching two loaded versions.
 
 use crate::error::Result;
@@ -20,13 +21,36 @@ pub struct LoadedVersion {
     pub label: String,
 }
 
-/// Compile (if needed), load and extract one program or build.
+impl LoadedVersion {
+    /// The text (trimmed) of line `line` of `file`, where the source is
+    /// known: a build's or list's file by name, a single file's own text.
+    pub fn line_text(&self, file: &str, line: u32) -> Option<&str> {
+        let text = if self.files.is_empty() {
+            self.source.as_deref()
+        } else {
+            self.files.get(file).map(String::as_str)
+        };
+        let n = (line as usize).checked_sub(1)?;
+        text?.lines().nth(n).map(str::trim)
+    }
+
+    /// The source line of statement `id`, where known.
+    pub fn statement_line_text(&self, id: u32) -> Option<&str> {
+        let s = self.facts.statement(id)?;
+        self.line_text(&s.file, s.line)
+    }
+}
+
+/// Compile (if needed), load and extract one program, build or list of C files.
 pub fn extract_program(
     path: &Path,
     compile: &CompileOptions,
     extract: &ExtractOptions,
 ) -> Result<FactSet> {
-    let program = if path.is_dir() {
+    let program = if crate::filelist::is_list(path) {
+        let list = crate::filelist::parse(path)?;
+        frontend::load_units(&list.root, list.units, path, compile)?
+    } else if path.is_dir() {
         frontend::load_build(path, compile)?
     } else {
         frontend::load_program(path, compile)?
@@ -36,13 +60,21 @@ pub fn extract_program(
     Ok(facts)
 }
 
-/// Load a version from a program, a build or a fact directory.
+/// Load a version from a program, a build, a list of C files or a fact directory.
 pub fn load_version(
     path: &Path,
     compile: &CompileOptions,
     extract: &ExtractOptions,
 ) -> Result<LoadedVersion> {
-    let is_build = path.is_dir() && crate::compdb::find(path).is_some();
+    // Where a build's or a list's sources are named from.
+    let root = if crate::filelist::is_list(path) {
+        Some(crate::filelist::parse(path)?.root)
+    } else if path.is_dir() && crate::compdb::find(path).is_some() {
+        Some(path.to_path_buf())
+    } else {
+        None
+    };
+    let is_build = root.is_some();
     let facts = if facts::io::is_fact_dir(path) {
         facts::io::read_dir(path)?
     } else if path.is_dir() && !is_build {
@@ -58,7 +90,10 @@ pub fn load_version(
             {
                 continue;
             }
-            if let Ok(text) = std::fs::read_to_string(path.join(&s.file)) {
+            if let Some(text) = root
+                .as_ref()
+                .and_then(|r| std::fs::read_to_string(r.join(&s.file)).ok())
+            {
                 files.insert(s.file.clone(), text);
             }
         }

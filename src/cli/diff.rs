@@ -22,9 +22,10 @@ pub enum DiffFormat {
 #[derive(Args, Debug)]
 #[command(after_help = DIFF_EXIT_CODES)]
 pub struct DiffArgs {
-    /// The old version: a program (.c, .ll, .bc) or a fact directory.
+    /// The old version: a program (.c, .ll, .bc), a build directory
+    /// (compile_commands.json), C files `a.c,b.c` or `@LIST`, or a fact directory.
     pub old: PathBuf,
-    /// The new version: a program or a fact directory.
+    /// The new version, in the same forms.
     pub new: PathBuf,
     /// Highest rank to compute (1: single read-from edges; 2, 3: ordered pairs, triples).
     #[arg(long, default_value_t = DiffOptions::default().max_rank, value_parser = clap::value_parser!(u32).range(1..=3), help_heading = "Analysis")]

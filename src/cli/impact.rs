@@ -30,7 +30,8 @@ pub struct ImpactArgs {
     /// The old version (a program or a fact directory); with `--changed` and
     /// no NEW, the one program to analyse.
     pub old: PathBuf,
-    /// The new version: a program (.c, .ll, .bc) or a fact directory.
+    /// The new version: a program (.c, .ll, .bc), a build directory, C files
+    /// `a.c,b.c` or `@LIST`, or a fact directory.
     pub new: Option<PathBuf>,
     /// Which impacted sets to report.
     #[arg(long, value_enum, default_value_t = DirectionArg::Both)]

@@ -267,7 +267,8 @@ impl BudgetArgs {
 
 #[derive(Args, Debug)]
 pub struct FactsArgs {
-    /// The program: a .c, .ll or .bc file with a main function.
+    /// The program: a .c, .ll or .bc file with a main function, a build
+    /// directory (compile_commands.json), or C files `a.c,b.c` or `@LIST`.
     pub program: PathBuf,
     /// Output directory (created if missing).
     #[arg(short, long, value_name = "DIR")]
@@ -283,9 +284,10 @@ pub struct FactsArgs {
 
 #[derive(Args, Debug)]
 pub struct ChangesArgs {
-    /// The old version: a program (.c, .ll, .bc) or a fact directory.
+    /// The old version: a program (.c, .ll, .bc), a build directory
+    /// (compile_commands.json), C files `a.c,b.c` or `@LIST`, or a fact directory.
     pub old: PathBuf,
-    /// The new version: a program or a fact directory.
+    /// The new version, in the same forms.
     pub new: PathBuf,
     /// Output format (SARIF: one note per changed line).
     #[arg(long, value_enum, default_value_t = ChangesFormat::Text)]

@@ -20,7 +20,8 @@ pub enum QueryFormat {
 #[derive(Args, Debug)]
 #[command(after_help = QUERY_EXIT_CODES)]
 pub struct QueryArgs {
-    /// The program (.c, .ll, .bc) or a fact directory.
+    /// The program (.c, .ll, .bc), a build directory, C files `a.c,b.c` or
+    /// `@LIST`, or a fact directory.
     pub program: PathBuf,
     /// An extracted relation (see `concord schema`) or a derived one (hb_must, hb_may, rf_may, rf_no, rank2_may, lock_order, ...).
     pub relation: String,

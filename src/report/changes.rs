@@ -8,15 +8,6 @@ use crate::versions::{Change, ChangeKind, VersionMatch};
 use serde_json::json;
 use std::collections::BTreeMap;
 
-fn source_line(source: Option<&str>, line: u32) -> Option<&str> {
-    if line == 0 {
-        return None;
-    }
-    source
-        .and_then(|s| s.lines().nth(line as usize - 1))
-        .map(str::trim)
-}
-
 fn short_file(f: &FactSet, id: u32) -> String {
     f.statement(id)
         .map(|s| {
@@ -29,37 +20,43 @@ fn short_file(f: &FactSet, id: u32) -> String {
         .unwrap_or_default()
 }
 
-/// Changes grouped by source line: (kind, old line, new line) -> changes.
+/// A change group's key: the file and line a reader looks for (the new
+/// ones, else the old), the old line, the kind.
+type LineKey = (String, u32, u32, ChangeKind);
+
+/// Changes grouped by source file and line (a build's files share line
+/// numbers, so the file is part of the key).
 fn by_line<'a>(
     m: &'a VersionMatch,
     old: &FactSet,
     new: &FactSet,
-) -> BTreeMap<(u32, u32, ChangeKind), Vec<&'a Change>> {
-    let mut groups: BTreeMap<(u32, u32, ChangeKind), Vec<&Change>> = BTreeMap::new();
+) -> BTreeMap<LineKey, Vec<&'a Change>> {
+    let mut groups: BTreeMap<LineKey, Vec<&Change>> = BTreeMap::new();
     for c in &m.changes {
-        let ol = c.old.and_then(|o| old.statement(o)).map_or(0, |s| s.line);
-        let nl = c.new.and_then(|n| new.statement(n)).map_or(0, |s| s.line);
-        // Order by the line a reader looks for: the new one, else the old.
-        let key_line = if nl != 0 { nl } else { ol };
-        groups.entry((key_line, ol, c.kind)).or_default().push(c);
+        let os = c.old.and_then(|o| old.statement(o));
+        let ns = c.new.and_then(|n| new.statement(n));
+        let ol = os.map_or(0, |s| s.line);
+        let nl = ns.map_or(0, |s| s.line);
+        let (file, key_line) = match (ns, os) {
+            (Some(s), _) if nl != 0 => (s.file.clone(), nl),
+            (_, Some(s)) => (s.file.clone(), ol),
+            _ => (String::new(), 0),
+        };
+        groups
+            .entry((file, key_line, ol, c.kind))
+            .or_default()
+            .push(c);
     }
     groups
 }
 
 /// The source text of a change group's line: the new line's, else the
 /// old line's.
-fn line_text<'a>(
-    first: &Change,
-    ol: u32,
-    old: &'a LoadedVersion,
-    new: &'a LoadedVersion,
-) -> &'a str {
-    let nl = first
+fn line_text<'a>(first: &Change, old: &'a LoadedVersion, new: &'a LoadedVersion) -> &'a str {
+    first
         .new
-        .and_then(|n| new.facts.statement(n))
-        .map_or(0, |s| s.line);
-    source_line(new.source.as_deref(), nl)
-        .or_else(|| source_line(old.source.as_deref(), ol))
+        .and_then(|n| new.statement_line_text(n))
+        .or_else(|| first.old.and_then(|o| old.statement_line_text(o)))
         .unwrap_or("")
 }
 
@@ -76,7 +73,7 @@ pub fn text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion, ir: bool
         }
     );
     let mut counts: BTreeMap<ChangeKind, usize> = BTreeMap::new();
-    for ((_, ol, kind), changes) in by_line(m, &old.facts, &new.facts) {
+    for ((_, _, _, kind), changes) in by_line(m, &old.facts, &new.facts) {
         *counts.entry(kind).or_default() += changes.len();
         let first = changes[0];
         let at_old = first
@@ -87,7 +84,7 @@ pub fn text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion, ir: bool
             .new
             .map(|n| short_file(&new.facts, n))
             .unwrap_or_default();
-        let text = line_text(first, ol, old, new);
+        let text = line_text(first, old, new);
         let place = match (at_old.is_empty(), at_new.is_empty()) {
             (false, false) => format!("{at_old} -> {at_new}"),
             (true, false) => at_new,
@@ -202,9 +199,9 @@ pub fn sarif(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> Stri
     use super::sarif;
     let place = sarif::statement_location;
     let mut results = Vec::new();
-    for ((_, ol, kind), changes) in by_line(m, &old.facts, &new.facts) {
+    for ((_, _, _, kind), changes) in by_line(m, &old.facts, &new.facts) {
         let first = changes[0];
-        let text = line_text(first, ol, old, new);
+        let text = line_text(first, old, new);
         let (primary, related) = match (first.old, first.new) {
             (Some(o), Some(n)) => (
                 place(&new.facts, n, "new"),

@@ -88,10 +88,8 @@ fn describe(v: &LoadedVersion, id: u32) -> String {
     let code = if s.kind == "init" {
         "(initial value)".to_string()
     } else {
-        v.source
-            .as_deref()
-            .and_then(|src| src.lines().nth(s.line.saturating_sub(1) as usize))
-            .map(|l| format!("`{}`", l.trim()))
+        v.line_text(&s.file, s.line)
+            .map(|l| format!("`{l}`"))
             .unwrap_or_else(|| s.text.clone())
     };
     let func = if s.function.is_empty() {
@@ -108,10 +106,8 @@ fn code(v: &LoadedVersion, id: u32) -> String {
     let Some(s) = v.facts.statement(id) else {
         return String::new();
     };
-    v.source
-        .as_deref()
-        .and_then(|src| src.lines().nth(s.line.saturating_sub(1) as usize))
-        .map_or_else(|| s.text.clone(), |l| l.trim().to_string())
+    v.line_text(&s.file, s.line)
+        .map_or_else(|| s.text.clone(), str::to_string)
 }
 
 fn direction(side: Side) -> &'static str {
