@@ -1,5 +1,6 @@
 //! `concord diff` output: text, versioned JSON, SARIF 2.1.0, DOT.
 
+use super::collapse::{self, LineGroup};
 use super::dot::DotOptions;
 use super::explain::{Explanation, Versions};
 use super::sarif::{self, statement_location as sarif_location, Level, Rule};
@@ -33,6 +34,30 @@ impl DiffReport<'_> {
             Side::New => self.new,
         }
     }
+}
+
+/// `diffs` grouped by source line (thread clones and instructions of
+/// one line together).
+fn groups(r: &DiffReport<'_>, diffs: &[Difference]) -> Vec<LineGroup> {
+    collapse::by_source_line(diffs, |side| &r.version(side).facts, edge_variable)
+}
+
+/// `threads: t1 -> t2, t2 -> t1 (...)` for a group of several members.
+fn threads_line(r: &DiffReport<'_>, diffs: &[Difference], g: &LineGroup) -> Option<String> {
+    if g.members.len() < 2 {
+        return None;
+    }
+    let f = &r.version(g.only_in).facts;
+    let threads = collapse::group_threads(f, diffs, g);
+    let what = if threads.len() == g.members.len() {
+        format!("{} thread instances of the same lines", threads.len())
+    } else {
+        format!(
+            "{} instruction-level differences on the same lines",
+            g.members.len()
+        )
+    };
+    Some(format!("threads: {} ({what})", threads.join(", ")))
 }
 
 /// A difference in words, with its witness interleaving.
@@ -79,6 +104,12 @@ fn edge_variable_raw(f: &FactSet, w: u32, r: u32) -> String {
 }
 
 fn describe(v: &LoadedVersion, id: u32) -> String {
+    describe_in(v, id, true)
+}
+
+/// A statement as `file:line code [function, tN]`; without the thread
+/// when a collapsed group lists its threads apart.
+fn describe_in(v: &LoadedVersion, id: u32, thread: bool) -> String {
     let Some(s) = v.facts.statement(id) else {
         return format!("#{id}");
     };
@@ -97,7 +128,11 @@ fn describe(v: &LoadedVersion, id: u32) -> String {
     } else {
         s.function.clone()
     };
-    format!("{file}:{} {code} [{func}, t{}]", s.line, s.thread)
+    if thread {
+        format!("{file}:{} {code} [{func}, t{}]", s.line, s.thread)
+    } else {
+        format!("{file}:{} {code} [{func}]", s.line)
+    }
 }
 
 /// The source text of a statement's line (its instruction without source):
@@ -117,7 +152,9 @@ fn direction(side: Side) -> &'static str {
     }
 }
 
-fn edges_text(r: &DiffReport<'_>, d: &Difference) -> String {
+/// The edges of a difference; `threads: false` leaves the threads out
+/// (a collapsed group lists them on their own line).
+fn edges_text(r: &DiffReport<'_>, d: &Difference, threads: bool) -> String {
     let v = r.version(d.only_in);
     d.edges
         .iter()
@@ -125,8 +162,8 @@ fn edges_text(r: &DiffReport<'_>, d: &Difference) -> String {
             format!(
                 "RF {}: {}  ->  {}",
                 edge_variable(&v.facts, w, rd),
-                describe(v, w),
-                describe(v, rd)
+                describe_in(v, w, threads),
+                describe_in(v, rd, threads)
             )
         })
         .collect::<Vec<_>>()
@@ -175,30 +212,45 @@ pub fn text(r: &DiffReport<'_>) -> String {
             Color::Green,
         ));
         out.push('\n');
-    } else {
+    }
+    let grouped = groups(r, &s.differences);
+    if s.first_rank != 0 {
+        let instances = if grouped.len() == s.differences.len() {
+            String::new()
+        } else {
+            format!(
+                ", {} counting each thread instance and instruction",
+                s.differences.len()
+            )
+        };
         out.push_str(&paint(
             &format!(
-                "first difference at rank {} ({} difference(s); ranks checked: {})",
+                "first difference at rank {} ({} difference(s) by source line{instances}; ranks checked: {})",
                 s.first_rank,
-                s.differences.len(),
+                grouped.len(),
                 s.ranks_checked
             ),
             Color::Bold,
         ));
         out.push('\n');
     }
-    for (i, d) in s.differences.iter().enumerate() {
+    for (i, g) in grouped.iter().enumerate() {
+        let d = &s.differences[g.members[0]];
         let color = match d.only_in {
             Side::Old => Color::Red,
             Side::New => Color::Green,
         };
+        let threads = threads_line(r, &s.differences, g);
         out.push_str(&format!(
             "\n[{}] rank {}, {}\n      {}\n",
             i + 1,
             d.rank,
             paint(direction(d.only_in), color),
-            edges_text(r, d)
+            edges_text(r, d, threads.is_none())
         ));
+        if let Some(t) = &threads {
+            out.push_str(&format!("      {}\n", paint(t, Color::Bold)));
+        }
         let e = explain(r, d);
         out.push_str(&format!(
             "      {} {}\n",
@@ -222,12 +274,17 @@ pub fn text(r: &DiffReport<'_>) -> String {
             "\nread-from edges through statements the patch added or deleted ({}; they exist in one version by construction):\n",
             s.through_changes.len()
         ));
-        for d in &s.through_changes {
+        for g in groups(r, &s.through_changes) {
+            let d = &s.through_changes[g.members[0]];
+            let threads = threads_line(r, &s.through_changes, &g);
             out.push_str(&format!(
                 "  {:<4} {}\n",
                 d.only_in.as_str(),
-                edges_text(r, d)
+                edges_text(r, d, threads.is_none())
             ));
+            if let Some(t) = threads {
+                out.push_str(&format!("       {t}\n"));
+            }
         }
     }
     let l = r.locks;
@@ -332,6 +389,46 @@ fn lock_edge_json(v: &LoadedVersion, e: &LockEdge) -> Value {
     })
 }
 
+/// The differences as the text counts them: one entry per source-line
+/// group, with its members (indices into the list) and their threads.
+fn by_line_json(r: &DiffReport<'_>, diffs: &[Difference]) -> Value {
+    let groups: Vec<Value> = groups(r, diffs)
+        .iter()
+        .map(|g| {
+            let f = &r.version(g.only_in).facts;
+            let first = &diffs[g.members[0]];
+            let place = |id: u32| {
+                let s = f.statement(id);
+                json!({"file": s.map(|s| &s.file), "line": s.map(|s| s.line),
+                       "function": s.map(|s| &s.function)})
+            };
+            let edges: Vec<Value> = first
+                .edges
+                .iter()
+                .map(|&(w, rd)| {
+                    json!({"variable_display": edge_variable(f, w, rd),
+                           "write": place(w), "read": place(rd)})
+                })
+                .collect();
+            let threads: Vec<Value> = g
+                .members
+                .iter()
+                .map(|&i| {
+                    let t = |id: u32| f.statement(id).map_or(0, |s| s.thread);
+                    json!(diffs[i]
+                        .edges
+                        .iter()
+                        .map(|&(w, rd)| json!([t(w), t(rd)]))
+                        .collect::<Vec<_>>())
+                })
+                .collect();
+            json!({"rank": g.rank, "only_in": g.only_in, "edges": edges,
+                   "differences": g.members, "threads": threads})
+        })
+        .collect();
+    json!(groups)
+}
+
 pub fn json(r: &DiffReport<'_>) -> String {
     let s = r.sync;
     let l = r.locks;
@@ -371,7 +468,9 @@ pub fn json(r: &DiffReport<'_>) -> String {
         "first_rank": s.first_rank,
         "ranks_checked": s.ranks_checked,
         "differences": diffs,
+        "by_line": by_line_json(r, &s.differences),
         "through_changes": through,
+        "through_changes_by_line": by_line_json(r, &s.through_changes),
         "lock_order": {
             "only_in_old": l.only_old.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
             "only_in_new": l.only_new.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
@@ -399,7 +498,9 @@ const SARIF_RULES: &[Rule] = &[
 
 pub fn sarif(r: &DiffReport<'_>) -> String {
     let mut results = Vec::new();
-    for d in &r.sync.differences {
+    let diffs = &r.sync.differences;
+    for g in groups(r, diffs) {
+        let d = &diffs[g.members[0]];
         let v = r.version(d.only_in);
         let rule = if d.only_in == Side::Old {
             "rf-only-in-old"
@@ -413,10 +514,13 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
             related.push(sarif_location(&v.facts, rd, "read"));
         }
         let e = explain(r, d);
-        let message = match &e.because {
+        let mut message = match &e.because {
             Some(b) => format!("rank {} difference: {}; {b}", d.rank, e.summary),
             None => format!("rank {} difference: {}", d.rank, e.summary),
         };
+        if let Some(t) = threads_line(r, diffs, &g) {
+            message.push_str(&format!("; {t}"));
+        }
         let mut res = sarif::result(
             rule,
             Level::Warning,
@@ -441,6 +545,7 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
         res.properties = Some(sarif::properties(&[
             ("rank", json!(d.rank)),
             ("firstWrite", json!(line(&v.facts, w0))),
+            ("instances", json!(g.members.len())),
         ]));
         results.push(res);
     }
@@ -548,6 +653,13 @@ fn dot_selection(r: &DiffReport<'_>, opts: &DotOptions) -> BTreeSet<usize> {
 pub fn dot(r: &DiffReport<'_>, opts: &DotOptions) -> String {
     let mut out = String::from("digraph concord_diff {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
     let shown = dot_selection(r, opts);
+    // Labels number differences as the text does: by source-line group.
+    let mut number = vec![0; r.sync.differences.len()];
+    for (k, g) in groups(r, &r.sync.differences).iter().enumerate() {
+        for &i in &g.members {
+            number[i] = k + 1;
+        }
+    }
     out.push_str(&super::dot::hidden_note(
         r.sync.differences.len() - shown.len(),
         "difference(s)",
@@ -622,7 +734,7 @@ pub fn dot(r: &DiffReport<'_>, opts: &DotOptions) -> String {
                 out.push_str(&format!(
                     "  {0}_{w} -> {0}_{rd} [color={color}, label=\"#{1} rank {2}{3}: {4}\"];\n",
                     side.as_str(),
-                    i + 1,
+                    number[i],
                     d.rank,
                     if d.edges.len() > 1 {
                         format!(" ({})", k + 1)

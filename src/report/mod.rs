@@ -1,6 +1,7 @@
 //! Turning results into text and JSON for people and tools. Computes nothing.
 
 pub mod changes;
+pub mod collapse;
 pub mod diff;
 pub mod dot;
 pub mod explain;
