@@ -418,6 +418,9 @@ fn run_facts(args: &FactsArgs, quiet: bool, budget: &Budget) -> Result<i32> {
             start.elapsed()
         );
     }
+    // The process exits next: freeing millions of rows one by one took
+    // about 5% of a `facts` run on pigz, for memory the exit returns anyway.
+    std::mem::forget(facts);
     Ok(exit::OK)
 }
 

@@ -157,8 +157,11 @@ pub struct EventOrder {
     /// (component, component it reaches by a non-empty path); (c, c) for a
     /// cyclic component. Only components holding events appear.
     pub scc_reach: BTreeSet<(usize, usize)>,
-    pub dom: BTreeSet<(StmtId, StmtId)>,
-    pub postdom: BTreeSet<(StmtId, StmtId)>,
+    /// (a, b): event a dominates event b. Each pair once (one walk up the
+    /// dominator tree per event), in no particular order.
+    pub dom: Vec<(StmtId, StmtId)>,
+    /// (a, b): event b post-dominates event a; each pair once, unordered.
+    pub postdom: Vec<(StmtId, StmtId)>,
 }
 
 pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
@@ -193,7 +196,7 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
         let mut d = tg.idom[b];
         while let Some(a) = d {
             if slot.contains_key(&a) && a != b && !reach.reaches(tg.scc[b], slot[&a]) {
-                out.dom.insert((tg.nodes[a], tg.nodes[b]));
+                out.dom.push((tg.nodes[a], tg.nodes[b]));
             }
             d = tg.idom[a];
         }
@@ -202,7 +205,7 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
         let mut p = tg.ipdom[a];
         while let Some(b) = p {
             if slot.contains_key(&b) && a != b && !reach.reaches(tg.scc[b], slot[&a]) {
-                out.postdom.insert((tg.nodes[a], tg.nodes[b]));
+                out.postdom.push((tg.nodes[a], tg.nodes[b]));
             }
             p = tg.ipdom[b];
         }
