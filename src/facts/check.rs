@@ -105,6 +105,18 @@ fn check_order(f: &FactSet) -> Result<(), String> {
             ));
         }
     }
+    // The reduction must stay inside the reachability it reduces, or the
+    // rules walking it would order events the program does not order.
+    let reach: std::collections::HashSet<(u32, u32)> =
+        f.rows("po_scc_reach").map(|r| (r[0], r[1])).collect();
+    for row in f.rows("po_scc_next") {
+        if row[0] == row[1] || !reach.contains(&(row[0], row[1])) {
+            return Err(format!(
+                "po_scc_next: {} -> {} is not a po_scc_reach row between two components",
+                row[0], row[1]
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -162,6 +162,14 @@ pub static RELATIONS: &[Relation] = &[
         example: "`7\t9`",
     },
     Relation {
+        name: "po_scc_next",
+        columns: &[col("c1", Number), col("c2", Number)],
+        group: Group::Order,
+        meaning: "component `c2` follows `c1` with no event component in between: the transitive reduction of `po_scc_reach` without its `(c, c)` rows. Rules walk it to extend an order one component at a time.",
+        source: "per thread, one bitset of reached components per component: `c2` is kept when no other component reached from `c1` reaches it",
+        example: "`7\t9`",
+    },
+    Relation {
         name: "dom",
         columns: &[col("s1", Stmt), col("s2", Stmt)],
         group: Group::Order,

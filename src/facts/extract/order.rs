@@ -157,6 +157,11 @@ pub struct EventOrder {
     /// (component, component it reaches by a non-empty path); (c, c) for a
     /// cyclic component. Only components holding events appear.
     pub scc_reach: BTreeSet<(usize, usize)>,
+    /// The transitive reduction of `scc_reach` without its (c, c) rows:
+    /// (c, d) when d follows c with no event component in between. Rules
+    /// walk it to extend an order component by component instead of
+    /// composing `scc_reach` with itself (a cubic join on long threads).
+    pub scc_next: BTreeSet<(usize, usize)>,
     /// (a, b): event a dominates event b. Each pair once (one walk up the
     /// dominator tree per event), in no particular order.
     pub dom: Vec<(StmtId, StmtId)>,
@@ -192,6 +197,7 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
             }
         }
     }
+    out.scc_next = transitive_reduction(&event_comps, &out.scc_reach);
     for &b in &thread_events {
         let mut d = tg.idom[b];
         while let Some(a) = d {
@@ -211,6 +217,49 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
         }
     }
     out
+}
+
+/// The pairs (c, d), c != d, of `reach` (a transitively closed relation over
+/// `comps`) not implied by two others: d is in reach(c) but in no reach(e)
+/// for e in reach(c), e != c. One bitset per component keeps this at
+/// |reach| x |comps| / 64 word operations.
+fn transitive_reduction(
+    comps: &[usize],
+    reach: &BTreeSet<(usize, usize)>,
+) -> BTreeSet<(usize, usize)> {
+    let index: HashMap<usize, usize> = comps.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+    let words = comps.len().div_ceil(64).max(1);
+    let mut strict = vec![0u64; comps.len() * words];
+    for &(c, d) in reach {
+        if c != d {
+            let (i, j) = (index[&c], index[&d]);
+            strict[i * words + j / 64] |= 1 << (j % 64);
+        }
+    }
+    let mut out = BTreeSet::new();
+    let mut implied = vec![0u64; words];
+    for (i, &c) in comps.iter().enumerate() {
+        implied.iter_mut().for_each(|w| *w = 0);
+        let row = &strict[i * words..(i + 1) * words];
+        for j in ones(row) {
+            for (w, x) in implied.iter_mut().zip(&strict[j * words..(j + 1) * words]) {
+                *w |= x;
+            }
+        }
+        for j in ones(row) {
+            if implied[j / 64] & (1 << (j % 64)) == 0 {
+                out.insert((c, comps[j]));
+            }
+        }
+    }
+    out
+}
+
+/// Indices of the set bits of a bitset.
+fn ones(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    bits.iter().enumerate().flat_map(|(w, &word)| {
+        (0..64).filter(move |b| word & (1 << b) != 0).map(move |b| w * 64 + b)
+    })
 }
 
 /// Which events each strongly connected component reaches by a non-empty
