@@ -27,6 +27,7 @@ fn straight(i: &mut asc::Input, thread: u32, stmts: &[u32]) {
         }
         if k + 1 < stmts.len() {
             i.po_next.push((s, stmts[k + 1]));
+            i.po_scc_next.push((s, stmts[k + 1]));
         }
     }
 }
@@ -264,8 +265,8 @@ fn engines_agree_on_random_facts() {
         let dom = 6 + next(4);
         for (name, arity) in asc::INPUT_RELATIONS {
             // thread ids, mutexes, locations are small; statements range over dom
-            if *name == "po_scc" {
-                continue; // below: one component per statement
+            if *name == "po_scc" || *name == "po_scc_next" {
+                continue; // below: one component per statement, and steps
             }
             let rows = next(3 * dom);
             for _ in 0..rows {
@@ -279,6 +280,15 @@ fn engines_agree_on_random_facts() {
             // rows are then random program-order pairs
             i.po_scc.push((s, s));
         }
+        // the components' steps: the random reach rows between two
+        // components (their closure is the closure of po_scc_reach)
+        let steps: Vec<(u32, u32)> = i
+            .po_scc_reach
+            .iter()
+            .copied()
+            .filter(|(c, d)| c != d)
+            .collect();
+        i.po_scc_next.extend(steps);
         let a = asc::run(&i);
         let c = concord_crepe::run(&to_crepe(&i));
         for (name, _) in asc::OUTPUT_RELATIONS {

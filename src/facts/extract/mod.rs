@@ -476,7 +476,10 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             );
         }
         for &(c, d) in &ord.scc_next {
-            add!("po_scc_next", vec![scc_base + c as u32, scc_base + d as u32]);
+            add!(
+                "po_scc_next",
+                vec![scc_base + c as u32, scc_base + d as u32]
+            );
         }
         scc_base += tg.scc_cyclic.len() as u32;
         for (a, b) in ord.dom {

@@ -258,7 +258,9 @@ fn transitive_reduction(
 /// Indices of the set bits of a bitset.
 fn ones(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
     bits.iter().enumerate().flat_map(|(w, &word)| {
-        (0..64).filter(move |b| word & (1 << b) != 0).map(move |b| w * 64 + b)
+        (0..64)
+            .filter(move |b| word & (1 << b) != 0)
+            .map(move |b| w * 64 + b)
     })
 }
 
