@@ -301,7 +301,7 @@ pub static RELATIONS: &[Relation] = &[
         name: "diff_critical_section",
         columns: &[col("s1", Stmt), col("s2", Stmt), col("m", Loc)],
         group: Group::Synchronization,
-        meaning: "hb events `s1` and `s2` both run while holding mutex `m`, under acquisitions that cannot be the same.",
+        meaning: "shared store `s1` and shared load `s2` of a common cell both run while holding mutex `m`, under acquisitions that cannot be the same (only such pairs: the lock rules of rf.dl read nothing else).",
         source: "`in_critical_section` rows with the same `m` and disjoint sets of `l`",
         example: "`6\t14\t2`",
     },

@@ -585,18 +585,25 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             holders.entry(m).or_default().push((s, acquirers));
         }
     }
+    // The rules read diff_critical_section only for a shared store and a
+    // shared load of the same cell (rf.dl's lock rules); all pairs of
+    // events were 1.64 M rows on pigz, these pairs about a tenth of that.
+    let writes_what_reads =
+        |w: StmtId, r: StmtId| match (shared_writes.get(&w), shared_reads.get(&r)) {
+            (Some(ws), Some(rs)) => ws.iter().any(|c| rs.contains(c)),
+            _ => false,
+        };
     for (&m, members) in &holders {
         for (a, la) in members {
             for (b, lb) in members {
                 if a == b {
                     continue;
                 }
-                let name = if la.is_disjoint(lb) {
-                    "diff_critical_section"
-                } else {
-                    "same_critical_section"
-                };
-                add!(name, vec![*a, *b, lo(m)]);
+                if !la.is_disjoint(lb) {
+                    add!("same_critical_section", vec![*a, *b, lo(m)]);
+                } else if writes_what_reads(*a, *b) {
+                    add!("diff_critical_section", vec![*a, *b, lo(m)]);
+                }
             }
         }
     }
