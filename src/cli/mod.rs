@@ -441,14 +441,49 @@ fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
 
 pub fn main() -> i32 {
     frontend::quiet_ir_reader_panics();
+    guarded(run)
+}
+
+/// Run `f`; a panic (a bug) ends in exit 70 with a message saying so, as
+/// documented, never in Rust's own 101 that no document lists (and that a
+/// script could take for an answer).
+pub fn guarded(f: impl FnOnce() -> i32) -> i32 {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(code) => code,
+        Err(p) => {
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".into());
+            report_error(&ConcordError::Internal(format!(
+                "{what}\n  hint: this is a bug in concord; please report it with the input"
+            )))
+        }
+    }
+}
+
+fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
+            let printed = e
+                .print()
+                .and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+            if e.use_stderr() {
+                return exit::USAGE;
+            }
+            // `--help` and `--version` are answers on stdout: one that was
+            // not delivered (full disk, closed pipe) is not a success.
+            return match printed {
+                Ok(()) => exit::OK,
+                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+                    report_error(&ConcordError::StdoutClosed)
+                }
+                Err(io) => report_error(&ConcordError::Output {
+                    path: PathBuf::from("standard output"),
+                    reason: io.to_string(),
+                }),
             };
         }
     };
@@ -502,4 +537,16 @@ pub fn report_error(e: &ConcordError) -> i32 {
         );
     }
     e.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_an_internal_error_not_rusts_101() {
+        assert_eq!(guarded(|| exit::FINDINGS), exit::FINDINGS);
+        assert_eq!(guarded(|| panic!("a bug")), exit::INTERNAL);
+        assert_eq!(guarded(|| panic!("{} bugs", 2)), exit::INTERNAL);
+    }
 }
