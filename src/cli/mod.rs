@@ -26,28 +26,66 @@ macro_rules! exit_codes {
     };
 }
 
-/// The errors of every command that reads a program, build or fact directory.
-macro_rules! input_errors {
+/// The errors of loading a program (3-7); the callers add 2 and 8.
+macro_rules! load_errors {
     () => {
-        "  2   bad command line
-  3   input missing or unreadable (not a regular file, name not UTF-8, ...)
-  4   clang-14 / opt-14 / llvm-link-14 not found or not executable
+        "  4   clang-14 / opt-14 / llvm-link-14 not found or not executable
   5   C source does not compile or link, or --cflags keep clang from writing bitcode
   6   IR or bitcode unreadable (e.g. from a newer LLVM), or a malformed fact directory
   7   program outside what concord models (no main, unmodelled threading, ...)
-  8   cannot write output (full disk or closed pipe on stdout, output dir refused)
-  9   --timeout or --max-memory exceeded (nothing written)
 "
     };
 }
 
-/// Every code any command uses (`concord --help`, symex and replay).
+/// The errors of every command that reads a program, build or fact directory.
+macro_rules! input_errors {
+    () => {
+        concat!(
+            "  2   bad command line
+  3   input missing or unreadable (not a regular file, name not UTF-8, ...)
+",
+            load_errors!(),
+            "  8   cannot write output (full disk or closed pipe on stdout, output dir refused)
+  9   --timeout or --max-memory exceeded (nothing written)
+"
+        )
+    };
+}
+
+/// Every code any command uses (`concord --help`).
 pub const EXIT_CODES: &str = exit_codes!(
     "  0   success
   1   findings: `diff` found differences, `changes` changes, `impact` impacted statements, `symex` violations
   10  `symex`: inconclusive (nothing found, but runs were cut or skipped)
 ",
     input_errors!()
+);
+pub const SYMEX_EXIT_CODES: &str = exit_codes!(
+    "  0   verified: every run complete, no violation
+  1   violation found (a test case per finding in the results directory)
+  10  inconclusive: no violation found, but runs were cut, unsupported or out of time
+",
+    concat!(
+        "  2   bad command line
+  3   program missing or unreadable, or a --store that is not a concord store
+",
+        load_errors!(),
+        "  8   cannot write output (full disk or closed pipe on stdout, a non-empty --output-dir)
+"
+    )
+);
+pub const REPLAY_EXIT_CODES: &str = exit_codes!(
+    "  0   violation confirmed
+  1   not confirmed
+",
+    concat!(
+        "  2   bad command line, or the test case does not fit the program
+  3   program or test case missing or unreadable
+",
+        load_errors!(),
+        "  8   cannot write output (full disk or closed pipe on stdout)
+"
+    )
 );
 pub const FACTS_EXIT_CODES: &str = exit_codes!("  0   facts written\n", input_errors!());
 pub const DIFF_EXIT_CODES: &str = exit_codes!(
@@ -113,10 +151,10 @@ pub enum Command {
     #[command(after_help = PRINT_EXIT_CODES)]
     Rules(query::RulesArgs),
     /// Symbolically execute a pthread program and report assertion violations, error calls and deadlocks.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = SYMEX_EXIT_CODES)]
     Symex(crate::symex::cli::SymexArgs),
     /// Re-execute a test case written by `concord symex` and confirm its violation.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = REPLAY_EXIT_CODES)]
     Replay(crate::symex::cli::ReplayArgs),
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
     #[command(after_help = CHANGES_EXIT_CODES)]
