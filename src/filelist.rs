@@ -23,10 +23,10 @@ pub struct FileList {
 /// always itself, never a list, so a file whose name holds a comma or
 /// starts with `@` still reads as a file.
 pub fn is_list(arg: &Path) -> bool {
-    match arg.to_str() {
-        Some(s) if !arg.exists() => s.starts_with('@') || s.contains(','),
-        _ => false,
-    }
+    // On bytes: a list whose names are not UTF-8 is still a list (refused
+    // by `parse` for its names, not "not found" as one file).
+    let bytes = arg.as_os_str().as_encoded_bytes();
+    !arg.exists() && (bytes.starts_with(b"@") || bytes.contains(&b','))
 }
 
 /// Parse a list argument into its units. Relative names in `a.c,b.c` are
@@ -34,7 +34,10 @@ pub fn is_list(arg: &Path) -> bool {
 /// directory holding FILE (as `compile_commands.json` names files from its
 /// entries' directories). Every file must exist and be a `.c` file.
 pub fn parse(arg: &Path) -> Result<FileList> {
-    let text = arg.to_str().unwrap_or_default();
+    let text = arg.to_str().ok_or_else(|| ConcordError::InputUnreadable {
+        path: arg.to_path_buf(),
+        reason: "a file name in the list is not valid UTF-8\n  hint: rename the file (or its directory); concord reports file names as text".into(),
+    })?;
     let (names, base): (Vec<String>, PathBuf) = if let Some(list) = text.strip_prefix('@') {
         let list = Path::new(list);
         if !list.exists() {

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::facts::{self, extract::ExtractOptions, FactSet};
 use crate::frontend::{self, CompileOptions};
 use crate::versions::{self, Version, VersionMatch};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One version as the analyses see it: facts plus its source text, if found.
@@ -15,6 +15,13 @@ pub struct LoadedVersion {
     pub facts: FactSet,
     /// The text of a single-file version's source.
     pub source: Option<String>,
+    /// The name a single file's statements carry for `source` (`None`:
+    /// unknown, every name is taken for it). Statements of included
+    /// headers carry other names.
+    pub source_name: Option<String>,
+    /// A single file's headers that its statements name, read where they
+    /// are found (from the current directory, as clang named them).
+    pub headers: BTreeMap<String, String>,
     /// A build's sources, by the name its statements carry (relative to the
     /// build's root). Empty for a single file.
     pub files: BTreeMap<String, String>,
@@ -25,10 +32,13 @@ impl LoadedVersion {
     /// The text (trimmed) of line `line` of `file`, where the source is
     /// known: a build's or list's file by name, a single file's own text.
     pub fn line_text(&self, file: &str, line: u32) -> Option<&str> {
-        let text = if self.files.is_empty() {
+        let text = if !self.files.is_empty() {
+            self.files.get(file).map(String::as_str)
+        } else if self.source_name.as_deref().map_or(true, |n| n == file) {
             self.source.as_deref()
         } else {
-            self.files.get(file).map(String::as_str)
+            // A header's line is never the source file's line of that number.
+            self.headers.get(file).map(String::as_str)
         };
         let n = (line as usize).checked_sub(1)?;
         text?.lines().nth(n).map(str::trim)
@@ -83,6 +93,8 @@ pub fn load_version(
         extract_program(path, compile, extract)?
     };
     let mut files = BTreeMap::new();
+    let mut source_name = None;
+    let mut headers = BTreeMap::new();
     let source = if is_build {
         // Every source a statement names that lies inside the build.
         for s in &facts.statements {
@@ -100,20 +112,65 @@ pub fn load_version(
         None
     } else {
         // The source named in the manifest (a fact directory may have moved away from it).
-        let source_path = if path.extension().is_some_and(|e| e == "c") {
+        let compiled_here = path.extension().is_some_and(|e| e == "c");
+        let source_path = if compiled_here {
             Some(path.to_path_buf())
         } else {
             let named = PathBuf::from(&facts.manifest.input);
             named.extension().is_some_and(|e| e == "c").then_some(named)
         };
+        let names: BTreeSet<&str> = facts
+            .statements
+            .iter()
+            .map(|s| s.file.as_str())
+            .filter(|f| !f.is_empty())
+            .collect();
+        if let Some(p) = &source_path {
+            source_name = name_of_source(p, &names);
+        }
+        if compiled_here && source_name.is_some() {
+            // clang named the headers from the current directory.
+            for &n in &names {
+                if Some(n) != source_name.as_deref() {
+                    if let Ok(text) = std::fs::read_to_string(n) {
+                        headers.insert(n.to_string(), text);
+                    }
+                }
+            }
+        }
         source_path.and_then(|p| std::fs::read_to_string(p).ok())
     };
     Ok(LoadedVersion {
         facts,
         source,
+        source_name,
+        headers,
         files,
         label: path.display().to_string(),
     })
+}
+
+/// Which of the file names statements carry is the source file `path`:
+/// the same file on disk, else the one name with the same file name
+/// (a fact directory read from elsewhere). `None` when it cannot be told.
+fn name_of_source(path: &Path, names: &BTreeSet<&str>) -> Option<String> {
+    let canonical = std::fs::canonicalize(path).ok();
+    if let Some(c) = &canonical {
+        if let Some(n) = names
+            .iter()
+            .find(|n| std::fs::canonicalize(n).ok().as_ref() == Some(c))
+        {
+            return Some(n.to_string());
+        }
+    }
+    let base = path.file_name()?;
+    let mut same = names
+        .iter()
+        .filter(|n| Path::new(n).file_name() == Some(base));
+    match (same.next(), same.next()) {
+        (Some(n), None) => Some(n.to_string()),
+        _ => None,
+    }
 }
 
 /// Δdiff and Δmap between two loaded versions: by source file and line for
@@ -139,8 +196,15 @@ fn files_of(l: &LoadedVersion) -> BTreeMap<String, String> {
         return l.files.clone();
     }
     let mut m = BTreeMap::new();
-    if let (Some(text), Some(s)) = (&l.source, l.facts.statements.iter().find(|s| s.line != 0)) {
-        m.insert(s.file.clone(), text.clone());
+    let name = l.source_name.clone().or_else(|| {
+        l.facts
+            .statements
+            .iter()
+            .find(|s| s.line != 0)
+            .map(|s| s.file.clone())
+    });
+    if let (Some(text), Some(name)) = (&l.source, name) {
+        m.insert(name, text.clone());
     }
     m
 }

@@ -202,3 +202,47 @@ fn list_errors_name_the_file_at_fault() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("none.txt"), "{}", stderr(&o));
 }
+
+/// A list is a list whatever its names: one that is not UTF-8 is refused
+/// as such (exit 3, "not valid UTF-8"), not reported as one missing file;
+/// a name in it starting with `-` is a file, never a clang option; a FIFO
+/// in a list, or as the `@` file, is refused, not read (it would block).
+#[test]
+fn hostile_names_in_lists() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(d, "main.c", MAIN_OLD);
+    write(d, "-pool.c", POOL_OLD);
+    let run_in = |args: &[&std::ffi::OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_concord"))
+            .current_dir(d)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let os = |s: &str| std::ffi::OsStr::new(s).to_os_string();
+
+    let o = run_in(&[
+        &os("facts"),
+        &os("-q"),
+        &os("-o"),
+        &os("out"),
+        &os("--"),
+        &os("main.c,-pool.c"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let bad = std::ffi::OsStr::from_bytes(b"main.c,po\xffol.c");
+    let o = run_in(&[&os("facts"), &os("-o"), &os("out2"), bad]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not valid UTF-8"), "{}", stderr(&o));
+
+    for (fifo, arg) in [("f.c", "main.c,f.c"), ("units.txt", "@units.txt")] {
+        let made = Command::new("mkfifo").arg(d.join(fifo)).status().unwrap();
+        assert!(made.success());
+        let o = run_in(&[&os("facts"), &os("-o"), &os("out3"), &os(arg)]);
+        assert_eq!(o.status.code(), Some(3), "{arg}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    }
+}

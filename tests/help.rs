@@ -45,6 +45,23 @@ fn every_command_lists_its_own_exit_codes() {
     for cmd in ["schema", "rules"] {
         assert_eq!(codes(&help(cmd)), ["0", "2", "8", "70"], "{cmd}");
     }
+    // symex has no --timeout (its --max-time makes a run inconclusive, 10),
+    // replay neither; replay's 2 and 3 also cover the test case.
+    let symex = help("symex");
+    assert_eq!(
+        codes(&symex),
+        ["0", "1", "10", "2", "3", "4", "5", "6", "7", "8", "70"],
+        "{symex}"
+    );
+    assert!(symex.contains("inconclusive") && symex.contains("--output-dir"));
+    let replay = help("replay");
+    assert_eq!(
+        codes(&replay),
+        ["0", "1", "2", "3", "4", "5", "6", "7", "8", "70"],
+        "{replay}"
+    );
+    assert!(replay.contains("does not fit") && replay.contains("test case missing"));
+    assert_eq!(codes(&help("store")), ["0", "2", "3", "8", "70"], "store");
 }
 
 #[test]

@@ -166,3 +166,48 @@ fn strip_ansi(b: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// A phase longer than a second shows a spinner on stderr, with the
+/// phase's name, elapsed seconds and memory, when stderr is a terminal
+/// (`script` gives the command one) and not under `-q`; never into a pipe.
+/// The phase is made long by a clang that waits two seconds first.
+#[test]
+fn long_phases_show_a_spinner_on_a_terminal_only() {
+    let d = setup();
+    let p = d.path();
+    let slow = p.join("slow-clang");
+    std::fs::write(&slow, "#!/bin/sh\nsleep 2\nexec clang-14 \"$@\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = env!("CARGO_BIN_EXE_concord");
+    // What a terminal receives: `script` runs the command on a pty and
+    // copies what it writes there to its own stdout.
+    let on_tty = |args: &str| {
+        let o = Command::new("script")
+            .current_dir(p)
+            .env("CONCORD_CLANG", &slow)
+            .args(["-qec", &format!("{bin} {args}"), "/dev/null"])
+            .output()
+            .expect("`script` (util-linux) runs");
+        assert!(o.status.success(), "{args}: {o:?}");
+        String::from_utf8_lossy(&strip_ansi(&o.stdout)).to_string()
+    };
+    let shown = on_tty("facts -o t1 a.c");
+    assert!(
+        shown.contains("concord: ") && shown.contains("extract facts ("),
+        "{shown}"
+    );
+    assert!(shown.contains(" s, ") && shown.contains(" MB)"), "{shown}");
+    let quiet = on_tty("-q facts -o t2 a.c");
+    assert!(!quiet.contains("extract facts ("), "{quiet}");
+    // Into a pipe: no spinner, only the closing summary line.
+    let o = Command::new(bin)
+        .current_dir(p)
+        .env("CONCORD_CLANG", &slow)
+        .args(["facts", "-o", "t3", "a.c"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("extract facts ("), "{err}");
+}

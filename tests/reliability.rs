@@ -450,3 +450,53 @@ fn symex_answers_under_a_virtual_memory_limit_below_its_stack() {
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+// ------------------------------------------------------------------ store
+
+/// `concord store`: a missing store is exit 3 saying so (not the hint
+/// about .c/.ll/.bc programs that a missing program gets), a file that is
+/// not a store is exit 3, and a listing that cannot be written is exit 8.
+#[test]
+fn store_commands_end_with_their_documented_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    let o = run(&["store", "ls", "--store", db]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no summary store") && !stderr(&o).contains(".ll"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["store", "rm", "--all", "--store", db]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+
+    let not_a_store = write(dir.path(), "notes.db", "just text\n");
+    let o = run(&["store", "ls", "--store", &not_a_store]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+
+    let program = repo_root().join("symex-programs/racy_counter.c");
+    let o = run(&[
+        "-q",
+        "symex",
+        "--store",
+        db,
+        "--output-dir",
+        dir.path().join("r").to_str().unwrap(),
+        program.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = bin()
+        .args(["store", "ls", "--store", db])
+        .stdout(Stdio::from(full))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    let o = run(&["store", "ls", "--store", db]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("racy_counter.c"));
+}

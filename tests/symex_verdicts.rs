@@ -287,7 +287,8 @@ fn a_full_stdout_is_an_output_error_not_a_panic() {
     let d = tempfile::tempdir().unwrap();
     for args in [
         vec!["-q", "symex", "--output-dir", "out"],
-        vec!["-q", "symex", "--output-dir", "out2"],
+        vec!["-q", "symex", "--format", "json", "--output-dir", "out2"],
+        vec!["-q", "symex", "--format", "sarif", "--output-dir", "out3"],
     ] {
         let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         a.push(prog("racy_counter.c").display().to_string());
@@ -574,4 +575,66 @@ fn max_time_applies_while_globals_are_initialised() {
         s["budget"].as_str().unwrap().contains("initialisation"),
         "{s}"
     );
+}
+
+/// A reader that goes away (`concord symex ... | head -0`) is an output
+/// error too: exit 8, never a panic (101) or the verdict's code.
+#[test]
+fn a_closed_stdout_is_an_output_error_not_a_panic() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_concord"))
+            .current_dir(d.path())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Closed before anything is printed (loading alone takes longer).
+        drop(child.stdout.take());
+        child.wait_with_output().unwrap()
+    };
+    let racy = prog("racy_counter.c");
+    let o = run(&["-q", "symex", "--output-dir", "out", racy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(8), "{}", text(&o));
+    let tc = d.path().join("out/test000001.json");
+    assert!(tc.exists(), "the test case is written before the summary");
+    let o = run(&["replay", racy.to_str().unwrap(), tc.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(8), "{}", text(&o));
+}
+
+/// A panic inside the explorer is a bug: exit 70 with "internal error",
+/// not 7 ("outside what concord models") nor Rust's 101. An `i256`
+/// widening panics the engine today (its values hold at most 128 bits);
+/// if it learns to refuse such a program instead, the refusal is exit 7
+/// naming the width, and the test keeps holding.
+#[test]
+fn a_panic_in_the_explorer_is_an_internal_error() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(
+        d.path(),
+        "wide.ll",
+        "define i32 @main() {\nentry:\n  %x = alloca i128\n  store i128 3, i128* %x\n  %v = load i128, i128* %x\n  %a = zext i128 %v to i256\n  %c = trunc i256 %a to i32\n  ret i32 %c\n}\n",
+    );
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--no-store",
+            "--output-dir",
+            "out",
+            p.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    match o.status.code() {
+        Some(70) => assert!(err.contains("internal error"), "{}", text(&o)),
+        Some(7) => assert!(
+            err.contains("256") && !err.contains("panicked"),
+            "{}",
+            text(&o)
+        ),
+        _ => panic!("neither an internal error nor a refusal: {}", text(&o)),
+    }
 }

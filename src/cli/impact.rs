@@ -1,11 +1,11 @@
 //! `concord impact`: arguments and dispatch for the change-impact analysis.
 
-use super::{load_version, InputArgs, LoadedVersion};
+use super::{load_version, InputArgs};
 use crate::analysis::impact::{self, Direction};
 use crate::analysis::Engine;
 use crate::budget::Budget;
 use crate::error::{exit, Result};
-use crate::report::impact::{self as report, View};
+use crate::report::impact as report;
 use clap::Args;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -67,14 +67,6 @@ pub fn parse_line_spec(spec: &str) -> std::result::Result<(Option<String>, u32),
     match spec.rsplit_once(':') {
         Some((file, line)) => Ok((Some(file.to_string()), line.parse().map_err(|_| bad())?)),
         None => Ok((None, spec.parse().map_err(|_| bad())?)),
-    }
-}
-
-fn view(v: &LoadedVersion) -> View<'_> {
-    View {
-        facts: &v.facts,
-        source: v.source.as_deref(),
-        label: &v.label,
     }
 }
 
@@ -159,8 +151,8 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
         DirectionArg::Bwd => vec![Direction::Bwd],
         DirectionArg::Both => vec![Direction::Fwd, Direction::Bwd],
     };
-    let old_view = old.as_ref().filter(|_| given.is_empty()).map(view);
-    let new_view = view(&new);
+    let old_view = old.as_ref().filter(|_| given.is_empty());
+    let new_view = &new;
     if let Some((file, line)) = explain {
         let target = match &file {
             Some(f) => format!("{f}:{line}"),
@@ -188,8 +180,8 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
             any |= chain.is_some();
             out.push_str(&report::explain_text(
                 &result,
-                old_view.as_ref(),
-                &new_view,
+                old_view,
+                new_view,
                 d,
                 &target,
                 chain.as_deref(),
@@ -199,14 +191,10 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
         return Ok(if any { exit::FINDINGS } else { exit::OK });
     }
     let text = match args.format {
-        ImpactFormat::Text => report::impact_text(&result, old_view.as_ref(), &new_view, &dirs),
-        ImpactFormat::Json => {
-            report::impact_json(&result, old_view.as_ref(), &new_view, &dirs) + "\n"
-        }
-        ImpactFormat::Dot => report::impact_dot(&result, &new_view, &dirs, &args.dot.options()),
-        ImpactFormat::Sarif => {
-            report::impact_sarif(&result, old_view.as_ref(), &new_view, &dirs) + "\n"
-        }
+        ImpactFormat::Text => report::impact_text(&result, old_view, new_view, &dirs),
+        ImpactFormat::Json => report::impact_json(&result, old_view, new_view, &dirs) + "\n",
+        ImpactFormat::Dot => report::impact_dot(&result, new_view, &dirs, &args.dot.options()),
+        ImpactFormat::Sarif => report::impact_sarif(&result, old_view, new_view, &dirs) + "\n",
     };
     super::emit_committed(budget, &text)?;
     let impacted = dirs.iter().any(|d| match d {

@@ -26,28 +26,66 @@ macro_rules! exit_codes {
     };
 }
 
-/// The errors of every command that reads a program, build or fact directory.
-macro_rules! input_errors {
+/// The errors of loading a program (3-7); the callers add 2 and 8.
+macro_rules! load_errors {
     () => {
-        "  2   bad command line
-  3   input missing or unreadable (not a regular file, name not UTF-8, ...)
-  4   clang-14 / opt-14 / llvm-link-14 not found or not executable
+        "  4   clang-14 / opt-14 / llvm-link-14 not found or not executable
   5   C source does not compile or link, or --cflags keep clang from writing bitcode
   6   IR or bitcode unreadable (e.g. from a newer LLVM), or a malformed fact directory
   7   program outside what concord models (no main, unmodelled threading, ...)
-  8   cannot write output (full disk or closed pipe on stdout, output dir refused)
-  9   --timeout or --max-memory exceeded (nothing written)
 "
     };
 }
 
-/// Every code any command uses (`concord --help`, symex and replay).
+/// The errors of every command that reads a program, build or fact directory.
+macro_rules! input_errors {
+    () => {
+        concat!(
+            "  2   bad command line
+  3   input missing or unreadable (not a regular file, name not UTF-8, ...)
+",
+            load_errors!(),
+            "  8   cannot write output (full disk or closed pipe on stdout, output dir refused)
+  9   --timeout or --max-memory exceeded (nothing written)
+"
+        )
+    };
+}
+
+/// Every code any command uses (`concord --help`).
 pub const EXIT_CODES: &str = exit_codes!(
     "  0   success
   1   findings: `diff` found differences, `changes` changes, `impact` impacted statements, `symex` violations
   10  `symex`: inconclusive (nothing found, but runs were cut or skipped)
 ",
     input_errors!()
+);
+pub const SYMEX_EXIT_CODES: &str = exit_codes!(
+    "  0   verified: every run complete, no violation
+  1   violation found (a test case per finding in the results directory)
+  10  inconclusive: no violation found, but runs were cut, unsupported or out of time
+",
+    concat!(
+        "  2   bad command line
+  3   program missing or unreadable, or a --store that is not a concord store
+",
+        load_errors!(),
+        "  8   cannot write output (full disk or closed pipe on stdout, a non-empty --output-dir)
+"
+    )
+);
+pub const REPLAY_EXIT_CODES: &str = exit_codes!(
+    "  0   violation confirmed
+  1   not confirmed
+",
+    concat!(
+        "  2   bad command line, or the test case does not fit the program
+  3   program or test case missing or unreadable
+",
+        load_errors!(),
+        "  8   cannot write output (full disk or closed pipe on stdout)
+"
+    )
 );
 pub const FACTS_EXIT_CODES: &str = exit_codes!("  0   facts written\n", input_errors!());
 pub const DIFF_EXIT_CODES: &str = exit_codes!(
@@ -113,10 +151,10 @@ pub enum Command {
     #[command(after_help = PRINT_EXIT_CODES)]
     Rules(query::RulesArgs),
     /// Symbolically execute a pthread program and report assertion violations, error calls and deadlocks.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = SYMEX_EXIT_CODES)]
     Symex(crate::symex::cli::SymexArgs),
     /// Re-execute a test case written by `concord symex` and confirm its violation.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = REPLAY_EXIT_CODES)]
     Replay(crate::symex::cli::ReplayArgs),
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
     #[command(after_help = CHANGES_EXIT_CODES)]
@@ -441,14 +479,49 @@ fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
 
 pub fn main() -> i32 {
     frontend::quiet_ir_reader_panics();
+    guarded(run)
+}
+
+/// Run `f`; a panic (a bug) ends in exit 70 with a message saying so, as
+/// documented, never in Rust's own 101 that no document lists (and that a
+/// script could take for an answer).
+pub fn guarded(f: impl FnOnce() -> i32) -> i32 {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(code) => code,
+        Err(p) => {
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".into());
+            report_error(&ConcordError::Internal(format!(
+                "{what}\n  hint: this is a bug in concord; please report it with the input"
+            )))
+        }
+    }
+}
+
+fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
+            let printed = e
+                .print()
+                .and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+            if e.use_stderr() {
+                return exit::USAGE;
+            }
+            // `--help` and `--version` are answers on stdout: one that was
+            // not delivered (full disk, closed pipe) is not a success.
+            return match printed {
+                Ok(()) => exit::OK,
+                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+                    report_error(&ConcordError::StdoutClosed)
+                }
+                Err(io) => report_error(&ConcordError::Output {
+                    path: PathBuf::from("standard output"),
+                    reason: io.to_string(),
+                }),
             };
         }
     };
@@ -502,4 +575,16 @@ pub fn report_error(e: &ConcordError) -> i32 {
         );
     }
     e.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_an_internal_error_not_rusts_101() {
+        assert_eq!(guarded(|| exit::FINDINGS), exit::FINDINGS);
+        assert_eq!(guarded(|| panic!("a bug")), exit::INTERNAL);
+        assert_eq!(guarded(|| panic!("{} bugs", 2)), exit::INTERNAL);
+    }
 }

@@ -56,8 +56,10 @@ fn path_of(w: &Which) -> PathBuf {
 
 fn open(path: &Path) -> Result<Store> {
     if !path.exists() {
-        return Err(ConcordError::InputMissing {
+        // Not `InputMissing`: its hint is about programs (.c, .ll, .bc).
+        return Err(ConcordError::InputUnreadable {
             path: path.to_path_buf(),
+            reason: "no summary store here\n  hint: `concord symex` creates one (.concord/summaries.db beside the program); name another with --store".into(),
         });
     }
     Store::open(path).map_err(|e| ConcordError::InputUnreadable {

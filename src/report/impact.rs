@@ -14,12 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Version of the `concord impact` JSON document; bump on incompatible change.
 pub const IMPACT_JSON_VERSION: u32 = 1;
 
-/// One version as the report sees it.
-pub struct View<'a> {
-    pub facts: &'a FactSet,
-    pub source: Option<&'a str>,
-    pub label: &'a str,
-}
+/// One version as the report sees it: its facts, label and source lines
+/// (a single file's, or each file of a build or list of C files).
+pub use crate::load::LoadedVersion as View;
 
 /// One impacted source line of one thread instance and function.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -40,13 +37,9 @@ pub struct ImpactItem {
     pub text: Option<String>,
 }
 
-fn source_line(source: Option<&str>, line: u32) -> Option<String> {
-    if line == 0 {
-        return None;
-    }
-    source
-        .and_then(|s| s.lines().nth(line as usize - 1))
-        .map(|l| l.trim().to_string())
+/// The text of `file:line` in version `v`, where its source is known.
+fn source_line(v: &View, file: &str, line: u32) -> Option<String> {
+    v.line_text(file, line).map(str::to_string)
 }
 
 fn short(file: &str) -> String {
@@ -67,7 +60,7 @@ fn thread_function(f: &FactSet, t: u32) -> String {
 /// Group an impacted set by (thread, function, line); statements without
 /// a source line are left out (they are counted in `statements`).
 pub fn items(
-    view: &View<'_>,
+    view: &View,
     set: &BTreeMap<u32, BTreeSet<u32>>,
     direction: Direction,
     version: Side,
@@ -99,13 +92,13 @@ pub fn items(
                 direction,
                 version,
                 thread,
-                thread_function: thread_function(view.facts, thread),
+                thread_function: thread_function(&view.facts, thread),
                 function,
+                text: source_line(view, &file, line),
                 file,
                 line,
                 changes: changes.into_iter().collect(),
                 statements,
-                text: source_line(view.source, line),
             },
         )
         .collect()
@@ -115,8 +108,8 @@ pub fn items(
 /// then the old-version closures of deleted statements.
 pub fn all_items(
     result: &ImpactResult,
-    old: Option<&View<'_>>,
-    new: &View<'_>,
+    old: Option<&View>,
+    new: &View,
     dirs: &[Direction],
 ) -> Vec<ImpactItem> {
     let mut out = Vec::new();
@@ -177,8 +170,8 @@ fn dir_title(d: Direction, v: Side) -> &'static str {
 
 pub fn impact_text(
     result: &ImpactResult,
-    old: Option<&View<'_>>,
-    new: &View<'_>,
+    old: Option<&View>,
+    new: &View,
     dirs: &[Direction],
 ) -> String {
     let all = all_items(result, old, new, dirs);
@@ -197,7 +190,7 @@ pub fn impact_text(
             Side::Old => old.unwrap_or(new),
             Side::New => new,
         };
-        let text = source_line(view.source, g.line).unwrap_or_default();
+        let text = source_line(view, &g.file, g.line).unwrap_or_default();
         out.push_str(&format!("  [c{}] {}  {}\n", g.id, group_label(g), text));
     }
     for version in [Side::New, Side::Old] {
@@ -245,8 +238,8 @@ pub fn impact_text(
 
 pub fn impact_json(
     result: &ImpactResult,
-    old: Option<&View<'_>>,
-    new: &View<'_>,
+    old: Option<&View>,
+    new: &View,
     dirs: &[Direction],
 ) -> String {
     let all = all_items(result, old, new, dirs);
@@ -274,7 +267,7 @@ pub fn impact_json(
     }
     let doc = json!({
         "version": IMPACT_JSON_VERSION,
-        "old": old.map(|o| o.label),
+        "old": old.map(|o| o.label.as_str()),
         "new": new.label,
         "directions": dirs.iter().map(|d| d.as_str()).collect::<Vec<_>>(),
         "changes": result.groups,
@@ -287,7 +280,7 @@ pub fn impact_json(
 /// The dependence graph among impacted lines of the new version.
 pub fn impact_dot(
     result: &ImpactResult,
-    new: &View<'_>,
+    new: &View,
     dirs: &[Direction],
     opts: &DotOptions,
 ) -> String {
@@ -311,10 +304,17 @@ pub fn impact_dot(
             .map(|i| format!("t{}:{}:{}", i.thread, i.function, i.line))
     };
     let mut nodes: BTreeMap<String, bool> = BTreeMap::new();
+    // A node's source text (its name has no file: a build has several).
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
     let mut focused: Vec<String> = Vec::new();
     for &s in &member {
         if let Some(n) = node(s) {
             *nodes.entry(n.clone()).or_default() |= seeds.contains(&s);
+            if let Some(i) = new.facts.statement(s) {
+                texts
+                    .entry(n.clone())
+                    .or_insert_with(|| source_line(new, &i.file, i.line).unwrap_or_default());
+            }
             let on_focus = opts.focus.as_ref().is_some_and(|f| {
                 new.facts
                     .statement(s)
@@ -354,12 +354,7 @@ pub fn impact_dot(
         String::from("digraph impact {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n");
     out.push_str(&super::dot::hidden_note(hidden, "impacted line(s)"));
     for (n, seed) in &nodes {
-        let line: u32 = n
-            .rsplit(':')
-            .next()
-            .and_then(|l| l.parse().ok())
-            .unwrap_or(0);
-        let text = source_line(new.source, line).unwrap_or_default();
+        let text = texts.get(n).map_or("", String::as_str);
         let label = format!("{n}\\n{}", text.replace('\\', "\\\\").replace('"', "\\\""));
         out.push_str(&format!(
             "  \"{n}\" [label=\"{label}\"{}];\n",
@@ -393,8 +388,8 @@ const SARIF_RULES: &[Rule] = &[Rule {
 /// the patch rather than as the program.
 pub fn impact_sarif(
     result: &ImpactResult,
-    old: Option<&View<'_>>,
-    new: &View<'_>,
+    old: Option<&View>,
+    new: &View,
     dirs: &[Direction],
 ) -> String {
     let its: Vec<ImpactItem> = dirs
@@ -460,7 +455,7 @@ pub fn impact_sarif(
                 Side::Old => old,
             };
             let text = view
-                .and_then(|v| source_line(v.source, g.line))
+                .and_then(|v| source_line(v, &g.file, g.line))
                 .unwrap_or_default();
             let function = view
                 .and_then(|v| g.statements.first().and_then(|&s| v.facts.statement(s)))
@@ -492,8 +487,8 @@ pub fn impact_sarif(
 /// A dependence chain, one step a line.
 pub fn explain_text(
     result: &ImpactResult,
-    old: Option<&View<'_>>,
-    new: &View<'_>,
+    old: Option<&View>,
+    new: &View,
     dir: Direction,
     target: &str,
     chain: Option<&[Step]>,
@@ -506,8 +501,9 @@ pub fn explain_text(
         return format!("{what} {target}: not impacted\n");
     };
     let mut out = format!("{what} {target}\n");
-    let describe = |s: u32, f: &FactSet, src: Option<&str>| -> String {
-        f.statement(s)
+    let describe = |s: u32, v: &View| -> String {
+        v.facts
+            .statement(s)
             .map(|i| {
                 format!(
                     "{}:{} [thread {}, {}] {}  | {}",
@@ -515,7 +511,7 @@ pub fn explain_text(
                     i.line,
                     i.thread,
                     i.function,
-                    source_line(src, i.line).unwrap_or_default(),
+                    source_line(v, &i.file, i.line).unwrap_or_default(),
                     i.text
                 )
             })
@@ -534,10 +530,7 @@ pub fn explain_text(
                 .collect();
             let mut tag = format!("change {}", groups.join(","));
             if let (Some(&o), Some(old)) = (result.mapped_from.get(&step.stmt), old) {
-                tag.push_str(&format!(
-                    " (via Δmap from old {})",
-                    describe(o, old.facts, old.source)
-                ));
+                tag.push_str(&format!(" (via Δmap from old {})", describe(o, old)));
             }
             tag
         } else {
@@ -551,7 +544,7 @@ pub fn explain_text(
             "  {:>2}. {:<28} {}\n",
             n + 1,
             seed_tag,
-            describe(step.stmt, new.facts, new.source)
+            describe(step.stmt, new)
         ));
     }
     out
