@@ -478,7 +478,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let w = self.run_thread(child, t, true, child_sleep);
             // Weakest preconditions only matter to the pruning (dpor+ag).
             if self.ag {
-                wp = and2(self.ctx, &wp, &w);
+                wp = and2(self.ctx, &self.simp, &wp, &w);
             }
             explored += 1;
             done_acc.push((t, tacc));
@@ -726,7 +726,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     child.threads[tid].atomic = 0;
                     let w = self.explore_sched(child, tid, sleep.clone());
                     if self.ag {
-                        wp = or_side(self.ctx, &wp, &condsv, &w);
+                        wp = or_side(self.ctx, &self.simp, &wp, &condsv, &w);
                     }
                 } else {
                     self.end_path(&child, tid, stop);
@@ -735,7 +735,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             let w = self.run_thread(child, tid, first, sleep.clone());
             if self.ag {
-                wp = or_side(self.ctx, &wp, &condsv, &w);
+                wp = or_side(self.ctx, &self.simp, &wp, &condsv, &w);
             }
         }
         self.open.pop();

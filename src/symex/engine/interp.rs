@@ -252,11 +252,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             0 => Err(Stop::AssumeFalse),
             1 => {
                 let (_, csv, t, _) = feasible.pop().unwrap();
-                if self.ag {
-                    let s = csv.simplify();
-                    if s.as_bool() != Some(true) {
-                        st.seg.assumes.push(s.bool(self.ctx));
-                    }
+                // Simplified with the segment's formula (`apply_seg`).
+                if self.ag && csv.as_bool() != Some(true) {
+                    st.seg.assumes.push(csv.bool(self.ctx));
                 }
                 self.directed_push(st, tid, t);
                 self.goto(st, tid, t)
@@ -404,7 +402,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .iter()
                     .map(|o| self.op_sv(st, tid, o))
                     .collect::<Result<_, _>>()?;
-                Some(self.pure(i, &svs)?.simplify())
+                // Not simplified here: `apply_seg` simplifies the
+                // segment's formula once (one z3 rewriter per segment
+                // instead of one per instruction).
+                Some(self.pure(i, &svs)?)
             } else {
                 None
             };

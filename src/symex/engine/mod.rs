@@ -112,6 +112,12 @@ pub(crate) struct Engine<'c, 'm> {
     /// State variables of each summary formula checked so far (`None`:
     /// it names an input, so it is never implied).
     svars_cache: HashMap<Bool<'c>, Option<SVars>>,
+    /// State variables a weakest precondition names (`None`: quantified).
+    fv_cache: HashMap<Bool<'c>, Option<SVars>>,
+    /// `with_known` per (summary, known).
+    known_cache: HashMap<(Bool<'c>, bool), Bool<'c>>,
+    /// Simplified summary formulas by term.
+    simp: SimpCache<'c>,
     opts: SymexOptions,
     bbidx: Vec<HashMap<Name, usize>>,
     fidx: HashMap<String, usize>,
@@ -289,6 +295,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             solver: Solver::new(ctx),
             inc: solver::Incremental::new(),
             svars_cache: HashMap::new(),
+            fv_cache: HashMap::new(),
+            known_cache: HashMap::new(),
+            simp: SimpCache::default(),
             dpor: matches!(opts.reduction, Reduction::Dpor | Reduction::DporAg),
             odpor: matches!(opts.reduction, Reduction::Odpor | Reduction::OdporAg),
             ag: matches!(opts.reduction, Reduction::DporAg | Reduction::OdporAg),

@@ -325,7 +325,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let w = self.run_thread(child, t, true, child_sleep);
             // Weakest preconditions only matter to the pruning (odpor+ag).
             if self.ag {
-                *wp = and2(self.ctx, wp, &w);
+                *wp = and2(self.ctx, &self.simp, wp, &w);
             }
             explored += 1;
             self.nodes[d].sleep.push((t, tacc));

@@ -37,8 +37,26 @@ impl<'c, 'm> Engine<'c, 'm> {
         f.substitute(&[(&a, &v)]).simplify()
     }
 
+    /// `with_known`, computed once per formula (a summary is checked at
+    /// every visit of its node).
+    fn with_known_cached(&mut self, f: &Bool<'c>, known: bool) -> Bool<'c> {
+        if f.as_bool().is_some() {
+            return f.clone();
+        }
+        let key = (f.clone(), known);
+        if let Some(r) = self.known_cache.get(&key) {
+            return r.clone();
+        }
+        let r = self.with_known(f, known);
+        if self.known_cache.len() >= 1 << 14 {
+            self.known_cache.clear();
+        }
+        self.known_cache.insert(key, r.clone());
+        r
+    }
+
     /// Apply the segment's effects to a weakest precondition.
-    pub(crate) fn apply_seg(&self, seg: &Seg<'c>, wp: Bool<'c>) -> Bool<'c> {
+    pub(crate) fn apply_seg(&mut self, seg: &Seg<'c>, wp: Bool<'c>) -> Bool<'c> {
         if !self.ag || seg.bad || wp.as_bool() == Some(false) {
             return Bool::from_bool(self.ctx, false);
         }
@@ -46,16 +64,32 @@ impl<'c, 'm> Engine<'c, 'm> {
         if seg.ov.is_empty() && seg.assumes.is_empty() && seg.havoc.is_empty() {
             return wp;
         }
-        let consts: Vec<(BV<'c>, BV<'c>)> = seg
-            .ov
-            .iter()
-            .map(|(n, t)| {
-                (
-                    BV::new_const(self.ctx, n.as_str(), t.get_size()),
-                    self.zterm(t),
-                )
-            })
-            .collect();
+        // Only the state variables the wp names are substituted (profile:
+        // building a constant and a term for every overwritten variable,
+        // then simplifying, was most of `dpor+ag`'s time on concrete
+        // programs).  A wp under a quantifier is substituted in full.
+        let consts: Vec<(BV<'c>, BV<'c>)> = match self.free_svars(&wp) {
+            Some(names) => names
+                .iter()
+                .filter_map(|(n, w)| {
+                    let t = seg.ov.get(n).filter(|t| t.get_size() == *w)?;
+                    Some((BV::new_const(self.ctx, n.as_str(), *w), self.zterm(t)))
+                })
+                .collect(),
+            None => seg
+                .ov
+                .iter()
+                .map(|(n, t)| {
+                    (
+                        BV::new_const(self.ctx, n.as_str(), t.get_size()),
+                        self.zterm(t),
+                    )
+                })
+                .collect(),
+        };
+        if consts.is_empty() && seg.assumes.is_empty() && seg.havoc.is_empty() {
+            return wp;
+        }
         let pairs: Vec<(&BV<'c>, &BV<'c>)> = consts.iter().map(|(a, b)| (a, b)).collect();
         let w = if pairs.is_empty() {
             wp
@@ -64,13 +98,33 @@ impl<'c, 'm> Engine<'c, 'm> {
         };
         let mut parts: Vec<&Bool<'c>> = seg.assumes.iter().collect();
         parts.push(&w);
-        let body = Bool::and(self.ctx, &parts).simplify();
+        let body = self.simp.simplify(Bool::and(self.ctx, &parts));
         if seg.havoc.is_empty() {
             return body;
         }
         // Inputs read after the node are universally quantified.
         let bound: Vec<&dyn Ast<'c>> = seg.havoc.iter().map(|h| h as &dyn Ast<'c>).collect();
         z3::ast::forall_const(self.ctx, &bound, &[], &body)
+    }
+
+    /// The state variables (`r!..`, `m!..`) `f` names, computed once per
+    /// formula; `None` when `f` has a quantifier (its body is not walked).
+    fn free_svars(&mut self, f: &Bool<'c>) -> Option<SVars> {
+        if f.as_bool().is_some() {
+            return Some(Rc::new(Vec::new()));
+        }
+        if let Some(v) = self.fv_cache.get(f) {
+            return v.clone();
+        }
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let ok = free_svars_of(&Dynamic::from_ast(f), &mut seen, &mut out);
+        let v = ok.then(|| Rc::new(out));
+        if self.fv_cache.len() >= 1 << 14 {
+            self.fv_cache.clear();
+        }
+        self.fv_cache.insert(f.clone(), v.clone());
+        v
     }
 
     /// The summary of `key`, if it may be used with the current sleep set.
@@ -106,7 +160,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         match self.ps.get_mut(&slot) {
             Some(e) if e.key == key => {
                 if e.merges < maxm {
-                    e.f = or2(self.ctx, &e.f, wp);
+                    e.f = or2(self.ctx, &self.simp, &e.f, wp);
                     e.merges += 1;
                     e.asleep.extend(sleep.iter().map(|(t, _)| *t));
                 }
@@ -210,7 +264,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// are counted nowhere, so they must be runs without findings (else a
     /// program that can end normally could show no run that does).
     pub(crate) fn implied_with(&mut self, st: &State<'c>, ps: &Bool<'c>, known: bool) -> bool {
-        let ps = &self.with_known(ps, known);
+        let ps = &self.with_known_cached(ps, known);
         if ps.as_bool() == Some(true) {
             return true;
         }
@@ -241,7 +295,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
         }
         let pairs: Vec<(&BV<'c>, &BV<'c>)> = consts.iter().map(|(a, b)| (a, b)).collect();
-        let f = ps.substitute(&pairs).simplify();
+        let f = self.simp.simplify(ps.substitute(&pairs));
         if f.as_bool() == Some(true) {
             return true;
         }
@@ -249,31 +303,99 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 }
 
+/// Collect the state variables of `f` (each shared term once); false
+/// when `f` has a quantifier.
+fn free_svars_of<'c>(
+    f: &Dynamic<'c>,
+    seen: &mut HashSet<Dynamic<'c>>,
+    out: &mut Vec<(String, u32)>,
+) -> bool {
+    if !seen.insert(f.clone()) {
+        return true;
+    }
+    if !f.is_app() {
+        return false;
+    }
+    if f.is_const() {
+        let n = f.decl().name();
+        if n.starts_with("r!") || n.starts_with("m!") {
+            let w = f.as_bv().map(|b| b.get_size()).unwrap_or(0);
+            out.push((n, w));
+        }
+        return true;
+    }
+    f.children().iter().all(|ch| free_svars_of(ch, seen, out))
+}
+
+/// Simplified weakest preconditions by term.  z3 builds a fresh rewriter
+/// for every `simplify` call (≈8 µs even on a tiny formula), and the same
+/// segment formulas come back in every interleaving of the other
+/// threads: terms are hash-consed, so a lookup is a pointer comparison.
+#[derive(Default)]
+pub(crate) struct SimpCache<'c>(std::cell::RefCell<HashMap<Bool<'c>, Bool<'c>>>);
+
+/// Entries kept before the cache is cleared (bounds memory).
+const SIMP_MAX: usize = 1 << 16;
+
+impl<'c> SimpCache<'c> {
+    pub(crate) fn simplify(&self, b: Bool<'c>) -> Bool<'c> {
+        if b.as_bool().is_some() {
+            return b;
+        }
+        if let Some(r) = self.0.borrow().get(&b) {
+            return r.clone();
+        }
+        let r = b.simplify();
+        let mut m = self.0.borrow_mut();
+        if m.len() >= SIMP_MAX {
+            m.clear();
+        }
+        m.insert(b, r.clone());
+        r
+    }
+}
+
 /// `a ∧ b`, simplified, without a z3 call when one side is a constant.
-pub(crate) fn and2<'c>(ctx: &'c Context, a: &Bool<'c>, b: &Bool<'c>) -> Bool<'c> {
+pub(crate) fn and2<'c>(
+    ctx: &'c Context,
+    sc: &SimpCache<'c>,
+    a: &Bool<'c>,
+    b: &Bool<'c>,
+) -> Bool<'c> {
     match (a.as_bool(), b.as_bool()) {
         (Some(false), _) | (_, Some(false)) => Bool::from_bool(ctx, false),
         (Some(true), _) => b.clone(),
         (_, Some(true)) => a.clone(),
         _ if a == b => a.clone(),
-        _ => Bool::and(ctx, &[a, b]).simplify(),
+        _ => sc.simplify(Bool::and(ctx, &[a, b])),
     }
 }
 
 /// `a ∨ b`, simplified, without a z3 call when one side is a constant.
-pub(crate) fn or2<'c>(ctx: &'c Context, a: &Bool<'c>, b: &Bool<'c>) -> Bool<'c> {
+pub(crate) fn or2<'c>(
+    ctx: &'c Context,
+    sc: &SimpCache<'c>,
+    a: &Bool<'c>,
+    b: &Bool<'c>,
+) -> Bool<'c> {
     match (a.as_bool(), b.as_bool()) {
         (Some(true), _) | (_, Some(true)) => Bool::from_bool(ctx, true),
         (Some(false), _) => b.clone(),
         (_, Some(false)) => a.clone(),
         _ if a == b => a.clone(),
-        _ => Bool::or(ctx, &[a, b]).simplify(),
+        _ => sc.simplify(Bool::or(ctx, &[a, b])),
     }
 }
 
 /// `wp ∨ (c ∧ w)`, simplified, for the sides of a branch: no z3 call when
 /// the side contributes nothing.
-pub(crate) fn or_side<'c>(ctx: &'c Context, wp: &Bool<'c>, c: &Bool<'c>, w: &Bool<'c>) -> Bool<'c> {
+pub(crate) fn or_side<'c>(
+    ctx: &'c Context,
+    sc: &SimpCache<'c>,
+    wp: &Bool<'c>,
+    c: &Bool<'c>,
+    w: &Bool<'c>,
+) -> Bool<'c> {
     if w.as_bool() == Some(false) || c.as_bool() == Some(false) {
         return wp.clone();
     }
@@ -282,7 +404,7 @@ pub(crate) fn or_side<'c>(ctx: &'c Context, wp: &Bool<'c>, c: &Bool<'c>, w: &Boo
     }
     let side = Bool::and(ctx, &[c, w]);
     match wp.as_bool() {
-        Some(false) => side.simplify(),
-        _ => Bool::or(ctx, &[wp, &side]).simplify(),
+        Some(false) => sc.simplify(side),
+        _ => sc.simplify(Bool::or(ctx, &[wp, &side])),
     }
 }
