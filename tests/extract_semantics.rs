@@ -260,10 +260,23 @@ fn critical_sections_pair_accesses_under_one_lock_acquisition() {
         "same_critical_section",
         &[write_data, write_ready, m]
     ));
+    // the producer's store of data and the consumer's load of it hold m
+    // under different acquisitions; only (store, load) pairs of a common
+    // cell are kept, the pairs rf.dl's lock rules read
     assert!(has(
         &f,
         "diff_critical_section",
+        &[write_data, read_data, m]
+    ));
+    assert!(!has(
+        &f,
+        "diff_critical_section",
         &[read_data, write_data, m]
+    ));
+    assert!(!has(
+        &f,
+        "diff_critical_section",
+        &[write_ready, read_data, m]
     ));
     assert!(
         !f.rows("in_critical_section").any(|r| r[0] == after_unlock),
