@@ -11,19 +11,6 @@ use concord::analysis::{run, Engine, Relations, RuleProgram};
 use concord::facts::FactSet;
 use std::collections::BTreeSet;
 
-/// The line of `src` whose comment carries `/* tag */`.
-fn line_of(src: &str, tag: &str) -> u32 {
-    let marker = format!("/* {tag} */");
-    let hits: Vec<u32> = src
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains(&marker))
-        .map(|(i, _)| i as u32 + 1)
-        .collect();
-    assert_eq!(hits.len(), 1, "tag {tag}: lines {hits:?}");
-    hits[0]
-}
-
 /// The statements of `relation` (first column) on the tagged line.
 fn on_line(f: &FactSet, src: &str, tag: &str, relation: &str) -> BTreeSet<u32> {
     let line = line_of(src, tag);

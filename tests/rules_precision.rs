@@ -13,19 +13,6 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::process::Command;
 
-/// The line of `src` whose comment carries `/* tag */`.
-fn line_of(src: &str, tag: &str) -> u32 {
-    let marker = format!("/* {tag} */");
-    let hits: Vec<u32> = src
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains(&marker))
-        .map(|(i, _)| i as u32 + 1)
-        .collect();
-    assert_eq!(hits.len(), 1, "tag {tag}: lines {hits:?}");
-    hits[0]
-}
-
 /// Shared stores and loads on a tagged line.
 fn accesses(f: &FactSet, src: &str, tag: &str, relation: &str) -> BTreeSet<u32> {
     let line = line_of(src, tag);

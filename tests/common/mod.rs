@@ -105,3 +105,16 @@ pub fn answer_of(args: &[&str]) -> String {
     );
     String::from_utf8(o.stdout).unwrap()
 }
+
+/// The line of `src` whose comment carries `/* tag */`.
+pub fn line_of(src: &str, tag: &str) -> u32 {
+    let marker = format!("/* {tag} */");
+    let hits: Vec<u32> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(&marker))
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    assert_eq!(hits.len(), 1, "tag {tag}: lines {hits:?}");
+    hits[0]
+}

@@ -118,7 +118,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let mut out = Vec::new();
         let mut seen = HashSet::new();
-        let ok = free_svars_of(&Dynamic::from_ast(f), &mut seen, &mut out);
+        let ok = walk_svars(
+            &Dynamic::from_ast(f),
+            &mut seen,
+            &mut out,
+            SvarStop::AtQuantifier,
+        );
         let v = ok.then(|| Rc::new(out));
         if self.fv_cache.len() >= 1 << 14 {
             self.fv_cache.clear();
@@ -221,36 +226,17 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
+    /// The state variables of a summary formula `f` (each shared term
+    /// once); false when `f` names a heap object, which summaries do not
+    /// substitute. A quantifier's free state variables stay unsubstituted,
+    /// which only makes the implication check harder to pass (sound).
     pub(crate) fn collect_svars(
         &self,
         f: &Dynamic<'c>,
         seen: &mut HashSet<Dynamic<'c>>,
         out: &mut Vec<(String, u32)>,
     ) -> bool {
-        if !seen.insert(f.clone()) {
-            return true;
-        }
-        if !f.is_app() {
-            // Quantifier: its free state variables stay unsubstituted, which
-            // only makes the implication check harder to pass (sound).
-            return true;
-        }
-        if f.is_const() {
-            let n = f.decl().name();
-            if n.starts_with("r!") || n.starts_with("m!") {
-                let w = f.as_bv().map(|b| b.get_size()).unwrap_or(0);
-                out.push((n, w));
-            } else if n.starts_with("h!") {
-                return false;
-            }
-            return true;
-        }
-        for ch in f.children() {
-            if !self.collect_svars(&ch, seen, out) {
-                return false;
-            }
-        }
-        true
+        walk_svars(f, seen, out, SvarStop::AtHeap)
     }
 
     /// pcon → PS[s] under the state's memory?
@@ -303,28 +289,42 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 }
 
-/// Collect the state variables of `f` (each shared term once); false
-/// when `f` has a quantifier.
-fn free_svars_of<'c>(
+/// What ends a walk over a formula's state variables with false.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SvarStop {
+    /// a quantifier (its bound variables cannot be substituted)
+    AtQuantifier,
+    /// a heap object's name (`h!`)
+    AtHeap,
+}
+
+/// Collect the state variables (`r!`, `m!`) of `f`, each shared term once;
+/// false when the walk meets what `stop` names.
+fn walk_svars<'c>(
     f: &Dynamic<'c>,
     seen: &mut HashSet<Dynamic<'c>>,
     out: &mut Vec<(String, u32)>,
+    stop: SvarStop,
 ) -> bool {
     if !seen.insert(f.clone()) {
         return true;
     }
     if !f.is_app() {
-        return false;
+        return stop != SvarStop::AtQuantifier;
     }
     if f.is_const() {
         let n = f.decl().name();
         if n.starts_with("r!") || n.starts_with("m!") {
             let w = f.as_bv().map(|b| b.get_size()).unwrap_or(0);
             out.push((n, w));
+        } else if n.starts_with("h!") && stop == SvarStop::AtHeap {
+            return false;
         }
         return true;
     }
-    f.children().iter().all(|ch| free_svars_of(ch, seen, out))
+    f.children()
+        .iter()
+        .all(|ch| walk_svars(ch, seen, out, stop))
 }
 
 /// Simplified weakest preconditions by term.  z3 builds a fresh rewriter
