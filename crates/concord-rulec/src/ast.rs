@@ -39,6 +39,9 @@ pub struct Decl {
     pub name: String,
     pub columns: Vec<(String, ColType)>,
     pub span: Span,
+    /// `.decl r(...) inline`: a view expanded into every rule that uses it
+    /// (`inline.rs`), unless it is an output.
+    pub inline: bool,
 }
 
 impl Decl {

@@ -68,6 +68,7 @@ fn vars_of<'a>(terms: impl IntoIterator<Item = &'a Term>) -> Vec<&'a str> {
 /// Runs every check and computes strata. Reports all problems found in one
 /// phase (declarations, then rules, then stratification).
 pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
+    let program = crate::inline::expand(program)?;
     let mut errs = Vec::new();
 
     // ---- declarations

@@ -19,6 +19,10 @@
 //!   `_`, unsigned constants, negated atoms and comparisons `= != < <= > >=`
 //!   (one head, no disjunction, no arithmetic);
 //! * facts `name(1, 2).`
+//! * `.decl name(...) inline`: a view, expanded into each rule that uses
+//!   it positively (one copy per defining rule; see `inline.rs`); negated
+//!   uses and recursion are refused; an inline relation that is `.output`
+//!   is computed as a table.
 //!
 //! Declarations may appear anywhere; several files are combined with
 //! [`parse_sources`] / [`load_files`] (declare each relation once).
@@ -88,6 +92,7 @@ mod ast;
 mod check;
 mod emit;
 mod error;
+mod inline;
 mod lower;
 mod parser;
 mod rust;

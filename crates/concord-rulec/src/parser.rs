@@ -369,6 +369,13 @@ impl Parser {
             Tok::RParen,
             &format!("to close the column list of `{name}`"),
         )?;
+        let mut inline = false;
+        if let Tok::Ident(q) = self.peek().clone() {
+            if q == "inline" {
+                self.next();
+                inline = true;
+            }
+        }
         if let Tok::Ident(q) = self.peek().clone() {
             // Soufflé allows qualifiers like `btree`/`brie`; we do not.
             if matches!(
@@ -389,6 +396,7 @@ impl Parser {
             name,
             columns,
             span: sp,
+            inline,
         })
     }
 
