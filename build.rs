@@ -69,9 +69,8 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     ),
     (
         "diff3",
-        &["order.dl", "rank3.dl"],
-        ".decl hb_must(a: unsigned, b: unsigned)\n.input hb_must\n\
-         .decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n\
+        &["order.dl", "hb.dl", "rank3.dl"],
+        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n\
          .decl rank2_no(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_no\n",
         &["diff.dl", "diff3.dl"],
     ),
@@ -80,7 +79,8 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
 /// Relations of the per-version copies that the diff reads back (counts,
 /// lock order); every other copied relation stays internal to the engine.
 const DIFF_COPY_OUTPUTS: &[&str] = &[
-    "hb_must",
+    "hb_from_hub",
+    "hb_to_hub",
     "hb_may",
     "rf_may",
     "lock_order",

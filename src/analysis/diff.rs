@@ -21,6 +21,7 @@
 //! versions' sets compared in Rust) as the reference for tests and benches.
 
 use super::may_hb::MayHb;
+use super::must_hb::MustHb;
 use super::{diff_counts, programs, Engine, Relations};
 use crate::budget::Budget;
 use crate::error::Result;
@@ -112,9 +113,10 @@ struct RankOutput {
     through_new: Vec<RfTuple>,
     /// MayRf count per version (rank 1).
     may_rf_count: [usize; 2],
-    /// mustHb rows per version (ranks 1 and 2): rank 1 counts mayHb from
-    /// them and the facts (never built), rank 2 carries them into rank 3.
-    hb_must: [Vec<(u32, u32)>; 2],
+    /// mustHb's stored parts per version (`hb_from_hub`, `hb_to_hub`;
+    /// ranks 1 and 2): the counts of mustHb and mayHb come from them and
+    /// the facts (neither relation is built).
+    hubs: [Hubs; 2],
     lock_order: [BTreeSet<Vec<u32>>; 2],
     /// MayRf and rank2_no of each version (rank 2; the rank-3
     /// program takes them as inputs instead of recomputing them, and
@@ -123,6 +125,19 @@ struct RankOutput {
     rank2_no: [Vec<(u32, u32, u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
+}
+
+/// One version's `hb_from_hub` and `hb_to_hub` rows.
+#[derive(Default)]
+struct Hubs {
+    from: Vec<(u32, u32)>,
+    to: Vec<(u32, u32)>,
+}
+
+impl Hubs {
+    fn must_hb(&self, facts: &FactSet) -> MustHb {
+        MustHb::new(facts, &self.from, &self.to)
+    }
 }
 
 fn pairs(rows: Vec<(u32, u32)>) -> Vec<RfTuple> {
@@ -204,7 +219,16 @@ fn eval(
     match rank {
         1 => eval_rank!(diff1, engine, old, new, map, |o| RankOutput {
             may_rf_count: [o.old_rf_may.len(), o.new_rf_may.len()],
-            hb_must: [o.old_hb_must, o.new_hb_must],
+            hubs: [
+                Hubs {
+                    from: o.old_hb_from_hub,
+                    to: o.old_hb_to_hub,
+                },
+                Hubs {
+                    from: o.new_hb_from_hub,
+                    to: o.new_hb_to_hub,
+                },
+            ],
             lock_order: [
                 o.old_lock_order
                     .iter()
@@ -225,7 +249,16 @@ fn eval(
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
             rf_may: [o.old_rf_may, o.new_rf_may],
-            hb_must: [o.old_hb_must, o.new_hb_must],
+            hubs: [
+                Hubs {
+                    from: o.old_hb_from_hub,
+                    to: o.old_hb_to_hub,
+                },
+                Hubs {
+                    from: o.new_hb_from_hub,
+                    to: o.new_hb_to_hub,
+                },
+            ],
             rank2_no: [o.old_rank2_no, o.new_rank2_no],
             ..RankOutput::default()
         }),
@@ -238,8 +271,6 @@ fn eval(
             |i| {
                 i.old_rf_may.clone_from(&carried.rf_may[0]);
                 i.new_rf_may.clone_from(&carried.rf_may[1]);
-                i.old_hb_must.clone_from(&carried.hb_must[0]);
-                i.new_hb_must.clone_from(&carried.hb_must[1]);
                 i.old_rank2_no.clone_from(&carried.rank2_no[0]);
                 i.new_rank2_no.clone_from(&carried.rank2_no[1]);
             },
@@ -274,8 +305,9 @@ pub fn sync_diff(
         let stats = [&mut out.old_stats, &mut out.new_stats];
         if rank == 1 {
             for (i, (s, facts)) in stats.into_iter().zip([old, new]).enumerate() {
-                s.must_hb = r.hb_must[i].len();
-                s.may_hb = MayHb::new(facts, &r.hb_must[i]).count();
+                let must = r.hubs[i].must_hb(facts);
+                s.must_hb = must.count();
+                s.may_hb = MayHb::new(&must).count(facts);
                 s.may_rf = r.may_rf_count[i];
             }
             let [lo, ln] = r.lock_order;
@@ -297,7 +329,8 @@ pub fn sync_diff(
                 .zip([old, new])
                 .enumerate()
             {
-                let may_hb = MayHb::new(facts, &r.hb_must[i]);
+                let must = r.hubs[i].must_hb(facts);
+                let may_hb = MayHb::new(&must);
                 let pairs =
                     diff_counts::rank2_pairs(&r.rf_may[i], &may_hb, &r.rank2_no[i], budget)?;
                 s.may_rf_rank.insert(2, pairs.len());
@@ -333,7 +366,6 @@ pub fn sync_diff(
         }
         if rank == 2 {
             previous.rf_may = std::mem::take(&mut r.rf_may);
-            previous.hb_must = std::mem::take(&mut r.hb_must);
             previous.rank2_no = std::mem::take(&mut r.rank2_no);
         }
     }

@@ -8,6 +8,7 @@ pub mod diff_reference;
 pub mod impact;
 pub mod lockorder;
 pub mod may_hb;
+pub mod must_hb;
 
 use crate::facts::FactSet;
 use std::collections::{BTreeMap, BTreeSet};
