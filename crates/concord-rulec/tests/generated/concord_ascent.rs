@@ -3,7 +3,7 @@
 //   0: stmt_thread, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_reach, po_scc_next, dom, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, shared_read, shared_write, mem_read, mem_write, def_use, control_dep, assert_site, call_arg, po_loop, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_join_early, hb_create_edge, hb_always, rf_covered_store, rf_covered_load, rf_pair
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_must, hb_post, hb_pre, rf_rev_must
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_must, hb_post, hb_pre, rf_rev_must, rf_overwrites
 //   4: hb_may, rf_hb_may, rf_no
 //   5: rf_may, rank2_no, rank3_hb_ask, rank3_hb_rev
 //   6: rank2_may, rank3_hb, rank3_no
@@ -265,6 +265,7 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     relation rf_hb_may(u32, u32);
     relation rf_rev_must(u32, u32);
     relation rf_no(u32, u32);
+    relation rf_overwrites(u32, u32, u32);
     relation rf_may(u32, u32);
     relation rank2_no(u32, u32, u32, u32);
     relation rank2_may(u32, u32, u32, u32);
@@ -393,8 +394,8 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     hb_to_hub(v_s, v_h) <-- hb_signal_edge(v_s, v_w), hb_to_hub(v_w, v_h);
     // hb_to_hub(A, H) :- hb_guard_edge(A, S), hb_to_hub(S, H).
     hb_to_hub(v_a, v_h) <-- hb_guard_edge(v_a, v_s), hb_to_hub(v_s, v_h);
-    // hb_must(A, B) :- po_scc(A, C1), po_scc_reach(C1, C2), C1 != C2, po_scc(B, C2).
-    hb_must(v_a, v_b) <-- po_scc(v_a, v_c1), po_scc_reach(v_c1, v_c2), if rulec_u32(v_c1) != rulec_u32(v_c2), po_scc(v_b, v_c2);
+    // hb_must(A, B) :- po_scc(A, C1), po_scc(B, C2), po_scc_reach(C1, C2), C1 != C2.
+    hb_must(v_a, v_b) <-- po_scc(v_a, v_c1), po_scc(v_b, v_c2), if rulec_u32(v_c1) != rulec_u32(v_c2), po_scc_reach(v_c1, v_c2);
     // hb_must(A, B) :- hb_from_hub(A, B).
     hb_must(v_a, v_b) <-- hb_from_hub(v_a, v_b);
     // hb_must(A, B) :- hb_to_hub(A, B).
@@ -445,10 +446,12 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     rf_rev_must(v_r, v_w) <-- rf_pair(v_w, v_r), hb_must(v_r, v_w);
     // rf_hb_may(W, R) :- rf_pair(W, R), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2, !rf_rev_must(R, W).
     rf_hb_may(v_w, v_r) <-- rf_pair(v_w, v_r), !rf_rev_must(v_r, v_w), stmt_thread(v_w, v_t1), stmt_thread(v_r, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
-    // rf_no(W1, R) :- shared_write(W1, V), hb_post(W1, W2), shared_write(W2, V), W1 != W2, hb_must(W1, W2), shared_read(R, V), hb_must(W2, R).
-    rf_no(v_w1, v_r) <-- shared_write(v_w1, v_v), hb_post(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_v), hb_must(v_w1, v_w2), shared_read(v_r, v_v), hb_must(v_w2, v_r);
-    // rf_no(W1, R) :- shared_write(W2, V), hb_pre(W2, R), shared_read(R, V), hb_must(W2, R), shared_write(W1, V), W1 != W2, hb_must(W1, W2).
-    rf_no(v_w1, v_r) <-- shared_write(v_w2, v_v), hb_pre(v_w2, v_r), shared_read(v_r, v_v), hb_must(v_w2, v_r), shared_write(v_w1, v_v), if rulec_u32(v_w1) != rulec_u32(v_w2), hb_must(v_w1, v_w2);
+    // rf_overwrites(W1, W2, V) :- shared_write(W1, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2).
+    rf_overwrites(v_w1, v_w2, v_v) <-- shared_write(v_w1, v_v), shared_write(v_w2, v_v), if rulec_u32(v_w1) != rulec_u32(v_w2), hb_must(v_w1, v_w2);
+    // rf_no(W1, R) :- rf_overwrites(W1, W2, V), hb_post(W1, W2), shared_read(R, V), hb_must(W2, R).
+    rf_no(v_w1, v_r) <-- rf_overwrites(v_w1, v_w2, v_v), hb_post(v_w1, v_w2), shared_read(v_r, v_v), hb_must(v_w2, v_r);
+    // rf_no(W1, R) :- hb_pre(W2, R), shared_read(R, V), shared_write(W2, V), hb_must(W2, R), rf_overwrites(W1, W2, V).
+    rf_no(v_w1, v_r) <-- hb_pre(v_w2, v_r), shared_read(v_r, v_v), shared_write(v_w2, v_v), hb_must(v_w2, v_r), rf_overwrites(v_w1, v_w2, v_v);
     // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_hb_may(W, R).
     rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_v, v_m), diff_critical_section(v_w, v_r, v_m), shared_write(v_w, v_v), rf_hb_may(v_w, v_r);
     // rf_no(W, R) :- rf_covered_store(W, V, M), diff_critical_section(W, R, M), shared_read(R, V).

@@ -5,7 +5,7 @@ pub mod concord_crepe {
 //   0: stmt_thread, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_reach, po_scc_next, dom, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, shared_read, shared_write, mem_read, mem_write, def_use, control_dep, assert_site, call_arg, po_loop, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_join_early, hb_create_edge, hb_always, rf_covered_store, rf_covered_load, rf_pair
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_must, hb_post, hb_pre, rf_rev_must
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_must, hb_post, hb_pre, rf_rev_must, rf_overwrites
 //   4: hb_may, rf_hb_may, rf_no
 //   5: rf_may, rank2_no, rank3_hb_ask, rank3_hb_rev
 //   6: rank2_may, rank3_hb, rank3_no
@@ -306,6 +306,7 @@ impl Output {
     struct RfRevMust(u32, u32);
     @output
     struct RfNo(u32, u32);
+    struct RfOverwrites(u32, u32, u32);
     @output
     struct RfMay(u32, u32);
     @output
@@ -439,8 +440,8 @@ impl Output {
     HbToHub(v_s, v_h) <- HbSignalEdge(v_s, v_w), HbToHub(v_w, v_h);
     // hb_to_hub(A, H) :- hb_guard_edge(A, S), hb_to_hub(S, H).
     HbToHub(v_a, v_h) <- HbGuardEdge(v_a, v_s), HbToHub(v_s, v_h);
-    // hb_must(A, B) :- po_scc(A, C1), po_scc_reach(C1, C2), C1 != C2, po_scc(B, C2).
-    HbMust(v_a, v_b) <- PoScc(v_a, v_c1), PoSccReach(v_c1, v_c2), (v_c1 != v_c2), PoScc(v_b, v_c2);
+    // hb_must(A, B) :- po_scc(A, C1), po_scc(B, C2), po_scc_reach(C1, C2), C1 != C2.
+    HbMust(v_a, v_b) <- PoScc(v_a, v_c1), PoScc(v_b, v_c2), (v_c1 != v_c2), PoSccReach(v_c1, v_c2);
     // hb_must(A, B) :- hb_from_hub(A, B).
     HbMust(v_a, v_b) <- HbFromHub(v_a, v_b);
     // hb_must(A, B) :- hb_to_hub(A, B).
@@ -491,10 +492,12 @@ impl Output {
     RfRevMust(v_r, v_w) <- RfPair(v_w, v_r), HbMust(v_r, v_w);
     // rf_hb_may(W, R) :- rf_pair(W, R), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2, !rf_rev_must(R, W).
     RfHbMay(v_w, v_r) <- RfPair(v_w, v_r), !RfRevMust(v_r, v_w), StmtThread(v_w, v_t1), StmtThread(v_r, v_t2), (v_t1 != v_t2);
-    // rf_no(W1, R) :- shared_write(W1, V), hb_post(W1, W2), shared_write(W2, V), W1 != W2, hb_must(W1, W2), shared_read(R, V), hb_must(W2, R).
-    RfNo(v_w1, v_r) <- SharedWrite(v_w1, v_v), HbPost(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_v), HbMust(v_w1, v_w2), SharedRead(v_r, v_v), HbMust(v_w2, v_r);
-    // rf_no(W1, R) :- shared_write(W2, V), hb_pre(W2, R), shared_read(R, V), hb_must(W2, R), shared_write(W1, V), W1 != W2, hb_must(W1, W2).
-    RfNo(v_w1, v_r) <- SharedWrite(v_w2, v_v), HbPre(v_w2, v_r), SharedRead(v_r, v_v), HbMust(v_w2, v_r), SharedWrite(v_w1, v_v), (v_w1 != v_w2), HbMust(v_w1, v_w2);
+    // rf_overwrites(W1, W2, V) :- shared_write(W1, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2).
+    RfOverwrites(v_w1, v_w2, v_v) <- SharedWrite(v_w1, v_v), SharedWrite(v_w2, v_v), (v_w1 != v_w2), HbMust(v_w1, v_w2);
+    // rf_no(W1, R) :- rf_overwrites(W1, W2, V), hb_post(W1, W2), shared_read(R, V), hb_must(W2, R).
+    RfNo(v_w1, v_r) <- RfOverwrites(v_w1, v_w2, v_v), HbPost(v_w1, v_w2), SharedRead(v_r, v_v), HbMust(v_w2, v_r);
+    // rf_no(W1, R) :- hb_pre(W2, R), shared_read(R, V), shared_write(W2, V), hb_must(W2, R), rf_overwrites(W1, W2, V).
+    RfNo(v_w1, v_r) <- HbPre(v_w2, v_r), SharedRead(v_r, v_v), SharedWrite(v_w2, v_v), HbMust(v_w2, v_r), RfOverwrites(v_w1, v_w2, v_v);
     // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_hb_may(W, R).
     RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedWrite(v_w, v_v), RfHbMay(v_w, v_r);
     // rf_no(W, R) :- rf_covered_store(W, V, M), diff_critical_section(W, R, M), shared_read(R, V).
