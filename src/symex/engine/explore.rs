@@ -327,6 +327,24 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let key = self.node_key(&st);
         self.persist_visit(&st, key);
+        // Every enabled thread asleep: DPOR ends the path here (each
+        // continuation is equivalent to one explored elsewhere), and it is
+        // no run whether a summary covers the node or not; a summary that
+        // does is still a better wp for the node above than `false`.
+        if self.dpor
+            && self.opts.schedule.is_none()
+            && enabled.iter().all(|t| sleep.iter().any(|(q, _)| q == t))
+        {
+            self.stats.sleep_blocked += 1;
+            if self.ag {
+                if let Some(ps) = self.ps_lookup(key, &sleep) {
+                    if self.implied(&st, &ps) {
+                        return ps;
+                    }
+                }
+            }
+            return fls;
+        }
         // Summary pruning.  `restricted`: the summary covers every
         // continuation except those starting with threads that were asleep
         // when it was computed but are awake now; only those are explored.
