@@ -9,6 +9,7 @@
 //! * `visibility`: which operations are visible (scheduling points), statically and dynamically;
 //! * `dpor`: accesses, dependence, vector clocks, backtrack and sleep sets;
 //! * `summary`: weakest preconditions and the summary table (assertion-guided pruning);
+//! * `persist`, `fingerprint`: summaries across runs and versions (the store's engine side);
 //! * `explore`: the depth-first search over paths and interleavings.
 
 use super::directed::PathEnd;

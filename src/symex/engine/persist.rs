@@ -21,6 +21,9 @@ use super::fingerprint::{fingerprints, Fingerprints, Fnv};
 use super::*;
 use crate::symex::store::{Store, StoreOptions, StoredAccess, StoredRes, StoredSummary};
 
+/// The position (function, block, instruction) of every frame, per thread.
+type Positions = Vec<Vec<(usize, usize, usize)>>;
+
 /// A summary read from the store.
 pub(crate) struct Imported<'c> {
     /// Registers named canonically (`r!t!d!~k`).
@@ -41,7 +44,7 @@ pub(crate) struct Persist<'c> {
     portable: HashMap<u64, Option<u64>>,
     /// Local key → the position (function, block, instruction) of every
     /// frame of every thread (the local key is made of them).
-    frames: HashMap<u64, Vec<Vec<(usize, usize, usize)>>>,
+    frames: HashMap<u64, Positions>,
     /// Local keys already looked up in `imported`.
     checked: HashSet<u64>,
     /// (merges, accesses) of each local key when last written.
@@ -235,7 +238,7 @@ fn rename_objects<'c>(
 }
 
 /// The position of every frame of every thread.
-fn frame_positions(st: &State<'_>) -> Vec<Vec<(usize, usize, usize)>> {
+fn frame_positions(st: &State<'_>) -> Positions {
     st.threads
         .iter()
         .map(|t| t.frames.iter().map(|fr| (fr.f, fr.bb, fr.ip)).collect())
