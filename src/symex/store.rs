@@ -82,6 +82,15 @@ pub struct StoredAccess {
     /// between versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_name: Option<String>,
+    /// Bit r: the access happens after thread r's state at the summarised
+    /// node, through the summarised executions alone (its own thread
+    /// always; 0 in rows written before this field).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub after: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -65,20 +65,42 @@ impl<'c, 'm> Engine<'c, 'm> {
         if !self.dpor {
             return;
         }
-        let acc: Vec<(usize, Access)> = self
+        let acc: Vec<(usize, Access, u64)> = self
             .rw
             .get(&key)
-            .map(|s| s.iter().cloned().collect())
+            .map(|s| s.iter().map(|((q, a), m)| (*q, a.clone(), *m)).collect())
             .unwrap_or_default();
-        for (q, a) in acc {
-            let clock = st
+        let parents = parents_of(st);
+        for (q, a, after) in acc {
+            // The access happens after its own thread's state here and
+            // after that of every thread it synchronised with below the
+            // node (`after`): a transition on the stack that happens before
+            // one of those happens before the access, and does not race.
+            let mut clock = st
                 .threads
                 .get(q)
                 .map(|t| t.clock.clone())
                 .unwrap_or_default();
-            let parents = parents_of(st);
+            for (r, th) in st.threads.iter().enumerate() {
+                if r < 64 && after & (1 << r) != 0 {
+                    if clock.len() < th.clock.len() {
+                        clock.resize(th.clock.len(), 0);
+                    }
+                    for (k, v) in th.clock.iter().enumerate() {
+                        clock[k] = clock[k].max(*v);
+                    }
+                }
+            }
             self.race_update(q, &[a], &clock, &parents);
         }
+    }
+
+    /// Enter the subtree of node `key`: its transitions are those from
+    /// index `nodes.len() - 1` on (a scheduling node was just pushed; a
+    /// branch or tail node lies inside the transition being run there).
+    pub(crate) fn open_push(&mut self, key: u64) {
+        let d = self.nodes.len().saturating_sub(1);
+        self.open.push((key, d));
     }
 
     /// FG backtrack-set update for thread `p` about to do `acc` with clock
@@ -164,6 +186,28 @@ impl<'c, 'm> Engine<'c, 'm> {
         };
         let n = st.threads.len();
         let pre = st.threads[tid].clock.clone();
+        // RVar/WVar sets only serve the summaries (dpor+ag).  With each
+        // access, the threads whose state at the open node happens before
+        // it through the subtree alone: the access has seen one of their
+        // transitions from the node's on (a chain through the path above
+        // the node would not hold where the summary is reused).  Over
+        // several paths, the threads all of them agree on.
+        if self.ag {
+            for (k, d) in &self.open {
+                let mut after = 0u64;
+                for (r, v) in pre.iter().enumerate() {
+                    if r < 64 && *v > *d {
+                        after |= 1 << r;
+                    }
+                }
+                let e = self.rw.entry(*k).or_default();
+                for a in &acc {
+                    e.entry((tid, a.clone()))
+                        .and_modify(|m| *m &= after)
+                        .or_insert(after);
+                }
+            }
+        }
         if self.dpor {
             let parents = parents_of(st);
             self.race_update(tid, &acc, &pre, &parents);
@@ -187,15 +231,6 @@ impl<'c, 'm> Engine<'c, 'm> {
         st.threads[tid].clock = c.clone();
         for t in created {
             st.threads[t].clock = c.clone();
-        }
-        // RVar/WVar sets only serve the summaries (dpor+ag).
-        if self.ag {
-            for k in &self.open {
-                let e = self.rw.entry(*k).or_default();
-                for a in &acc {
-                    e.insert((tid, a.clone()));
-                }
-            }
         }
         self.nodes[d].tr = Some(Tr { tid, acc, clock: c });
     }

@@ -327,6 +327,24 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let key = self.node_key(&st);
         self.persist_visit(&st, key);
+        // Every enabled thread asleep: DPOR ends the path here (each
+        // continuation is equivalent to one explored elsewhere), and it is
+        // no run whether a summary covers the node or not; a summary that
+        // does is still a better wp for the node above than `false`.
+        if self.dpor
+            && self.opts.schedule.is_none()
+            && enabled.iter().all(|t| sleep.iter().any(|(q, _)| q == t))
+        {
+            self.stats.sleep_blocked += 1;
+            if self.ag {
+                if let Some(ps) = self.ps_lookup(key, &sleep) {
+                    if self.implied(&st, &ps) {
+                        return ps;
+                    }
+                }
+            }
+            return fls;
+        }
         // Summary pruning.  `restricted`: the summary covers every
         // continuation except those starting with threads that were asleep
         // when it was computed but are awake now; only those are explored.
@@ -380,7 +398,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             sleep: sleep.clone(),
             wut: std::mem::take(&mut st.wut),
         });
-        self.open.push(key);
+        self.open_push(key);
         let d = self.nodes.len() - 1;
         let sleeping: HashSet<usize> = sleep.iter().map(|(t, _)| *t).collect();
         let mut wp = match &restricted {
@@ -433,7 +451,21 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             return wp;
         }
-        let mut done_acc: Vec<(usize, Vec<Access>)> = Vec::new();
+        // At a restricted visit the threads the summary covers count as
+        // explored from here: continuations starting with them are covered,
+        // so they sleep in the children as if run first (else the extra
+        // threads re-explore every order of them below).
+        let mut done_acc: Vec<(usize, Vec<Access>)> = match &restricted {
+            Some((_, extra)) if self.dpor => enabled
+                .iter()
+                .filter(|t| !extra.contains(t) && !sleeping.contains(t))
+                .filter_map(|t| match &nexts[*t] {
+                    Next::Enabled(a) => Some((*t, a.clone())),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         loop {
             let t = if self.dpor {
                 let n = &self.nodes[d];
@@ -525,7 +557,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         st.threads[u].tail = false;
         st.normalizing = true;
         st.tail_run = Some(u);
-        self.open.push(key);
+        self.open_push(key);
         let w = self.run_thread(st, u, false, sleep.clone());
         self.open.pop();
         if self.ag && !self.stop {
@@ -706,7 +738,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
             }
         }
-        self.open.push(key);
+        self.open_push(key);
         // The branch condition over the state variables of this node.
         let mut wp = Bool::from_bool(self.ctx, false);
         let mut alts = alts;

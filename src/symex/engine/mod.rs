@@ -9,6 +9,7 @@
 //! * `visibility`: which operations are visible (scheduling points), statically and dynamically;
 //! * `dpor`: accesses, dependence, vector clocks, backtrack and sleep sets;
 //! * `summary`: weakest preconditions and the summary table (assertion-guided pruning);
+//! * `persist`, `fingerprint`: summaries across runs and versions (the store's engine side);
 //! * `explore`: the depth-first search over paths and interleavings.
 
 use super::directed::PathEnd;
@@ -32,6 +33,7 @@ mod directed;
 mod dpor;
 mod explore;
 mod fasthash;
+mod fingerprint;
 mod interference;
 mod interp;
 mod memory;
@@ -48,7 +50,7 @@ mod values;
 mod visibility;
 
 use dpor::*;
-use fasthash::{FastMap, FastSet};
+use fasthash::FastMap;
 use models::is_thread_local_call;
 use odpor::*;
 use state::*;
@@ -127,8 +129,13 @@ pub(crate) struct Engine<'c, 'm> {
     findings: Vec<Finding>,
     fseen: HashMap<(FindingKind, String), usize>,
     nodes: Vec<DNode>,
-    open: Vec<u64>,
-    rw: FastMap<u64, FastSet<(usize, Access)>>,
+    /// Nodes whose subtree is being explored: key and the index of the
+    /// first transition of the subtree (`open_push`).
+    open: Vec<(u64, usize)>,
+    /// RVar/WVar per node key: each access below it (thread, access) with
+    /// the threads whose state at the node happens before it within the
+    /// subtree (bit r; `commit`).
+    rw: FastMap<u64, FastMap<(usize, Access), u64>>,
     ps: HashMap<usize, PsEntry<'c>>,
     dpor: bool,
     /// `odpor`: races fill wakeup trees instead of backtrack sets.

@@ -390,7 +390,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let acc: Vec<(usize, Access)> = self
             .rw
             .get(&key)
-            .map(|s| s.iter().cloned().collect())
+            .map(|s| s.keys().cloned().collect())
             .unwrap_or_default();
         let parents = parents_of(st);
         for (q, a) in acc {

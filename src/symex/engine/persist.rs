@@ -4,337 +4,34 @@
 //! the frames at s, `m!…` memory cells) that says which states at s were
 //! explored without finding anything.  It keeps its meaning in another run
 //! — of this program or of another version — at a state with the same
-//! *portable key*: the same global control state written in statement
-//! identity (function name, block and instruction index of every frame,
-//! thread statuses, lock owners, condition waiters), the same code *ahead*
-//! of every frame (the rest of its block, every block reachable from it,
-//! and the whole code of every function those reference: callees, thread
-//! start routines, every function when an indirect call is possible), the
-//! same globals (names and types: object ids follow their order) and the same object layout (kind, liveness, heap sizes).  Code
-//! already run may differ (its effect is in the state the formula is
-//! checked against); code ahead may not.  This is Δmap restricted to
-//! unchanged code: a summary is reused exactly where the code it
-//! summarises did not change.
+//! *portable key*: every frame's function and the code *ahead* of it up to
+//! local names (`fingerprint`: the rest of its block, every block
+//! reachable from it, and the whole code of every function those
+//! reference), thread statuses, lock owners, condition waiters, the
+//! globals by name and the objects made at run time (kind, liveness, heap
+//! sizes).  Code already run may differ (its effect is in the state the
+//! formula is checked against); code ahead may not, except for the names
+//! of its values: a stored formula names registers by their canonical
+//! number in the code ahead of their frame (`r!t!d!~k`), mapped to this
+//! version's names when adopted.  This is Δmap restricted to unchanged
+//! code: a summary is reused exactly where the code it summarises did not
+//! change.
 
+use super::fingerprint::{fingerprints, Fingerprints, Fnv};
 use super::*;
 use crate::symex::store::{Store, StoreOptions, StoredAccess, StoredRes, StoredSummary};
 
-/// Stable 64-bit FNV-1a (the std hasher may change between Rust releases;
-/// stored keys must not).
-#[derive(Clone, Copy)]
-pub(crate) struct Fnv(u64);
-
-impl Fnv {
-    pub(crate) fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        for x in b {
-            self.0 ^= *x as u64;
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    pub(crate) fn u64(&mut self, x: u64) {
-        self.bytes(&x.to_le_bytes());
-    }
-    pub(crate) fn str(&mut self, s: &str) {
-        self.u64(s.len() as u64);
-        self.bytes(s.as_bytes());
-    }
-    pub(crate) fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Code fingerprints of a module.
-pub(crate) struct Fingerprints {
-    /// Per function: its code and everything it references (callees,
-    /// thread start routines), transitively.
-    closure: Vec<u64>,
-    /// Portable names of the objects created before the program runs
-    /// (null, globals, functions, declarations: `memory::init_globals`'
-    /// order) and the inverse map.
-    obj_names: Vec<String>,
-    obj_ids: HashMap<String, u32>,
-    /// Per function and block: instruction texts (terminator last) and
-    /// the functions each references.
-    texts: Vec<Vec<Vec<String>>>,
-    refs: Vec<Vec<Vec<Vec<usize>>>>,
-    succ: Vec<Vec<Vec<usize>>>,
-    /// Per function and block: its text and the closures it references.
-    block_fp: Vec<Vec<u64>>,
-    /// Functions with an indirect call reach every function.
-    indirect: Vec<bool>,
-    all_fp: u64,
-    /// Fingerprint of the code ahead of a position (function, block, ip).
-    ahead: std::cell::RefCell<HashMap<(usize, usize, usize), u64>>,
-}
-
-/// An instruction's text as fingerprinted: a call of `__assert_fail`
-/// keeps only its callee (its arguments — message strings, line number,
-/// function name — only shape the report, and a failing assertion ends
-/// its path whatever they are: a summary means "nothing is found ahead").
-fn canon_text(t: String) -> String {
-    if t.contains("@__assert_fail(") {
-        "call @__assert_fail".to_string()
-    } else {
-        t
-    }
-}
-
-/// Names after `@` in an instruction's text (callees, thread start
-/// routines, addresses taken).
-fn referenced(text: &str, out: &mut Vec<String>) {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'@' {
-            let mut j = i + 1;
-            if j < b.len() && b[j] == b'"' {
-                let k = text[j + 1..].find('"').map_or(b.len(), |k| j + 1 + k);
-                out.push(text[j + 1..k].to_string());
-                i = k;
-                continue;
-            }
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || b"._$-".contains(&b[j])) {
-                j += 1;
-            }
-            out.push(text[i + 1..j].to_string());
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-}
-
-pub(crate) fn fingerprints(m: &Module) -> Fingerprints {
-    let idx: HashMap<&str, usize> = m
-        .functions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.as_str(), i))
-        .collect();
-    // A global referenced by code: its type, and for a constant its
-    // contents (code reads them; a writable global's value is in the state).
-    let gfp: HashMap<String, u64> = m
-        .global_vars
-        .iter()
-        .map(|gv| {
-            let mut h = Fnv::new();
-            h.str(&format!("{:?}", gv.ty));
-            h.u64(gv.is_constant as u64);
-            if gv.is_constant {
-                h.str(&format!("{:?}", gv.initializer));
-            }
-            (name_str(&gv.name), h.finish())
-        })
-        .collect();
-    let mut own = Vec::new();
-    let mut edges: Vec<Vec<usize>> = Vec::new();
-    let mut indirect = Vec::new();
-    let mut texts = Vec::new();
-    let mut refs = Vec::new();
-    let mut succ = Vec::new();
-    for f in &m.functions {
-        let mut h = Fnv::new();
-        h.str(&f.name);
-        h.str(&format!("{:?}", f.return_type));
-        for p in &f.parameters {
-            h.str(&format!("{} {:?}", name_str(&p.name), p.ty));
-        }
-        let mut ind = false;
-        let mut ftexts = Vec::new();
-        let mut frefs = Vec::new();
-        let mut all_refs = Vec::new();
-        for b in &f.basic_blocks {
-            h.str(&name_str(&b.name));
-            let mut bt = Vec::new();
-            let mut br = Vec::new();
-            let texts_b = b
-                .instrs
-                .iter()
-                .map(|i| i.to_string())
-                .chain(std::iter::once(b.term.to_string()));
-            for t in texts_b {
-                let t = canon_text(t);
-                let mut r = Vec::new();
-                referenced(&t, &mut r);
-                let mut th = Fnv::new();
-                th.str(&t);
-                for n in &r {
-                    if let Some(g) = gfp.get(n) {
-                        th.u64(*g);
-                    }
-                }
-                let t = format!("{t}#{:x}", th.finish());
-                h.str(&t);
-                let r: Vec<usize> = r
-                    .iter()
-                    .filter_map(|n| idx.get(n.as_str()).copied())
-                    .collect();
-                all_refs.extend(r.iter().copied());
-                br.push(r);
-                bt.push(t);
-            }
-            for i in &b.instrs {
-                if let Instruction::Call(c) = i {
-                    if c.function.is_right() && callee_name(c).is_none() {
-                        ind = true;
-                    }
-                }
-            }
-            ftexts.push(bt);
-            frefs.push(br);
-        }
-        succ.push(
-            f.basic_blocks
-                .iter()
-                .map(|b| crate::symex::slice::block_successors(f, &b.term))
-                .collect::<Vec<_>>(),
-        );
-        own.push(h.finish());
-        edges.push(all_refs);
-        indirect.push(ind);
-        texts.push(ftexts);
-        refs.push(frefs);
-    }
-    let all_fp = {
-        let mut h = Fnv::new();
-        for x in &own {
-            h.u64(*x);
-        }
-        h.finish()
-    };
-    let closure: Vec<u64> = (0..m.functions.len())
-        .map(|f0| {
-            let mut seen = vec![false; own.len()];
-            let mut stack = vec![f0];
-            let mut any_indirect = false;
-            while let Some(f) = stack.pop() {
-                if std::mem::replace(&mut seen[f], true) {
-                    continue;
-                }
-                any_indirect |= indirect[f];
-                stack.extend(edges[f].iter().copied());
-            }
-            if any_indirect {
-                return all_fp;
-            }
-            let mut h = Fnv::new();
-            for (f, s) in seen.iter().enumerate() {
-                if *s {
-                    h.u64(own[f]);
-                }
-            }
-            h.finish()
-        })
-        .collect();
-    let block_fp = texts
-        .iter()
-        .zip(&refs)
-        .map(|(ft, fr): (&Vec<Vec<String>>, &Vec<Vec<Vec<usize>>>)| {
-            ft.iter()
-                .zip(fr)
-                .map(|(bt, br)| {
-                    let mut h = Fnv::new();
-                    for (t, r) in bt.iter().zip(br) {
-                        h.str(t);
-                        for x in r {
-                            h.u64(closure[*x]);
-                        }
-                    }
-                    h.finish()
-                })
-                .collect()
-        })
-        .collect();
-    // Objects created before the program runs, named as the code names
-    // them: a global or function added elsewhere shifts the numbers of
-    // the others, not their names (`memory::init_globals`' order).
-    let mut obj_names = vec!["null".to_string()];
-    obj_names.extend(
-        m.global_vars
-            .iter()
-            .map(|g| format!("g:{}", name_str(&g.name))),
-    );
-    obj_names.extend(m.functions.iter().map(|f| format!("f:{}", f.name)));
-    obj_names.extend(m.func_declarations.iter().map(|d| format!("d:{}", d.name)));
-    let obj_ids = obj_names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), i as u32))
-        .collect();
-    Fingerprints {
-        closure,
-        obj_names,
-        obj_ids,
-        texts,
-        refs,
-        succ,
-        block_fp,
-        indirect,
-        all_fp,
-        ahead: Default::default(),
-    }
-}
-
-impl Fingerprints {
-    /// The portable name of object `o` (objects made at run time are
-    /// numbered from the first of them).
-    fn obj_name(&self, o: u32) -> String {
-        match self.obj_names.get(o as usize) {
-            Some(n) => n.clone(),
-            None => format!("o:{}", o as usize - self.obj_names.len()),
-        }
-    }
-
-    fn obj_id(&self, name: &str) -> Option<u32> {
-        if let Some(k) = name.strip_prefix("o:") {
-            return Some(self.obj_names.len() as u32 + k.parse::<u32>().ok()?);
-        }
-        self.obj_ids.get(name).copied()
-    }
-
-    /// The code a frame at (f, bb, ip) may still run: the rest of its
-    /// block, every block reachable from it, and all they reference.
-    fn ahead(&self, f: usize, bb: usize, ip: usize) -> u64 {
-        if let Some(x) = self.ahead.borrow().get(&(f, bb, ip)) {
-            return *x;
-        }
-        let mut h = Fnv::new();
-        h.u64(self.indirect[f] as u64 * self.all_fp);
-        let (bt, br) = (&self.texts[f][bb], &self.refs[f][bb]);
-        for k in ip.min(bt.len())..bt.len() {
-            h.str(&bt[k]);
-            for x in &br[k] {
-                h.u64(self.closure[*x]);
-            }
-        }
-        let mut seen = vec![false; self.succ[f].len()];
-        let mut stack: Vec<usize> = self.succ[f][bb].clone();
-        while let Some(b) = stack.pop() {
-            if std::mem::replace(&mut seen[b], true) {
-                continue;
-            }
-            stack.extend(self.succ[f][b].iter().copied());
-        }
-        for (b, s) in seen.iter().enumerate() {
-            if *s {
-                h.u64(b as u64);
-                h.u64(self.block_fp[f][b]);
-            }
-        }
-        let x = h.finish();
-        self.ahead.borrow_mut().insert((f, bb, ip), x);
-        x
-    }
-}
+/// The position (function, block, instruction) of every frame, per thread.
+type Positions = Vec<Vec<(usize, usize, usize)>>;
 
 /// A summary read from the store.
 pub(crate) struct Imported<'c> {
+    /// Registers named canonically (`r!t!d!~k`).
     f: Bool<'c>,
+    /// Its registers: name and width.
+    regs: Vec<(String, u32)>,
     asleep: BTreeSet<usize>,
-    rw: Vec<(usize, Access)>,
+    rw: Vec<(usize, Access, u64)>,
 }
 
 pub(crate) struct Persist<'c> {
@@ -345,6 +42,9 @@ pub(crate) struct Persist<'c> {
     /// Local key → portable key (None: states with one local key had
     /// different portable keys; such a summary is not exported).
     portable: HashMap<u64, Option<u64>>,
+    /// Local key → the position (function, block, instruction) of every
+    /// frame of every thread (the local key is made of them).
+    frames: HashMap<u64, Positions>,
     /// Local keys already looked up in `imported`.
     checked: HashSet<u64>,
     /// (merges, accesses) of each local key when last written.
@@ -353,7 +53,7 @@ pub(crate) struct Persist<'c> {
 }
 
 /// An access as stored: its object by portable name.
-fn to_stored(fps: &Fingerprints, t: usize, a: &Access) -> StoredAccess {
+fn to_stored(fps: &Fingerprints, t: usize, a: &Access, after: u64) -> StoredAccess {
     let (res, obj) = match &a.res {
         Res::Mem(o, lo, hi) => (
             StoredRes::Mem {
@@ -385,12 +85,13 @@ fn to_stored(fps: &Fingerprints, t: usize, a: &Access) -> StoredAccess {
         res,
         write: a.write,
         object_name: obj.map(|o| fps.obj_name(o)),
+        after,
     }
 }
 
 /// A stored access in this program's object numbers (None: its object
 /// has no counterpart here, or it predates portable names).
-fn from_stored(fps: &Fingerprints, s: &StoredAccess) -> Option<(usize, Access)> {
+fn from_stored(fps: &Fingerprints, s: &StoredAccess) -> Option<(usize, Access, u64)> {
     let obj = match &s.object_name {
         Some(n) => Some(fps.obj_id(n)?),
         None => None,
@@ -409,6 +110,7 @@ fn from_stored(fps: &Fingerprints, s: &StoredAccess) -> Option<(usize, Access)> 
             res,
             write: s.write,
         },
+        s.after,
     ))
 }
 
@@ -464,13 +166,16 @@ fn scan_smt(text: &str) -> (Vec<(String, u32)>, Vec<u128>) {
 /// in the bits above 64).  `to_names`: this program's numbers → portable
 /// names (a pointer's base becomes the constant `P!<name>`); else portable
 /// names → this program's numbers.  `text`: the formula in SMT-LIB.  None
-/// when a name has no object here or cannot be written.
+/// when a name has no object here or cannot be written.  Registers
+/// (`r!<thread>!<frame>!<name>`) are renamed by `regs` (None: the summary
+/// cannot be carried).
 fn rename_objects<'c>(
     ctx: &'c Context,
     fps: &Fingerprints,
     f: &Bool<'c>,
     text: &str,
     to_names: bool,
+    regs: &dyn Fn(usize, usize, &str) -> Option<String>,
 ) -> Option<Bool<'c>> {
     let (consts, nums) = scan_smt(text);
     let mut from: Vec<BV<'c>> = Vec::new();
@@ -499,6 +204,16 @@ fn rename_objects<'c>(
             to.push(BV::from_str(ctx, PW, &v.to_string())?);
             continue;
         }
+        if let Some(rest) = name.strip_prefix("r!") {
+            let (t, d, r) = split_reg(rest)?;
+            from.push(BV::new_const(ctx, name.as_str(), w));
+            to.push(BV::new_const(
+                ctx,
+                format!("r!{t}!{d}!{}", regs(t, d, r)?),
+                w,
+            ));
+            continue;
+        }
         let Some(rest) = name.strip_prefix("m!") else {
             continue;
         };
@@ -517,6 +232,48 @@ fn rename_objects<'c>(
     }
     if from.is_empty() {
         return Some(f.clone());
+    }
+    let pairs: Vec<(&BV<'c>, &BV<'c>)> = from.iter().zip(&to).collect();
+    Some(f.substitute(&pairs))
+}
+
+/// The position of every frame of every thread.
+fn frame_positions(st: &State<'_>) -> Positions {
+    st.threads
+        .iter()
+        .map(|t| t.frames.iter().map(|fr| (fr.f, fr.bb, fr.ip)).collect())
+        .collect()
+}
+
+/// `<thread>!<frame>!<register>` of a register's state variable.
+fn split_reg(rest: &str) -> Option<(usize, usize, &str)> {
+    let mut it = rest.splitn(3, '!');
+    let t = it.next()?.parse().ok()?;
+    let d = it.next()?.parse().ok()?;
+    Some((t, d, it.next()?))
+}
+
+/// Rename `f`'s registers (`regs`: name and width) by `map`; None when
+/// one has no counterpart.
+fn rename_regs<'c>(
+    ctx: &'c Context,
+    f: &Bool<'c>,
+    regs: &[(String, u32)],
+    map: &dyn Fn(usize, usize, &str) -> Option<String>,
+) -> Option<Bool<'c>> {
+    if regs.is_empty() {
+        return Some(f.clone());
+    }
+    let mut from = Vec::new();
+    let mut to = Vec::new();
+    for (name, w) in regs {
+        let (t, d, r) = split_reg(name.strip_prefix("r!")?)?;
+        from.push(BV::new_const(ctx, name.as_str(), *w));
+        to.push(BV::new_const(
+            ctx,
+            format!("r!{t}!{d}!{}", map(t, d, r)?),
+            *w,
+        ));
     }
     let pairs: Vec<(&BV<'c>, &BV<'c>)> = from.iter().zip(&to).collect();
     Some(f.substitute(&pairs))
@@ -564,9 +321,16 @@ impl<'c, 'm> Engine<'c, 'm> {
                         // Objects that do not exist here: the summary
                         // cannot apply (and is not guessed at).
                         let f = v.pop().unwrap();
-                        let Some(f) = rename_objects(self.ctx, &fps, &f, &s.formula, false) else {
+                        let keep = |_: usize, _: usize, r: &str| Some(r.to_string());
+                        let Some(f) = rename_objects(self.ctx, &fps, &f, &s.formula, false, &keep)
+                        else {
                             continue;
                         };
+                        let regs = scan_smt(&s.formula)
+                            .0
+                            .into_iter()
+                            .filter(|(n, _)| n.starts_with("r!"))
+                            .collect();
                         let Some(rw) = s
                             .accesses
                             .iter()
@@ -579,6 +343,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                             s.state_key,
                             Imported {
                                 f,
+                                regs,
                                 asleep: s.asleep.iter().copied().collect(),
                                 rw,
                             },
@@ -595,6 +360,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             fps,
             imported,
             portable: HashMap::new(),
+            frames: HashMap::new(),
             checked: HashSet::new(),
             written: HashMap::new(),
             last_flush: Instant::now(),
@@ -606,7 +372,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         // Keys of this scheme never equal those of the first one (object
         // numbers, whole-program globals), whose formulas named objects by
         // number.
-        h.str("portable-v2");
+        // (v3: frames by function and canonical code ahead, registers by
+        // canonical number).
+        h.str("portable-v3");
         for t in &st.threads {
             match &t.status {
                 TStatus::Run => h.u64(1),
@@ -625,11 +393,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             h.u64(t.atomic as u64);
             h.u64(t.tail as u64);
             h.u64(t.frames.len() as u64);
+            // The position itself is not needed: the code ahead, up to
+            // local names, is what the frame will run.
             for fr in &t.frames {
                 h.str(&self.m.functions[fr.f].name);
-                h.u64(fr.bb as u64);
-                h.u64(fr.ip as u64);
-                h.u64(fps.ahead(fr.f, fr.bb, fr.ip));
+                h.u64(fps.ahead(fr.f, fr.bb, fr.ip).fp);
             }
         }
         for (a, o) in &st.mutex {
@@ -679,7 +447,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         self.m.functions[fr.f].name,
                         fr.bb,
                         fr.ip,
-                        p.fps.ahead(fr.f, fr.bb, fr.ip) & 0xffff
+                        p.fps.ahead(fr.f, fr.bb, fr.ip).fp & 0xffff
                     );
                 }
             }
@@ -692,6 +460,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         let adopt =
             !p.imported.is_empty() && !p.checked.contains(&key) && self.ps_entry(key).is_none();
         let p = self.persist.as_mut().unwrap();
+        if p.opts.export && !p.frames.contains_key(&key) {
+            p.frames.insert(key, frame_positions(st));
+        }
         match p.portable.get(&key) {
             None => {
                 p.portable.insert(key, Some(pk));
@@ -708,7 +479,18 @@ impl<'c, 'm> Engine<'c, 'm> {
         let Some(im) = p.imported.get(&pk) else {
             return;
         };
-        let (f, asleep, rw) = (im.f.clone(), im.asleep.clone(), im.rw.clone());
+        // Canonical register numbers → this version's names, through the
+        // code ahead of each frame here.
+        let fps = &p.fps;
+        let to_local = |t: usize, d: usize, r: &str| -> Option<String> {
+            let k: u32 = r.strip_prefix('~')?.parse().ok()?;
+            let fr = st.threads.get(t)?.frames.get(d)?;
+            fps.ahead(fr.f, fr.bb, fr.ip).name_of(k).map(str::to_string)
+        };
+        let Some(f) = rename_regs(self.ctx, &im.f, &im.regs, &to_local) else {
+            return;
+        };
+        let (asleep, rw) = (im.asleep.clone(), im.rw.clone());
         let n = self.opts.summary_table_size.max(1);
         self.ps.insert(
             (key as usize) % n,
@@ -719,7 +501,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 asleep,
             },
         );
-        self.rw.entry(key).or_default().extend(rw);
+        let e = self.rw.entry(key).or_default();
+        for (t, a, after) in rw {
+            e.entry((t, a)).and_modify(|m| *m &= after).or_insert(after);
+        }
         self.stats.summaries_reused += 1;
     }
 
@@ -750,7 +535,18 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             let s = Solver::new(self.ctx);
             s.assert(&strict);
-            let Some(f) = rename_objects(self.ctx, &p.fps, &strict, &s.to_string(), true) else {
+            // Registers by canonical number in the code ahead of their
+            // frame (the positions the local key stands for).
+            let Some(frames) = p.frames.get(&e.key) else {
+                continue;
+            };
+            let fps = &p.fps;
+            let to_canon = |t: usize, d: usize, r: &str| -> Option<String> {
+                let (f, bb, ip) = *frames.get(t)?.get(d)?;
+                Some(format!("~{}", fps.ahead(f, bb, ip).regs.get(r)?))
+            };
+            let Some(f) = rename_objects(self.ctx, fps, &strict, &s.to_string(), true, &to_canon)
+            else {
                 continue;
             };
             let s = Solver::new(self.ctx);
@@ -758,7 +554,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let mut accesses: Vec<StoredAccess> = rw
                 .into_iter()
                 .flatten()
-                .map(|(t, a)| to_stored(&p.fps, *t, a))
+                .map(|((t, a), after)| to_stored(fps, *t, a, *after))
                 .collect();
             accesses.sort_by_key(|a| format!("{a:?}"));
             items.push(StoredSummary {
