@@ -708,7 +708,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let Some(im) = p.imported.get(&pk) else {
             return;
         };
-        let (f, asleep, rw) = (im.f.clone(), im.asleep.clone(), im.rw.clone());
+        let (f, asleep, rw) = (Cond::S(im.f.clone()), im.asleep.clone(), im.rw.clone());
         let n = self.opts.summary_table_size.max(1);
         self.ps.insert(
             (key as usize) % n,
@@ -744,7 +744,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 continue;
             }
             // Another run has not reported this run's findings.
-            let strict = self.with_known(&e.f, false);
+            let strict = self.with_known(&e.f.bool(self.ctx), false);
             if strict.as_bool() == Some(false) {
                 continue;
             }
