@@ -155,11 +155,11 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Order a fork's alternatives: an untaken direction of a recorded
     /// branch first, then the side closer to impacted code.
-    pub(crate) fn directed_order_alts<T>(
+    pub(crate) fn directed_order_alts<T, U>(
         &self,
         st: &State<'c>,
         tid: usize,
-        alts: &mut [(T, T, usize)],
+        alts: &mut [(T, U, usize)],
     ) {
         let Some(d) = self.directed.as_ref() else {
             return;

@@ -198,7 +198,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         mut st: State<'c>,
         tid: usize,
         sleep: Vec<(usize, Vec<Access>)>,
-    ) -> Bool<'c> {
+    ) -> Cond<'c> {
         let seg = std::mem::take(&mut st.seg);
         if st.normalizing {
             st.normalizing = false;
@@ -207,7 +207,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         } else {
             self.commit(&mut st, tid);
             if self.interference_bound_hit(&st) {
-                return Bool::from_bool(self.ctx, false);
+                return Cond::C(false);
             }
         }
         let w = self.sched_inner(st, sleep);
@@ -218,9 +218,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         &mut self,
         mut st: State<'c>,
         sleep: Vec<(usize, Vec<Access>)>,
-    ) -> Bool<'c> {
-        let tru = Bool::from_bool(self.ctx, true);
-        let fls = Bool::from_bool(self.ctx, false);
+    ) -> Cond<'c> {
+        let tru = Cond::C(true);
+        let fls = Cond::C(false);
         if self.timed_out() {
             return fls;
         }
@@ -348,7 +348,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         // Summary pruning.  `restricted`: the summary covers every
         // continuation except those starting with threads that were asleep
         // when it was computed but are awake now; only those are explored.
-        let mut restricted: Option<(Bool<'c>, Vec<usize>)> = None;
+        let mut restricted: Option<(Cond<'c>, Vec<usize>)> = None;
         if self.ag {
             if let Some((ps, asleep)) = self.ps_entry(key) {
                 let extra: Vec<usize> = asleep
@@ -359,7 +359,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if self.implied_with(&st, &ps, extra.is_empty()) {
                     if extra.is_empty() {
                         if self.debug {
-                            eprintln!("pruned at schedule {:?}: PS = {ps}", st.sched);
+                            eprintln!("pruned at schedule {:?}: PS = {ps:?}", st.sched);
                         }
                         self.stats.partial_runs += 1;
                         self.stats.pruned_interleavings += 1;
@@ -510,7 +510,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let w = self.run_thread(child, t, true, child_sleep);
             // Weakest preconditions only matter to the pruning (dpor+ag).
             if self.ag {
-                wp = and2(self.ctx, &self.simp, &wp, &w);
+                wp = wp_and(self.ctx, &self.simp, &wp, &w);
             }
             explored += 1;
             done_acc.push((t, tacc));
@@ -538,14 +538,14 @@ impl<'c, 'm> Engine<'c, 'm> {
         mut st: State<'c>,
         u: usize,
         sleep: Vec<(usize, Vec<Access>)>,
-    ) -> Bool<'c> {
+    ) -> Cond<'c> {
         let key = self.node_key(&st);
         self.persist_visit(&st, key);
         if self.ag {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {
                     if self.debug {
-                        eprintln!("pruned before tail at schedule {:?}: PS = {ps}", st.sched);
+                        eprintln!("pruned before tail at schedule {:?}: PS = {ps:?}", st.sched);
                     }
                     self.stats.partial_runs += 1;
                     self.directed_end(&st, PathEnd::Pruned);
@@ -616,8 +616,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         tid: usize,
         first: bool,
         sleep: Vec<(usize, Vec<Access>)>,
-    ) -> Bool<'c> {
-        let fls = Bool::from_bool(self.ctx, false);
+    ) -> Cond<'c> {
+        let fls = Cond::C(false);
         let mut first = first;
         loop {
             if st.threads[tid].status == TStatus::Done {
@@ -720,10 +720,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         &mut self,
         mut st: State<'c>,
         tid: usize,
-        alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
+        alts: Vec<(Bool<'c>, Cond<'c>, usize)>,
         sleep: Vec<(usize, Vec<Access>)>,
         first: bool,
-    ) -> Bool<'c> {
+    ) -> Cond<'c> {
         let seg = std::mem::take(&mut st.seg);
         let key = self.node_key(&st);
         self.persist_visit(&st, key);
@@ -740,7 +740,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         self.open_push(key);
         // The branch condition over the state variables of this node.
-        let mut wp = Bool::from_bool(self.ctx, false);
+        let mut wp = Cond::C(false);
         let mut alts = alts;
         self.directed_order_alts(&st, tid, &mut alts);
         for (cond, condsv, target) in alts {
@@ -758,7 +758,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     child.threads[tid].atomic = 0;
                     let w = self.explore_sched(child, tid, sleep.clone());
                     if self.ag {
-                        wp = or_side(self.ctx, &self.simp, &wp, &condsv, &w);
+                        wp = wp_or_side(self.ctx, &self.simp, &wp, &condsv, &w);
                     }
                 } else {
                     self.end_path(&child, tid, stop);
@@ -767,7 +767,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             let w = self.run_thread(child, tid, first, sleep.clone());
             if self.ag {
-                wp = or_side(self.ctx, &self.simp, &wp, &condsv, &w);
+                wp = wp_or_side(self.ctx, &self.simp, &wp, &condsv, &w);
             }
         }
         self.open.pop();

@@ -64,6 +64,14 @@ impl<'c, 'm> Engine<'c, 'm> {
         };
         let block = &self.m.functions[f].basic_blocks[bb];
         if ip < block.instrs.len() {
+            if let Some(w) = (!self.wide.is_empty())
+                .then(|| self.wide.get(&(f, bb, ip)))
+                .flatten()
+            {
+                return Err(Stop::Unsupported(format!(
+                    "{w}-bit value (the executor holds at most 128 bits)"
+                )));
+            }
             self.exec(st, tid, &block.instrs[ip])
         } else {
             self.term(st, tid, &block.term)
@@ -254,7 +262,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let (_, csv, t, _) = feasible.pop().unwrap();
                 // Simplified with the segment's formula (`apply_seg`).
                 if self.ag && csv.as_bool() != Some(true) {
-                    st.seg.assumes.push(csv.bool(self.ctx));
+                    st.seg.assumes.push(csv);
                 }
                 self.directed_push(st, tid, t);
                 self.goto(st, tid, t)
@@ -262,7 +270,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             _ => Ok(Step::Fork {
                 alts: feasible
                     .into_iter()
-                    .map(|(c, csv, t, _)| (c.bool(self.ctx), csv.bool(self.ctx), t))
+                    .map(|(c, csv, t, _)| (c.bool(self.ctx), csv, t))
                     .collect(),
             }),
         }

@@ -226,7 +226,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let psv = self.op_sv(st, tid, op)?.simplify();
             if psv.as_u64().is_none() {
                 if off.as_u64().is_some() {
-                    st.seg.assumes.push(psv._eq(&p).bool(self.ctx));
+                    st.seg.assumes.push(psv._eq(&p));
                 } else {
                     st.seg.bad = true;
                 }
@@ -315,7 +315,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                                     None if st.seg.fresh.contains(&o) => {
                                         st.objs[o as usize].cells[&k].val.clone()
                                     }
-                                    None => Val::S(BV::new_const(self.ctx, n, cb)),
+                                    None => Val::T(Term::var(&n, cb)),
                                 };
                                 Some(self.adapt(raw, bits))
                             }

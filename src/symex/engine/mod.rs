@@ -43,11 +43,13 @@ mod persist;
 mod solver;
 mod state;
 mod summary;
+mod term;
 mod trace;
 mod tripcount;
 mod val;
 mod values;
 mod visibility;
+mod wide;
 
 use dpor::*;
 use fasthash::FastMap;
@@ -55,6 +57,7 @@ use models::is_thread_local_call;
 use odpor::*;
 use state::*;
 use summary::*;
+use term::*;
 use val::*;
 use visibility::*;
 
@@ -69,7 +72,7 @@ pub(crate) enum Step<'c> {
     /// Transition ends here (blocked, waiting).
     Yield,
     Fork {
-        alts: Vec<(Bool<'c>, Bool<'c>, usize)>,
+        alts: Vec<(Bool<'c>, Cond<'c>, usize)>,
     },
 }
 
@@ -168,6 +171,8 @@ pub(crate) struct Engine<'c, 'm> {
     trip_allow: Vec<Vec<u64>>,
     /// Directed mode (`--directed`): recorded decisions and the order.
     directed: Option<directed::Directed>,
+    /// Instructions whose result is wider than a value holds (`wide`).
+    wide: HashMap<(usize, usize, usize), u32>,
 }
 
 pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -335,6 +340,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             trace,
             trip_allow: m.functions.iter().map(tripcount::block_allowance).collect(),
             directed: None,
+            wide: wide::wide_results(m),
         };
         e.directed = e
             .opts

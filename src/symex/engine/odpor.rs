@@ -248,7 +248,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         order: &[usize],
         nexts: &[Next],
         sleep: &[(usize, Vec<Access>)],
-        wp: &mut Bool<'c>,
+        wp: &mut Cond<'c>,
     ) -> Option<usize> {
         let asleep = |t: usize| sleep.iter().any(|(q, _)| *q == t);
         let acc_of = |t: usize| match &nexts[t] {
@@ -325,7 +325,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             let w = self.run_thread(child, t, true, child_sleep);
             // Weakest preconditions only matter to the pruning (odpor+ag).
             if self.ag {
-                *wp = and2(self.ctx, &self.simp, wp, &w);
+                *wp = wp_and(self.ctx, &self.simp, wp, &w);
             }
             explored += 1;
             self.nodes[d].sleep.push((t, tacc));

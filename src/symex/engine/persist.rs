@@ -490,6 +490,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let Some(f) = rename_regs(self.ctx, &im.f, &im.regs, &to_local) else {
             return;
         };
+        let f = Cond::S(f);
         let (asleep, rw) = (im.asleep.clone(), im.rw.clone());
         let n = self.opts.summary_table_size.max(1);
         self.ps.insert(
@@ -529,7 +530,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 continue;
             }
             // Another run has not reported this run's findings.
-            let strict = self.with_known(&e.f, false);
+            let strict = self.with_known(&e.f.bool(self.ctx), false);
             if strict.as_bool() == Some(false) {
                 continue;
             }

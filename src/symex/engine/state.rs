@@ -73,7 +73,7 @@ pub(crate) struct Thread<'c> {
 #[derive(Clone, Default)]
 pub(crate) struct Seg<'c> {
     pub(crate) ov: HashMap<String, Val<'c>>,
-    pub(crate) assumes: Vec<Bool<'c>>,
+    pub(crate) assumes: Vec<Cond<'c>>,
     pub(crate) bad: bool,
     /// Objects allocated in this segment.
     pub(crate) fresh: HashSet<u32>,

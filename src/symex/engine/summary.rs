@@ -2,7 +2,7 @@ use super::*;
 
 pub(crate) struct PsEntry<'c> {
     pub(crate) key: u64,
-    pub(crate) f: Bool<'c>,
+    pub(crate) f: Cond<'c>,
     pub(crate) merges: u32,
     /// Threads asleep at some visit that contributed to `f`.
     pub(crate) asleep: BTreeSet<usize>,
@@ -21,12 +21,12 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// to the store, whose reader has not reported the finding.  Anything
     /// else that ends a path (unsupported construct, cut, failed
     /// assumption) contributes `false`: the program goes on, unexplored.
-    pub(crate) fn end_wp(&self, stop: &Stop) -> Bool<'c> {
+    pub(crate) fn end_wp(&self, stop: &Stop) -> Cond<'c> {
         match stop {
             Stop::Finding(k, _) if *k != FindingKind::Unsupported && self.ag => {
-                Bool::new_const(self.ctx, KNOWN)
+                Cond::T(Term::var(KNOWN, 0))
             }
-            _ => Bool::from_bool(self.ctx, false),
+            _ => Cond::C(false),
         }
     }
 
@@ -56,14 +56,48 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Apply the segment's effects to a weakest precondition.
-    pub(crate) fn apply_seg(&mut self, seg: &Seg<'c>, wp: Bool<'c>) -> Bool<'c> {
+    pub(crate) fn apply_seg(&mut self, seg: &Seg<'c>, wp: Cond<'c>) -> Cond<'c> {
         if !self.ag || seg.bad || wp.as_bool() == Some(false) {
-            return Bool::from_bool(self.ctx, false);
+            return Cond::C(false);
         }
         // Nothing to substitute or add: the wp is unchanged (no z3 call).
         if seg.ov.is_empty() && seg.assumes.is_empty() && seg.havoc.is_empty() {
             return wp;
         }
+        match wp {
+            Cond::S(b) => norm(self.apply_seg_z3(seg, b)),
+            wp => {
+                // Our own terms: the overwritten state variables the wp
+                // names are replaced, constants fold (no z3 call).
+                let w = match &wp {
+                    Cond::T(t) => match t.subst(&mut |n, w| {
+                        seg.ov
+                            .get(n)
+                            .filter(|v| v.get_size() == w)
+                            .map(|v| TV::Bv(v.clone()))
+                    }) {
+                        TV::B(c) => c,
+                        TV::Bv(_) => unreachable!("a weakest precondition is a boolean"),
+                    },
+                    c => c.clone(),
+                };
+                let mut parts = seg.assumes.clone();
+                parts.push(w);
+                let body = Cond::all(&parts);
+                if seg.havoc.is_empty() {
+                    return wp_cap(self.ctx, &self.simp, body);
+                }
+                // Inputs read after the node are universally quantified.
+                let body = self.simp.simplify(body.bool(self.ctx));
+                let bound: Vec<&dyn Ast<'c>> =
+                    seg.havoc.iter().map(|h| h as &dyn Ast<'c>).collect();
+                norm(z3::ast::forall_const(self.ctx, &bound, &[], &body))
+            }
+        }
+    }
+
+    /// `apply_seg` on a z3 formula.
+    fn apply_seg_z3(&mut self, seg: &Seg<'c>, wp: Bool<'c>) -> Bool<'c> {
         // Only the state variables the wp names are substituted (profile:
         // building a constant and a term for every overwritten variable,
         // then simplifying, was most of `dpor+ag`'s time on concrete
@@ -96,7 +130,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         } else {
             wp.substitute(&pairs)
         };
-        let mut parts: Vec<&Bool<'c>> = seg.assumes.iter().collect();
+        let assumes: Vec<Bool<'c>> = seg.assumes.iter().map(|a| a.bool(self.ctx)).collect();
+        let mut parts: Vec<&Bool<'c>> = assumes.iter().collect();
         parts.push(&w);
         let body = self.simp.simplify(Bool::and(self.ctx, &parts));
         if seg.havoc.is_empty() {
@@ -133,7 +168,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The summary of `key`, if it may be used with the current sleep set.
-    pub(crate) fn ps_lookup(&self, key: u64, sleep: &[(usize, Vec<Access>)]) -> Option<Bool<'c>> {
+    pub(crate) fn ps_lookup(&self, key: u64, sleep: &[(usize, Vec<Access>)]) -> Option<Cond<'c>> {
         let n = self.opts.summary_table_size.max(1);
         let e = self
             .ps
@@ -146,7 +181,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The summary of `key` with the threads asleep when it was computed.
-    pub(crate) fn ps_entry(&self, key: u64) -> Option<(Bool<'c>, BTreeSet<usize>)> {
+    pub(crate) fn ps_entry(&self, key: u64) -> Option<(Cond<'c>, BTreeSet<usize>)> {
         let n = self.opts.summary_table_size.max(1);
         let e = self
             .ps
@@ -155,7 +190,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Some((e.f.clone(), e.asleep.clone()))
     }
 
-    pub(crate) fn ps_merge(&mut self, key: u64, wp: &Bool<'c>, sleep: &[(usize, Vec<Access>)]) {
+    pub(crate) fn ps_merge(&mut self, key: u64, wp: &Cond<'c>, sleep: &[(usize, Vec<Access>)]) {
         if wp.as_bool() == Some(false) {
             return;
         }
@@ -165,7 +200,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         match self.ps.get_mut(&slot) {
             Some(e) if e.key == key => {
                 if e.merges < maxm {
-                    e.f = or2(self.ctx, &self.simp, &e.f, wp);
+                    e.f = wp_or(self.ctx, &self.simp, &e.f, wp);
                     e.merges += 1;
                     e.asleep.extend(sleep.iter().map(|(t, _)| *t));
                 }
@@ -240,7 +275,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// pcon → PS[s] under the state's memory?
-    pub(crate) fn implied(&mut self, st: &State<'c>, ps: &Bool<'c>) -> bool {
+    pub(crate) fn implied(&mut self, st: &State<'c>, ps: &Cond<'c>) -> bool {
         self.implied_with(st, ps, true)
     }
 
@@ -249,7 +284,56 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// made (sleep sets) uses `known = false`: the continuations it skips
     /// are counted nowhere, so they must be runs without findings (else a
     /// program that can end normally could show no run that does).
-    pub(crate) fn implied_with(&mut self, st: &State<'c>, ps: &Bool<'c>, known: bool) -> bool {
+    pub(crate) fn implied_with(&mut self, st: &State<'c>, ps: &Cond<'c>, known: bool) -> bool {
+        let t = match ps {
+            Cond::C(true) => return true,
+            Cond::T(t) if !t.has_z() => t,
+            _ => return self.implied_z3(st, &ps.bool(self.ctx), known),
+        };
+        // Our own term: the state's values are put in and constants fold;
+        // on a concrete state the summary becomes `true` or `false`
+        // without z3.
+        let known_c = |n: &str, _: u32| (n == KNOWN).then(|| TV::B(Cond::C(known)));
+        let ps = match t.subst(&mut { known_c }) {
+            TV::B(c) => c,
+            TV::Bv(_) => unreachable!("a summary is a boolean"),
+        };
+        let f = match &ps {
+            Cond::C(true) => return true,
+            Cond::C(false) => Cond::C(false),
+            Cond::T(t) => {
+                let mut vals: Vec<(Rc<str>, Val<'c>)> = Vec::new();
+                for (n, w) in t.vars() {
+                    match self.sv_value(st, &n, w) {
+                        Some(v) => vals.push((n, v)),
+                        None => return false,
+                    }
+                }
+                match t.subst(&mut |n, _| {
+                    vals.iter()
+                        .find(|(m, _)| &**m == n)
+                        .map(|(_, v)| TV::Bv(v.clone()))
+                }) {
+                    TV::B(c) => c,
+                    TV::Bv(_) => unreachable!("a summary is a boolean"),
+                }
+            }
+            Cond::S(_) => unreachable!("a term without z3 parts stays one"),
+        };
+        let f = match f {
+            Cond::C(b) => Bool::from_bool(self.ctx, b),
+            Cond::S(b) => self.simp.simplify(b),
+            // Values are concrete or z3 terms, never state variables.
+            Cond::T(_) => return false,
+        };
+        if f.as_bool() == Some(true) {
+            return true;
+        }
+        self.check(&st.pcon, &[f.not()]) == SatResult::Unsat
+    }
+
+    /// `implied_with` on a z3 formula.
+    fn implied_z3(&mut self, st: &State<'c>, ps: &Bool<'c>, known: bool) -> bool {
         let ps = &self.with_known_cached(ps, known);
         if ps.as_bool() == Some(true) {
             return true;
@@ -286,6 +370,73 @@ impl<'c, 'm> Engine<'c, 'm> {
             return true;
         }
         self.check(&st.pcon, &[f.not()]) == SatResult::Unsat
+    }
+}
+
+/// `a ∧ b` of weakest preconditions: our own term when neither side is
+/// a z3 formula, else simplified by z3 (cached).
+pub(crate) fn wp_and<'c>(
+    ctx: &'c Context,
+    sc: &SimpCache<'c>,
+    a: &Cond<'c>,
+    b: &Cond<'c>,
+) -> Cond<'c> {
+    match (a, b) {
+        (Cond::S(x), Cond::S(y)) => norm(and2(ctx, sc, x, y)),
+        (Cond::S(_), _) | (_, Cond::S(_)) if a.as_bool().is_none() && b.as_bool().is_none() => {
+            norm(and2(ctx, sc, &a.bool(ctx), &b.bool(ctx)))
+        }
+        _ => wp_cap(ctx, sc, Cond::all(&[a.clone(), b.clone()])),
+    }
+}
+
+/// `a ∨ b`, as `wp_and`.
+pub(crate) fn wp_or<'c>(
+    ctx: &'c Context,
+    sc: &SimpCache<'c>,
+    a: &Cond<'c>,
+    b: &Cond<'c>,
+) -> Cond<'c> {
+    match (a, b) {
+        (Cond::S(x), Cond::S(y)) => norm(or2(ctx, sc, x, y)),
+        (Cond::S(_), _) | (_, Cond::S(_)) if a.as_bool().is_none() && b.as_bool().is_none() => {
+            norm(or2(ctx, sc, &a.bool(ctx), &b.bool(ctx)))
+        }
+        _ => wp_cap(ctx, sc, Cond::any(&[a.clone(), b.clone()])),
+    }
+}
+
+/// `wp ∨ (c ∧ w)` for the sides of a branch, as `wp_and`.
+pub(crate) fn wp_or_side<'c>(
+    ctx: &'c Context,
+    sc: &SimpCache<'c>,
+    wp: &Cond<'c>,
+    c: &Cond<'c>,
+    w: &Cond<'c>,
+) -> Cond<'c> {
+    if w.as_bool() == Some(false) || c.as_bool() == Some(false) || wp.as_bool() == Some(true) {
+        return wp.clone();
+    }
+    if [wp, c, w].iter().any(|x| matches!(x, Cond::S(_))) {
+        return norm(or_side(ctx, sc, &wp.bool(ctx), &c.bool(ctx), &w.bool(ctx)));
+    }
+    let side = Cond::all(&[c.clone(), w.clone()]);
+    wp_cap(ctx, sc, Cond::any(&[wp.clone(), side]))
+}
+
+/// A term past `Z3_ABOVE` nodes becomes a simplified z3 term.
+pub(crate) fn wp_cap<'c>(ctx: &'c Context, sc: &SimpCache<'c>, c: Cond<'c>) -> Cond<'c> {
+    match &c {
+        Cond::T(t) if t.size() > Z3_ABOVE => norm(sc.simplify(t.to_bool(ctx))),
+        _ => c,
+    }
+}
+
+/// A z3 formula as a condition (a constant when it is one).
+fn norm(b: Bool<'_>) -> Cond<'_> {
+    match b.as_bool() {
+        Some(v) => Cond::C(v),
+        None => Cond::S(b),
     }
 }
 

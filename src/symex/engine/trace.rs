@@ -150,7 +150,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 format!("{s}")
             }
             Val::C(_, x) => format!("{x}"),
-            Val::S(_) => "(symbolic)".into(),
+            Val::S(_) | Val::T(_) => "(symbolic)".into(),
         }
     }
 

@@ -8,22 +8,27 @@
 //! is a concrete or symbolic boolean.  z3 terms are built only when a
 //! symbolic value takes part in an operation.
 
+use super::term::{Op, Term};
 use z3::ast::{Ast, Bool, BV};
 use z3::Context;
 
-/// A bit-vector value: concrete (`width`, value masked to the width) or a
-/// z3 term.
+/// A bit-vector value: concrete (`width`, value masked to the width), a
+/// z3 term, or a state-variable term of a weakest precondition (`T`,
+/// engine/term.rs; never a numeral).  A z3 term (`S`) never names a state
+/// variable: an operation with a `T` operand gives a `T`.
 #[derive(Clone, Debug)]
 pub(crate) enum Val<'c> {
     C(u32, u128),
     S(BV<'c>),
+    T(Term<'c>),
 }
 
-/// A boolean: concrete or a z3 term.
+/// A boolean: concrete, a z3 term, or a state-variable term.
 #[derive(Clone, Debug)]
 pub(crate) enum Cond<'c> {
     C(bool),
     S(Bool<'c>),
+    T(Term<'c>),
 }
 
 fn mask(w: u32) -> u128 {
@@ -54,13 +59,18 @@ pub(crate) fn num<'c>(ctx: &'c Context, w: u32, v: u128) -> BV<'c> {
 }
 
 macro_rules! binop {
-    ($name:ident, $z3:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
+    ($name:ident, $z3:ident, $op:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
         pub(crate) fn $name(&self, o: &Val<'c>) -> Val<'c> {
             match (self, o) {
                 (Val::C($w, $a), Val::C(_, $b)) => {
                     let ($w, $a, $b) = (*$w, *$a, *$b);
                     Val::C($w, ($body) & mask($w))
                 }
+                (Val::T(_), _) | (_, Val::T(_)) => Val::T(Term::app(
+                    Op::$op,
+                    vec![Term::of_val(self), Term::of_val(o)],
+                    self.get_size(),
+                )),
                 _ => {
                     let (x, y) = Val::pair(self, o);
                     Val::S(x.$z3(&y))
@@ -71,7 +81,7 @@ macro_rules! binop {
 }
 
 macro_rules! cmpop {
-    ($name:ident, $z3:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
+    ($name:ident, $z3:ident, $op:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
         pub(crate) fn $name(&self, o: &Val<'c>) -> Cond<'c> {
             match (self, o) {
                 (Val::C($w, $a), Val::C(_, $b)) => {
@@ -79,6 +89,11 @@ macro_rules! cmpop {
                     let _ = $w;
                     Cond::C($body)
                 }
+                (Val::T(_), _) | (_, Val::T(_)) => Cond::T(Term::app(
+                    Op::$op,
+                    vec![Term::of_val(self), Term::of_val(o)],
+                    0,
+                )),
                 _ => {
                     let (x, y) = Val::pair(self, o);
                     Cond::S(x.$z3(&y))
@@ -98,7 +113,7 @@ impl<'c> Val<'c> {
     pub(crate) fn ctx(&self) -> Option<&'c Context> {
         match self {
             Val::S(b) => Some(b.get_ctx()),
-            Val::C(..) => None,
+            Val::C(..) | Val::T(_) => None,
         }
     }
 
@@ -107,7 +122,13 @@ impl<'c> Val<'c> {
         match self {
             Val::C(w, v) => num(ctx, *w, *v),
             Val::S(b) => b.clone(),
+            Val::T(t) => t.to_bv(ctx),
         }
+    }
+
+    /// `op` on `self` as a state-variable term.
+    fn t1(&self, op: Op, width: u32) -> Val<'c> {
+        Val::T(Term::app(op, vec![Term::of_val(self)], width))
     }
 
     /// Both operands as z3 terms; at least one is symbolic.
@@ -120,6 +141,7 @@ impl<'c> Val<'c> {
         match self {
             Val::C(w, _) => *w,
             Val::S(b) => b.get_size(),
+            Val::T(t) => t.width(),
         }
     }
 
@@ -127,7 +149,7 @@ impl<'c> Val<'c> {
     pub(crate) fn as_u128(&self) -> Option<u128> {
         match self {
             Val::C(_, v) => Some(*v),
-            Val::S(_) => None,
+            Val::S(_) | Val::T(_) => None,
         }
     }
 
@@ -135,13 +157,14 @@ impl<'c> Val<'c> {
         match self {
             Val::C(_, v) => u64::try_from(*v).ok(),
             Val::S(b) => b.as_u64(),
+            Val::T(_) => None,
         }
     }
 
     /// Simplify a term; a numeral becomes concrete again.
     pub(crate) fn simplify(&self) -> Val<'c> {
         match self {
-            Val::C(..) => self.clone(),
+            Val::C(..) | Val::T(_) => self.clone(),
             Val::S(b) => Val::from_bv(b.simplify()),
         }
     }
@@ -163,19 +186,21 @@ impl<'c> Val<'c> {
         Val::S(b)
     }
 
-    binop!(bvadd, bvadd, |w, a, b| a.wrapping_add(b));
-    binop!(bvsub, bvsub, |w, a, b| a.wrapping_sub(b));
-    binop!(bvmul, bvmul, |w, a, b| a.wrapping_mul(b));
-    binop!(bvand, bvand, |w, a, b| a & b);
-    binop!(bvor, bvor, |w, a, b| a | b);
-    binop!(bvxor, bvxor, |w, a, b| a ^ b);
+    binop!(bvadd, bvadd, Add, |w, a, b| a.wrapping_add(b));
+    binop!(bvsub, bvsub, Sub, |w, a, b| a.wrapping_sub(b));
+    binop!(bvmul, bvmul, Mul, |w, a, b| a.wrapping_mul(b));
+    binop!(bvand, bvand, And, |w, a, b| a & b);
+    binop!(bvor, bvor, Or, |w, a, b| a | b);
+    binop!(bvxor, bvxor, Xor, |w, a, b| a ^ b);
     // Division by zero as in SMT-LIB: udiv gives all ones, urem the
     // dividend, sdiv -1 or 1 by the dividend's sign, srem the dividend.
-    binop!(bvudiv, bvudiv, |w, a, b| a
+    binop!(bvudiv, bvudiv, UDiv, |w, a, b| a
         .checked_div(b)
         .unwrap_or(u128::MAX));
-    binop!(bvurem, bvurem, |w, a, b| a.checked_rem(b).unwrap_or(a));
-    binop!(bvsdiv, bvsdiv, |w, a, b| if b == 0 {
+    binop!(bvurem, bvurem, URem, |w, a, b| a
+        .checked_rem(b)
+        .unwrap_or(a));
+    binop!(bvsdiv, bvsdiv, SDiv, |w, a, b| if b == 0 {
         if sx(a, w) < 0 {
             1
         } else {
@@ -184,38 +209,43 @@ impl<'c> Val<'c> {
     } else {
         sx(a, w).wrapping_div(sx(b, w)) as u128
     });
-    binop!(bvsrem, bvsrem, |w, a, b| if b == 0 {
+    binop!(bvsrem, bvsrem, SRem, |w, a, b| if b == 0 {
         a
     } else {
         sx(a, w).wrapping_rem(sx(b, w)) as u128
     });
-    binop!(bvshl, bvshl, |w, a, b| if b >= w as u128 {
+    binop!(bvshl, bvshl, Shl, |w, a, b| if b >= w as u128 {
         0
     } else {
         a << b
     });
-    binop!(bvlshr, bvlshr, |w, a, b| if b >= w as u128 {
+    binop!(bvlshr, bvlshr, LShr, |w, a, b| if b >= w as u128 {
         0
     } else {
         a >> b
     });
-    binop!(bvashr, bvashr, |w, a, b| {
+    binop!(bvashr, bvashr, AShr, |w, a, b| {
         let s = b.min(w as u128 - 1) as u32;
         (sx(a, w) >> s) as u128
     });
 
-    cmpop!(bvugt, bvugt, |w, a, b| a > b);
-    cmpop!(bvuge, bvuge, |w, a, b| a >= b);
-    cmpop!(bvult, bvult, |w, a, b| a < b);
-    cmpop!(bvule, bvule, |w, a, b| a <= b);
-    cmpop!(bvsgt, bvsgt, |w, a, b| sx(a, w) > sx(b, w));
-    cmpop!(bvsge, bvsge, |w, a, b| sx(a, w) >= sx(b, w));
-    cmpop!(bvslt, bvslt, |w, a, b| sx(a, w) < sx(b, w));
-    cmpop!(bvsle, bvsle, |w, a, b| sx(a, w) <= sx(b, w));
+    cmpop!(bvugt, bvugt, Ugt, |w, a, b| a > b);
+    cmpop!(bvuge, bvuge, Uge, |w, a, b| a >= b);
+    cmpop!(bvult, bvult, Ult, |w, a, b| a < b);
+    cmpop!(bvule, bvule, Ule, |w, a, b| a <= b);
+    cmpop!(bvsgt, bvsgt, Sgt, |w, a, b| sx(a, w) > sx(b, w));
+    cmpop!(bvsge, bvsge, Sge, |w, a, b| sx(a, w) >= sx(b, w));
+    cmpop!(bvslt, bvslt, Slt, |w, a, b| sx(a, w) < sx(b, w));
+    cmpop!(bvsle, bvsle, Sle, |w, a, b| sx(a, w) <= sx(b, w));
 
     pub(crate) fn _eq(&self, o: &Val<'c>) -> Cond<'c> {
         match (self, o) {
             (Val::C(_, a), Val::C(_, b)) => Cond::C(a == b),
+            (Val::T(_), _) | (_, Val::T(_)) => Cond::T(Term::app(
+                Op::Eq,
+                vec![Term::of_val(self), Term::of_val(o)],
+                0,
+            )),
             _ => {
                 let (x, y) = Val::pair(self, o);
                 Cond::S(x._eq(&y))
@@ -227,6 +257,7 @@ impl<'c> Val<'c> {
         match self {
             Val::C(w, a) => Val::C(*w, !a & mask(*w)),
             Val::S(b) => Val::S(b.bvnot()),
+            Val::T(_) => self.t1(Op::Not, self.get_size()),
         }
     }
 
@@ -234,6 +265,7 @@ impl<'c> Val<'c> {
         match self {
             Val::C(w, a) => Val::C(*w, a.wrapping_neg() & mask(*w)),
             Val::S(b) => Val::S(b.bvneg()),
+            Val::T(_) => self.t1(Op::Neg, self.get_size()),
         }
     }
 
@@ -241,6 +273,7 @@ impl<'c> Val<'c> {
         match self {
             Val::C(_, a) => Val::C(hi - lo + 1, (a >> lo) & mask(hi - lo + 1)),
             Val::S(b) => Val::S(b.extract(hi, lo)),
+            Val::T(_) => self.t1(Op::Extract(hi, lo), hi - lo + 1),
         }
     }
 
@@ -251,6 +284,11 @@ impl<'c> Val<'c> {
             // Concrete values wider than 128 bits do not occur (pointers
             // are 96 bits; `Engine::bv` makes wider constants terms).
             (Val::C(wh, _), Val::C(wl, _)) => panic!("concat of {wh}+{wl} concrete bits"),
+            (Val::T(_), _) | (_, Val::T(_)) => Val::T(Term::app(
+                Op::Concat,
+                vec![Term::of_val(self), Term::of_val(lo)],
+                self.get_size() + lo.get_size(),
+            )),
             _ => {
                 let (x, y) = Val::pair(self, lo);
                 Val::S(x.concat(&y))
@@ -263,6 +301,7 @@ impl<'c> Val<'c> {
             Val::C(w, a) if w + k <= 128 => Val::C(w + k, *a),
             Val::C(w, a) => panic!("zero_ext of {w} bits ({a}) by {k} exceeds 128"),
             Val::S(b) => Val::S(b.zero_ext(k)),
+            Val::T(_) => self.t1(Op::ZExt(k), self.get_size() + k),
         }
     }
 
@@ -271,6 +310,7 @@ impl<'c> Val<'c> {
             Val::C(w, a) if w + k <= 128 => Val::C(w + k, (sx(*a, *w) as u128) & mask(w + k)),
             Val::C(w, a) => panic!("sign_ext of {w} bits ({a}) by {k} exceeds 128"),
             Val::S(b) => Val::S(b.sign_ext(k)),
+            Val::T(_) => self.t1(Op::SExt(k), self.get_size() + k),
         }
     }
 }
@@ -280,6 +320,7 @@ impl<'c> Cond<'c> {
         match self {
             Cond::C(b) => Bool::from_bool(ctx, *b),
             Cond::S(b) => b.clone(),
+            Cond::T(t) => t.to_bool(ctx),
         }
     }
 
@@ -287,12 +328,13 @@ impl<'c> Cond<'c> {
         match self {
             Cond::C(b) => Some(*b),
             Cond::S(b) => b.as_bool(),
+            Cond::T(_) => None,
         }
     }
 
     pub(crate) fn simplify(&self) -> Cond<'c> {
         match self {
-            Cond::C(_) => self.clone(),
+            Cond::C(_) | Cond::T(_) => self.clone(),
             Cond::S(b) => {
                 let s = b.simplify();
                 match s.as_bool() {
@@ -307,35 +349,98 @@ impl<'c> Cond<'c> {
         match self {
             Cond::C(b) => Cond::C(!b),
             Cond::S(b) => Cond::S(b.not()),
+            Cond::T(t) => Cond::T(Term::app(Op::BNot, vec![t.clone()], 0)),
         }
     }
 
-    /// Conjunction; `ctx` is needed only when some part is symbolic.
-    pub(crate) fn and(ctx: &'c Context, parts: &[Cond<'c>]) -> Cond<'c> {
-        let mut sym = Vec::new();
+    /// Conjunction.
+    pub(crate) fn all(parts: &[Cond<'c>]) -> Cond<'c> {
+        Cond::nary(parts, false)
+    }
+
+    /// Disjunction.
+    pub(crate) fn any(parts: &[Cond<'c>]) -> Cond<'c> {
+        Cond::nary(parts, true)
+    }
+
+    /// `and` (`or` when `or`): constants fold; a state-variable part
+    /// makes a term, else a z3 term.
+    fn nary(parts: &[Cond<'c>], or: bool) -> Cond<'c> {
+        let mut rest: Vec<&Cond<'c>> = Vec::new();
         for p in parts {
             match p {
-                Cond::C(false) => return Cond::C(false),
-                Cond::C(true) => {}
-                Cond::S(b) => sym.push(b),
+                Cond::C(b) if *b == or => return Cond::C(or),
+                Cond::C(_) => {}
+                _ if rest.iter().any(|q| same(q, p)) => {}
+                _ => rest.push(p),
             }
         }
-        match sym.len() {
-            0 => Cond::C(true),
-            1 => Cond::S(sym[0].clone()),
-            _ => Cond::S(Bool::and(ctx, &sym)),
+        // x ∧ ¬x, x ∨ ¬x (the two sides of a branch).
+        let complement = rest.iter().any(|p| match p {
+            Cond::T(t) => t
+                .negated()
+                .is_some_and(|x| rest.iter().any(|q| matches!(q, Cond::T(y) if y == x))),
+            _ => false,
+        });
+        if complement {
+            return Cond::C(or);
         }
+        match rest.len() {
+            0 => Cond::C(!or),
+            1 => rest[0].clone(),
+            _ if rest.iter().any(|p| matches!(p, Cond::T(_))) => {
+                let op = if or { Op::BOr } else { Op::BAnd };
+                Cond::T(Term::nary(
+                    op,
+                    rest.iter().map(|p| Term::of_cond(p)).collect(),
+                ))
+            }
+            _ => {
+                let bs: Vec<&Bool<'c>> = rest
+                    .iter()
+                    .map(|p| match p {
+                        Cond::S(b) => b,
+                        _ => unreachable!("constants and terms are handled above"),
+                    })
+                    .collect();
+                let ctx = bs[0].get_ctx();
+                Cond::S(if or {
+                    Bool::or(ctx, &bs)
+                } else {
+                    Bool::and(ctx, &bs)
+                })
+            }
+        }
+    }
+
+    /// Conjunction (kept for callers that hold a context).
+    pub(crate) fn and(_ctx: &'c Context, parts: &[Cond<'c>]) -> Cond<'c> {
+        Cond::all(parts)
     }
 
     pub(crate) fn ite(&self, a: &Val<'c>, b: &Val<'c>) -> Val<'c> {
-        match self {
-            Cond::C(true) => a.clone(),
-            Cond::C(false) => b.clone(),
-            Cond::S(c) => {
+        match (self, a, b) {
+            (Cond::C(true), ..) => a.clone(),
+            (Cond::C(false), ..) => b.clone(),
+            (Cond::T(_), ..) | (_, Val::T(_), _) | (_, _, Val::T(_)) => Val::T(Term::app(
+                Op::Ite,
+                vec![Term::of_cond(self), Term::of_val(a), Term::of_val(b)],
+                a.get_size(),
+            )),
+            (Cond::S(c), ..) => {
                 let ctx = c.get_ctx();
                 Val::S(c.ite(&a.bv(ctx), &b.bv(ctx)))
             }
         }
+    }
+}
+
+/// The same condition (terms structurally, z3 terms by identity).
+fn same<'c>(a: &Cond<'c>, b: &Cond<'c>) -> bool {
+    match (a, b) {
+        (Cond::S(x), Cond::S(y)) => x == y,
+        (Cond::T(x), Cond::T(y)) => x == y,
+        _ => false,
     }
 }
 

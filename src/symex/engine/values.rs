@@ -291,7 +291,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     return Ok(v.clone());
                 }
                 let w = self.op_val(st, tid, op)?.get_size();
-                Ok(Val::S(BV::new_const(self.ctx, n, w)))
+                Ok(Val::T(Term::var(&n, w)))
             }
             _ => self.op_val(st, tid, op),
         }

@@ -79,7 +79,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                             if let Ok(psv) = self.op_sv(st, tid, arg(0)?) {
                                 let psv = psv.simplify();
                                 if psv.as_u64().is_none() {
-                                    st.seg.assumes.push(psv._eq(&tp).bool(self.ctx));
+                                    st.seg.assumes.push(psv._eq(&tp));
                                 }
                             }
                             st.seg.ov.insert(format!("m!{o}!{k}!8!64"), v);

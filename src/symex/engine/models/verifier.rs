@@ -86,9 +86,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 self.pc_add(&mut st.pcon, &cond);
                 if self.ag {
                     let sv = self.op_sv(st, tid, arg(0)?)?;
-                    st.seg
-                        .assumes
-                        .push(sv._eq(&z).not().simplify().bool(self.ctx));
+                    st.seg.assumes.push(sv._eq(&z).not().simplify());
                 }
                 self.ret(st, tid, c, None)
             }
