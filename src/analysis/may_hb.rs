@@ -40,10 +40,7 @@ impl<'a> MayHb<'a> {
     pub fn count(&self, facts: &crate::facts::FactSet) -> usize {
         let mut comp_size: HashMap<u32, usize> = HashMap::new();
         let mut thread_size: HashMap<u32, usize> = HashMap::new();
-        let threads: HashMap<u32, u32> = facts
-            .rows("stmt_thread")
-            .map(|r| (r[0], r[1]))
-            .collect();
+        let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
         for r in facts.rows("po_scc") {
             *comp_size.entry(r[1]).or_default() += 1;
             if let Some(t) = threads.get(&r[0]) {

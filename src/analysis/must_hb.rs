@@ -69,15 +69,9 @@ impl MustHb {
                 comp.push(r[1]);
             }
         }
-        let threads: HashMap<u32, u32> = facts
-            .rows("stmt_thread")
-            .map(|r| (r[0], r[1]))
-            .collect();
+        let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
         let thread = events.iter().map(|e| threads.get(e).copied()).collect();
-        let reach = facts
-            .rows("po_scc_reach")
-            .map(|r| (r[0], r[1]))
-            .collect();
+        let reach = facts.rows("po_scc_reach").map(|r| (r[0], r[1])).collect();
         let n = events.len();
         let mut hub_row: HashMap<u32, Bits> = HashMap::new();
         for &(h, b) in from_hub {

@@ -189,12 +189,7 @@ fn vars_of(r: &Rule) -> BTreeSet<String> {
 
 /// Expands the first inline atom of `r` (recursively, until none is left)
 /// and pushes the resulting rules to `out`.
-fn expand_rule(
-    r: Rule,
-    defs: &HashMap<String, Vec<Rule>>,
-    fresh: &mut usize,
-    out: &mut Vec<Rule>,
-) {
+fn expand_rule(r: Rule, defs: &HashMap<String, Vec<Rule>>, fresh: &mut usize, out: &mut Vec<Rule>) {
     let Some(pos) = r
         .body
         .iter()
@@ -299,10 +294,9 @@ fn join_order(lits: Vec<Literal>, bound: &HashSet<String>) -> Vec<Literal> {
     let mut ordered = Vec::new();
     while !atoms.is_empty() {
         let shares = |l: &Literal| match l {
-            Literal::Pos(a) => a
-                .args
-                .iter()
-                .any(|t| matches!(t, Term::Var(v) if bound.contains(v)) || matches!(t, Term::Const(_))),
+            Literal::Pos(a) => a.args.iter().any(|t| {
+                matches!(t, Term::Var(v) if bound.contains(v)) || matches!(t, Term::Const(_))
+            }),
             _ => false,
         };
         let i = atoms.iter().position(shares).unwrap_or(0);
@@ -385,7 +379,10 @@ mod tests {
             .unwrap(),
         )
         .unwrap_err();
-        assert!(neg.to_string().contains("negation of inline relation `v`"), "{neg}");
+        assert!(
+            neg.to_string().contains("negation of inline relation `v`"),
+            "{neg}"
+        );
         let rec = super::expand(
             parse_sources(&[(
                 "t.dl",
@@ -395,6 +392,9 @@ mod tests {
             .unwrap(),
         )
         .unwrap_err();
-        assert!(rec.to_string().contains("cannot be recursive: v -> v"), "{rec}");
+        assert!(
+            rec.to_string().contains("cannot be recursive: v -> v"),
+            "{rec}"
+        );
     }
 }
