@@ -22,7 +22,7 @@ impl Bits {
         self.0[i / 64] |= 1 << (i % 64);
     }
     fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
+        (self.0[i / 64] >> (i % 64)) & 1 == 1
     }
     fn or(&mut self, other: &Bits) {
         for (a, b) in self.0.iter_mut().zip(&other.0) {
@@ -141,16 +141,15 @@ impl MustHb {
                 after.entry(c).or_default().push(d);
             }
         }
-        let n = self.events.len();
-        for i in 0..n {
-            let mut row = self.sync[i].clone();
-            for d in after.get(&self.comp[i]).into_iter().flatten() {
+        for ((&a, &c), sync) in self.events.iter().zip(&self.comp).zip(&self.sync) {
+            let mut row = sync.clone();
+            for d in after.get(&c).into_iter().flatten() {
                 for &j in &comp_events[d] {
                     row.set(j);
                 }
             }
             for j in row.ones() {
-                f(self.events[i], self.events[j]);
+                f(a, self.events[j]);
             }
         }
     }

@@ -269,7 +269,7 @@ fn expand_rule(r: Rule, defs: &HashMap<String, Vec<Rule>>, fresh: &mut usize, ou
 fn rename_atom(a: &Atom, rename: &mut impl FnMut(&Term) -> Term) -> Atom {
     Atom {
         rel: a.rel.clone(),
-        args: a.args.iter().map(|t| rename(t)).collect(),
+        args: a.args.iter().map(&mut *rename).collect(),
         span: a.span.clone(),
     }
 }
