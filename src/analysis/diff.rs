@@ -156,6 +156,22 @@ fn sextuples(rows: Vec<(u32, u32, u32, u32, u32, u32)>) -> Vec<RfTuple> {
         .collect()
 }
 
+/// Both versions' `Hubs` from a program's outputs (ranks 1 and 2 store them).
+macro_rules! hubs {
+    ($o:ident) => {
+        [
+            Hubs {
+                from: $o.old_hb_from_hub,
+                to: $o.old_hb_to_hub,
+            },
+            Hubs {
+                from: $o.new_hb_from_hub,
+                to: $o.new_hb_to_hub,
+            },
+        ]
+    };
+}
+
 /// Fill a generated program's input: relations `old_*` from the old facts,
 /// `new_*` from the new, and Δmap.
 macro_rules! diff_input {
@@ -219,16 +235,7 @@ fn eval(
     match rank {
         1 => eval_rank!(diff1, engine, old, new, map, |o| RankOutput {
             may_rf_count: [o.old_rf_may.len(), o.new_rf_may.len()],
-            hubs: [
-                Hubs {
-                    from: o.old_hb_from_hub,
-                    to: o.old_hb_to_hub,
-                },
-                Hubs {
-                    from: o.new_hb_from_hub,
-                    to: o.new_hb_to_hub,
-                },
-            ],
+            hubs: hubs!(o),
             lock_order: [
                 o.old_lock_order
                     .iter()
@@ -249,16 +256,7 @@ fn eval(
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
             rf_may: [o.old_rf_may, o.new_rf_may],
-            hubs: [
-                Hubs {
-                    from: o.old_hb_from_hub,
-                    to: o.old_hb_to_hub,
-                },
-                Hubs {
-                    from: o.new_hb_from_hub,
-                    to: o.new_hb_to_hub,
-                },
-            ],
+            hubs: hubs!(o),
             rank2_no: [o.old_rank2_no, o.new_rank2_no],
             ..RankOutput::default()
         }),
@@ -306,8 +304,7 @@ pub fn sync_diff(
         if rank == 1 {
             for (i, (s, facts)) in stats.into_iter().zip([old, new]).enumerate() {
                 let must = r.hubs[i].must_hb(facts);
-                s.must_hb = must.count();
-                s.may_hb = MayHb::new(&must).count(facts);
+                (s.must_hb, s.may_hb) = MayHb::new(&must).counts(facts);
                 s.may_rf = r.may_rf_count[i];
             }
             let [lo, ln] = r.lock_order;

@@ -32,12 +32,13 @@ impl<'a> MayHb<'a> {
         }
     }
 
-    /// |mayHb|, counted without listing the pairs. mayHb is the union of
+    /// (|mustHb|, |mayHb|) in one walk over the mustHb pairs, without
+    /// listing mayHb's pairs. mayHb is the union of
     /// mustHb, P (program-order pairs in one thread) and X (pairs of events
     /// of different threads without hb_must(b, a)); P and X are disjoint,
     /// so |mayHb| = |must| + |P| - |P ∩ must| + |X| - |X ∩ must|, with |P|
     /// from component sizes and |X| from thread sizes and the mustHb pairs.
-    pub fn count(&self, facts: &crate::facts::FactSet) -> usize {
+    pub fn counts(&self, facts: &crate::facts::FactSet) -> (usize, usize) {
         let mut comp_size: HashMap<u32, usize> = HashMap::new();
         let mut thread_size: HashMap<u32, usize> = HashMap::new();
         let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
@@ -68,6 +69,9 @@ impl<'a> MayHb<'a> {
                 x_and_must += usize::from(!self.must.holds(b, a));
             }
         });
-        must + p - p_and_must + cross_all - reversed - x_and_must
+        (
+            must,
+            must + p - p_and_must + cross_all - reversed - x_and_must,
+        )
     }
 }

@@ -153,11 +153,4 @@ impl MustHb {
             }
         }
     }
-
-    /// |mustHb|.
-    pub fn count(&self) -> usize {
-        let mut n = 0;
-        self.for_each(|_, _| n += 1);
-        n
-    }
 }

@@ -381,13 +381,7 @@ pub(crate) fn wp_and<'c>(
     a: &Cond<'c>,
     b: &Cond<'c>,
 ) -> Cond<'c> {
-    match (a, b) {
-        (Cond::S(x), Cond::S(y)) => norm(and2(ctx, sc, x, y)),
-        (Cond::S(_), _) | (_, Cond::S(_)) if a.as_bool().is_none() && b.as_bool().is_none() => {
-            norm(and2(ctx, sc, &a.bool(ctx), &b.bool(ctx)))
-        }
-        _ => wp_cap(ctx, sc, Cond::all(&[a.clone(), b.clone()])),
-    }
+    wp_join(ctx, sc, true, a, b)
 }
 
 /// `a ∨ b`, as `wp_and`.
@@ -397,12 +391,41 @@ pub(crate) fn wp_or<'c>(
     a: &Cond<'c>,
     b: &Cond<'c>,
 ) -> Cond<'c> {
+    wp_join(ctx, sc, false, a, b)
+}
+
+/// `a ∧ b` (`conj`) or `a ∨ b`.
+fn wp_join<'c>(
+    ctx: &'c Context,
+    sc: &SimpCache<'c>,
+    conj: bool,
+    a: &Cond<'c>,
+    b: &Cond<'c>,
+) -> Cond<'c> {
+    let z3 = |x: &Bool<'c>, y: &Bool<'c>| {
+        norm(if conj {
+            and2(ctx, sc, x, y)
+        } else {
+            or2(ctx, sc, x, y)
+        })
+    };
     match (a, b) {
-        (Cond::S(x), Cond::S(y)) => norm(or2(ctx, sc, x, y)),
+        (Cond::S(x), Cond::S(y)) => z3(x, y),
         (Cond::S(_), _) | (_, Cond::S(_)) if a.as_bool().is_none() && b.as_bool().is_none() => {
-            norm(or2(ctx, sc, &a.bool(ctx), &b.bool(ctx)))
+            z3(&a.bool(ctx), &b.bool(ctx))
         }
-        _ => wp_cap(ctx, sc, Cond::any(&[a.clone(), b.clone()])),
+        _ => {
+            let both = [a.clone(), b.clone()];
+            wp_cap(
+                ctx,
+                sc,
+                if conj {
+                    Cond::all(&both)
+                } else {
+                    Cond::any(&both)
+                },
+            )
+        }
     }
 }
 

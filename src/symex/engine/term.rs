@@ -250,10 +250,8 @@ impl<'c> Term<'c> {
             return;
         }
         match &self.0.kind {
-            Kind::Var(n) => {
-                if !out.iter().any(|(m, _)| m == n) {
-                    out.push((n.clone(), self.0.width));
-                }
+            Kind::Var(n) if !out.iter().any(|(m, _)| m == n) => {
+                out.push((n.clone(), self.0.width));
             }
             Kind::App(_, xs) => xs.iter().for_each(|x| x.vars_into(seen, out)),
             _ => {}
