@@ -1,6 +1,6 @@
 //! The rule compiler's own tests use a snapshot of the input declarations
 //! (it cannot depend on this crate). Keep that snapshot equal to what
-//! build.rs generates from the schema.
+//! crates/concord-programs/build.rs generates from the schema.
 
 #[test]
 fn rules_schema_snapshot() {
@@ -10,7 +10,7 @@ fn rules_schema_snapshot() {
     );
     let want = format!(
         "// Snapshot of the input declarations concord generates from src/facts/schema.rs\n\
-         // (build.rs). The main crate's test rules_schema_snapshot keeps it in step.\n{}",
+         // (crates/concord-programs/build.rs). The main crate's test rules_schema_snapshot keeps it in step.\n{}",
         concord::facts::schema::souffle_input_decls()
     );
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

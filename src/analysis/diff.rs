@@ -13,7 +13,7 @@
 //! is not already explained at a lower rank.
 //!
 //! Each rank is one rule program over both versions (`rules/diff*.dl`, built
-//! by build.rs from two prefixed copies of the single-version rules): the
+//! by crates/concord-programs/build.rs from two prefixed copies of the single-version rules): the
 //! differences are derived by rules from the exclusion rules and Δmap, and
 //! read back as typed tuples. The rank-3 sets themselves are never
 //! computed; their sizes only with `--counts` ([`super::diff_counts`]).

@@ -1,4 +1,4 @@
-//! Running the rule programs (compiled from `rules/*.dl` by `build.rs`) over
+//! Running the rule programs (compiled from `rules/*.dl` by `crates/concord-programs/build.rs`) over
 //! extracted facts, with either engine. Everything here speaks relation
 //! names and rows; the engines' own types stay inside the generated code.
 
@@ -13,53 +13,20 @@ pub mod must_hb;
 use crate::facts::FactSet;
 use std::collections::{BTreeMap, BTreeSet};
 
-macro_rules! rule_program {
-    ($name:ident) => {
-        pub mod $name {
-            pub mod ascent {
-                include!(concat!(
-                    env!("OUT_DIR"),
-                    "/",
-                    stringify!($name),
-                    "_ascent.rs"
-                ));
-            }
-            pub mod crepe {
-                include!(concat!(
-                    env!("OUT_DIR"),
-                    "/",
-                    stringify!($name),
-                    "_crepe.rs"
-                ));
-            }
-            include!(concat!(
-                env!("OUT_DIR"),
-                "/",
-                stringify!($name),
-                "_columns.rs"
-            ));
-            /// The program in Soufflé syntax (input declarations included).
-            pub const SOUFFLE: &str =
-                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".dl"));
-            /// The program for Z3's fixedpoint engine (facts and queries appended by the caller).
-            pub const Z3: &str =
-                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".smt2"));
-        }
-    };
-}
-
-/// The generated programs. `syncN`: happens-before, read-from and rank-N
-/// read-from sets (sync1 also has the lock-order rules).
+/// The generated programs, compiled from `rules/*.dl`: per program its
+/// ascent module, texts and columns (crate `concord-programs`) and its crepe
+/// module (`crepe`, crate `concord-reference`). `syncN`: happens-before,
+/// read-from and rank-N read-from sets (sync1 also has the lock-order rules).
 pub mod programs {
-    #![allow(clippy::all, unused, non_snake_case, non_camel_case_types)]
-    rule_program!(sync1);
-    rule_program!(sync2);
-    rule_program!(sync3);
-    rule_program!(cia);
-    rule_program!(pointsto);
-    rule_program!(diff1);
-    rule_program!(diff2);
-    rule_program!(diff3);
+    macro_rules! both_engines {
+        ($($name:ident),*) => {$(
+            pub mod $name {
+                pub use concord_programs::$name::*;
+                pub use concord_reference::$name as crepe;
+            }
+        )*};
+    }
+    both_engines!(sync1, sync2, sync3, cia, pointsto, diff1, diff2, diff3);
 }
 
 /// The two-version diff programs, one per rank (`rules/diff*.dl` over two

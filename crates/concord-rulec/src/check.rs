@@ -374,7 +374,7 @@ pub fn check(program: Program) -> Result<CheckedProgram, Errors> {
 
 /// Tarjan's SCC algorithm (iterative). Returns the component id of every
 /// node; ids are assigned so that a component's dependencies have smaller ids.
-fn tarjan(n: usize, edges: &[Vec<(usize, bool, usize)>]) -> Vec<usize> {
+pub(crate) fn tarjan(n: usize, edges: &[Vec<(usize, bool, usize)>]) -> Vec<usize> {
     const UNSET: usize = usize::MAX;
     let mut idx = vec![UNSET; n];
     let mut low = vec![0; n];

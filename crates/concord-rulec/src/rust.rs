@@ -206,28 +206,26 @@ fn input_fact_pushes(l: &Lowered, target: &dyn Fn(&LRel) -> String) -> String {
     s
 }
 
-/// Generates Rust items for the ascent engine: `Input`, `Output`,
-/// `INPUT_RELATIONS`, `OUTPUT_RELATIONS`, `pub fn run(&Input) -> Output`, and
-/// the `ascent!` program struct `struct_name`. Meant to be `include!`d in a
-/// module of its own (e.g. `mod rules { include!(...); }`).
 /// The facts and rules of a program, one per line, in either engine's
 /// syntax: relations named by `name`, rules written `head arrow body`,
 /// comparisons by `cmp(lhs, rust operator, rhs)`.
+/// `facts` and `rules` index `l.facts` and `l.rules` (a stage's share, or all).
 fn write_facts_and_rules(
     s: &mut String,
     l: &Lowered,
+    (facts, rules): (&[usize], &[usize]),
     name: impl Fn(&LRel) -> &String,
     arrow: &str,
     cmp: impl Fn(&LArg, &str, &LArg) -> String,
 ) {
-    for (ri, row) in &l.facts {
+    for (ri, row) in facts.iter().map(|&fi| &l.facts[fi]) {
         let r = &l.rels[*ri];
         if r.kind != RelKind::Input {
             let vals: Vec<String> = row.iter().map(|v| format!("{v}u32")).collect();
             let _ = writeln!(s, "    {}({});", name(r), vals.join(", "));
         }
     }
-    for rule in &l.rules {
+    for rule in rules.iter().map(|&ri| &l.rules[ri]) {
         let _ = writeln!(s, "    // {}", rule.origin);
         let head_args: Vec<String> = rule.head_args.iter().map(larg).collect();
         let head = format!("{}({})", name(&l.rels[rule.head]), head_args.join(", "));
@@ -244,48 +242,126 @@ fn write_facts_and_rules(
     }
 }
 
+/// Generates Rust items for the ascent engine: `Input`, `Output`,
+/// `INPUT_RELATIONS`, `OUTPUT_RELATIONS`, `pub fn run(&Input) -> Output`, and
+/// per stage (see `stage.rs`) a module `stage_K` with the `ascent!` program
+/// struct `struct_name`. Meant to be `include!`d in a module of its own
+/// (e.g. `mod rules { include!(...); }`).
 pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
     let l = lowered(p);
+    let stages = crate::stage::stages(&l);
     let mut s = interface(p, &l, "ascent");
     let _ = writeln!(s, "#[inline(always)]\n#[allow(dead_code)]\nfn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 {{ *b.borrow() }}\n");
-    let _ = writeln!(s, "::ascent::ascent! {{");
-    let _ = writeln!(s, "    pub struct {struct_name};");
-    for r in &l.rels {
-        let _ = writeln!(s, "    relation {}{};", r.snake, tuple_ty(r.arity));
+    for (k, st) in stages.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "/// Stage {k} of {}: its own `ascent!` program (see concord-rulec's stage.rs).",
+            stages.len()
+        );
+        let _ = writeln!(
+            s,
+            "mod stage_{k} {{\n#[allow(unused_imports)]\nuse super::rulec_u32;"
+        );
+        let _ = writeln!(s, "::ascent::ascent! {{");
+        let _ = writeln!(s, "    pub struct {struct_name};");
+        for r in st.relations() {
+            let r = &l.rels[r];
+            let _ = writeln!(s, "    relation {}{};", r.snake, tuple_ty(r.arity));
+        }
+        write_facts_and_rules(
+            &mut s,
+            &l,
+            (&st.facts, &st.rules),
+            |r| &r.snake,
+            "<--",
+            |a, op, b| {
+                let side = |x: &LArg| match x {
+                    LArg::Var(v) => format!("rulec_u32({v})"),
+                    LArg::Const(c) => format!("{c}u32"),
+                };
+                format!("if {} {} {}", side(a), op, side(b))
+            },
+        );
+        let _ = writeln!(s, "}}\n}}\n");
     }
-    write_facts_and_rules(
-        &mut s,
-        &l,
-        |r| &r.snake,
-        "<--",
-        |a, op, b| {
-            let side = |x: &LArg| match x {
-                LArg::Var(v) => format!("rulec_u32({v})"),
-                LArg::Const(c) => format!("{c}u32"),
-            };
-            format!("if {} {} {}", side(a), op, side(b))
-        },
-    );
-    let _ = writeln!(s, "}}\n");
 
+    // Which relations travel between stages: read by a stage, or returned.
+    let is_output = |r: usize| l.rels[r].kind == RelKind::Output;
+    let mut last_reader: Vec<Option<usize>> = vec![None; l.rels.len()];
+    for (k, st) in stages.iter().enumerate() {
+        for &r in &st.read {
+            last_reader[r] = Some(k);
+        }
+    }
+    let kept = |r: usize| last_reader[r].is_some() || is_output(r);
+    let derived: std::collections::BTreeSet<&String> = stages
+        .iter()
+        .flat_map(|st| st.derived.iter().map(|&r| &l.rels[r].name))
+        .collect();
     let _ = writeln!(
         s,
-        "/// Evaluates the rules on `input` with the ascent engine."
+        "/// Evaluates the rules on `input` with the ascent engine, stage by stage."
     );
     let _ = writeln!(
         s,
-        "#[allow(dead_code, clippy::field_reassign_with_default)]\npub fn run(input: &Input) -> Output {{"
+        "#[allow(dead_code, unused_mut, clippy::field_reassign_with_default)]\npub fn run(input: &Input) -> Output {{"
     );
     let _ = writeln!(s, "    let mut input = input.clone();");
     s.push_str(&input_fact_pushes(&l, &|r| format!("input.{}", r.snake)));
-    let _ = writeln!(s, "    let mut prog = {struct_name}::default();");
-    for r in l.rels.iter().filter(|r| r.kind == RelKind::Input) {
-        let _ = writeln!(s, "    input.{0}.sort_unstable();\n    input.{0}.dedup();\n    prog.{0} = ::std::mem::take(&mut input.{0});", r.snake);
+    for r in (0..l.rels.len()).filter(|&r| kept(r)).map(|r| &l.rels[r]) {
+        if r.kind == RelKind::Input {
+            let _ = writeln!(s, "    input.{0}.sort_unstable();\n    input.{0}.dedup();\n    let mut rel_{0} = ::std::mem::take(&mut input.{0});", r.snake);
+        } else if derived.contains(&r.name) {
+            // Assigned by the stage that derives it.
+            let _ = writeln!(
+                s,
+                "    let mut rel_{}: ::std::vec::Vec<{}>;",
+                r.snake,
+                tuple_ty(r.arity)
+            );
+        } else {
+            // An output no rule derives.
+            let _ = writeln!(
+                s,
+                "    let mut rel_{}: ::std::vec::Vec<{}> = ::std::vec::Vec::new();",
+                r.snake,
+                tuple_ty(r.arity)
+            );
+        }
     }
-    let _ = writeln!(s, "    prog.run();");
+    for (k, st) in stages.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "    {{\n        let mut prog = stage_{k}::{struct_name}::default();"
+        );
+        for &r in &st.read {
+            let snake = &l.rels[r].snake;
+            if last_reader[r] == Some(k) && !is_output(r) {
+                let _ = writeln!(
+                    s,
+                    "        prog.{snake} = ::std::mem::take(&mut rel_{snake});"
+                );
+            } else {
+                let _ = writeln!(s, "        prog.{snake} = rel_{snake}.clone();");
+            }
+        }
+        let _ = writeln!(s, "        prog.run();");
+        for &r in st.derived.iter().filter(|&&r| kept(r)) {
+            let _ = writeln!(
+                s,
+                "        rel_{0} = ::std::mem::take(&mut prog.{0});",
+                l.rels[r].snake
+            );
+        }
+        let _ = writeln!(s, "    }}");
+    }
     let _ = writeln!(s, "    let mut out = Output::default();");
     for r in l.rels.iter().filter(|r| r.kind == RelKind::Output) {
-        let _ = writeln!(s, "    out.{0} = ::std::mem::take(&mut prog.{0});\n    out.{0}.sort_unstable();\n    out.{0}.dedup();", r.snake);
+        let _ = writeln!(
+            s,
+            "    out.{0} = rel_{0};\n    out.{0}.sort_unstable();\n    out.{0}.dedup();",
+            r.snake
+        );
     }
     let _ = writeln!(s, "    out\n}}");
     s
@@ -317,9 +393,12 @@ pub fn to_crepe(p: &CheckedProgram, mod_name: &str) -> String {
             tuple_ty(r.arity).replace(",)", ")")
         );
     }
+    let all_facts: Vec<usize> = (0..l.facts.len()).collect();
+    let all_rules: Vec<usize> = (0..l.rules.len()).collect();
     write_facts_and_rules(
         &mut s,
         &l,
+        (&all_facts, &all_rules),
         |r| &r.camel,
         "<-",
         |a, op, b| format!("({} {} {})", larg(a), op, larg(b)),

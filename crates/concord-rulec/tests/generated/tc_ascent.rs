@@ -75,6 +75,10 @@ impl Output {
 #[allow(dead_code)]
 fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
 
+/// Stage 0 of 1: its own `ascent!` program (see concord-rulec's stage.rs).
+mod stage_0 {
+#[allow(unused_imports)]
+use super::rulec_u32;
 ::ascent::ascent! {
     pub struct TcProgram;
     relation edge(u32, u32);
@@ -99,60 +103,81 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     unreach(v_x, v_y) <-- node(v_x), node(v_y), if rulec_u32(v_x) != rulec_u32(v_y), !reach(v_x, v_y);
     // on_cycle(X) :- reach(X, X).
     on_cycle(v_x) <-- reach(v_x, e0), if rulec_u32(e0) == rulec_u32(v_x);
+    // __neg0_edge(X) :- edge(X, _).
+    __neg0_edge(v_x) <-- edge(v_x, _w0);
     // sink(X) :- node(X), X < 6, !edge(X, _).
     sink(v_x) <-- node(v_x), if rulec_u32(v_x) < 6u32, !__neg0_edge(v_x);
+    // blocked(X) :- node(X), X >= 10, X <= 11.
+    blocked(v_x) <-- node(v_x), if rulec_u32(v_x) >= 10u32, if rulec_u32(v_x) <= 11u32;
     // reaches_target(X) :- reach(X, 3), !blocked(X).
     reaches_target(v_x) <-- reach(v_x, k0), if rulec_u32(k0) == 3u32, !blocked(v_x);
     // reaches_target(X) :- helper(X, X).
     reaches_target(v_x) <-- helper(v_x, e0), if rulec_u32(e0) == rulec_u32(v_x);
-    // blocked(X) :- node(X), X >= 10, X <= 11.
-    blocked(v_x) <-- node(v_x), if rulec_u32(v_x) >= 10u32, if rulec_u32(v_x) <= 11u32;
     // type(X) :- node(X), X = 1.
     type_rel(v_x) <-- node(v_x), if rulec_u32(v_x) == 1u32;
     // SinkCopy(X) :- sink(X).
     sink_copy(v_x) <-- sink(v_x);
     // crepe(X) :- SinkCopy(X), !type(X).
     crepe(v_x) <-- sink_copy(v_x), !type_rel(v_x);
-    // __neg0_edge(X) :- edge(X, _).
-    __neg0_edge(v_x) <-- edge(v_x, _w0);
+}
 }
 
-/// Evaluates the rules on `input` with the ascent engine.
-#[allow(dead_code, clippy::field_reassign_with_default)]
+/// Evaluates the rules on `input` with the ascent engine, stage by stage.
+#[allow(dead_code, unused_mut, clippy::field_reassign_with_default)]
 pub fn run(input: &Input) -> Output {
     let mut input = input.clone();
     input.edge.push((100u32, 101u32));
-    let mut prog = TcProgram::default();
     input.edge.sort_unstable();
     input.edge.dedup();
-    prog.edge = ::std::mem::take(&mut input.edge);
+    let mut rel_edge = ::std::mem::take(&mut input.edge);
     input.node.sort_unstable();
     input.node.dedup();
-    prog.node = ::std::mem::take(&mut input.node);
-    prog.run();
+    let mut rel_node = ::std::mem::take(&mut input.node);
+    let mut rel_reach: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_unreach: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_on_cycle: ::std::vec::Vec<(u32,)>;
+    let mut rel_sink: ::std::vec::Vec<(u32,)>;
+    let mut rel_reaches_target: ::std::vec::Vec<(u32,)>;
+    let mut rel_type_rel: ::std::vec::Vec<(u32,)>;
+    let mut rel_sink_copy: ::std::vec::Vec<(u32,)>;
+    let mut rel_crepe: ::std::vec::Vec<(u32,)>;
+    {
+        let mut prog = stage_0::TcProgram::default();
+        prog.edge = ::std::mem::take(&mut rel_edge);
+        prog.node = ::std::mem::take(&mut rel_node);
+        prog.run();
+        rel_reach = ::std::mem::take(&mut prog.reach);
+        rel_unreach = ::std::mem::take(&mut prog.unreach);
+        rel_on_cycle = ::std::mem::take(&mut prog.on_cycle);
+        rel_sink = ::std::mem::take(&mut prog.sink);
+        rel_reaches_target = ::std::mem::take(&mut prog.reaches_target);
+        rel_type_rel = ::std::mem::take(&mut prog.type_rel);
+        rel_sink_copy = ::std::mem::take(&mut prog.sink_copy);
+        rel_crepe = ::std::mem::take(&mut prog.crepe);
+    }
     let mut out = Output::default();
-    out.reach = ::std::mem::take(&mut prog.reach);
+    out.reach = rel_reach;
     out.reach.sort_unstable();
     out.reach.dedup();
-    out.unreach = ::std::mem::take(&mut prog.unreach);
+    out.unreach = rel_unreach;
     out.unreach.sort_unstable();
     out.unreach.dedup();
-    out.on_cycle = ::std::mem::take(&mut prog.on_cycle);
+    out.on_cycle = rel_on_cycle;
     out.on_cycle.sort_unstable();
     out.on_cycle.dedup();
-    out.sink = ::std::mem::take(&mut prog.sink);
+    out.sink = rel_sink;
     out.sink.sort_unstable();
     out.sink.dedup();
-    out.reaches_target = ::std::mem::take(&mut prog.reaches_target);
+    out.reaches_target = rel_reaches_target;
     out.reaches_target.sort_unstable();
     out.reaches_target.dedup();
-    out.type_rel = ::std::mem::take(&mut prog.type_rel);
+    out.type_rel = rel_type_rel;
     out.type_rel.sort_unstable();
     out.type_rel.dedup();
-    out.sink_copy = ::std::mem::take(&mut prog.sink_copy);
+    out.sink_copy = rel_sink_copy;
     out.sink_copy.sort_unstable();
     out.sink_copy.dedup();
-    out.crepe = ::std::mem::take(&mut prog.crepe);
+    out.crepe = rel_crepe;
     out.crepe.sort_unstable();
     out.crepe.dedup();
     out

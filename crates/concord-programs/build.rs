@@ -5,10 +5,13 @@
 //! disagree about a relation's name or arity.
 
 #[allow(dead_code)]
-#[path = "src/facts/schema.rs"]
+#[path = "../../src/facts/schema.rs"]
 mod schema;
 
 use std::path::Path;
+
+/// The rule files, at the workspace root.
+const RULES: &str = "../../rules";
 
 /// Analysis programs: name and the rule files they are built from, in
 /// layer order (happens-before, read-from, ranks, ...).
@@ -89,7 +92,7 @@ const DIFF_COPY_OUTPUTS: &[&str] = &[
 ];
 
 fn read_rules(file: &str) -> (String, String) {
-    let path = Path::new("rules").join(file);
+    let path = Path::new(RULES).join(file);
     println!("cargo:rerun-if-changed={}", path.display());
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     (path.display().to_string(), text)
@@ -133,8 +136,8 @@ fn write_program(out: &str, name: &str, program: &concord_rulec::CheckedProgram)
 
 fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
-    println!("cargo:rerun-if-changed=rules");
-    println!("cargo:rerun-if-changed=src/facts/schema.rs");
+    println!("cargo:rerun-if-changed={RULES}");
+    println!("cargo:rerun-if-changed=../../src/facts/schema.rs");
     let analysis_inputs = schema::souffle_input_decls();
     let ir_inputs = schema::souffle_ir_input_decls();
     std::fs::write(Path::new(&out).join("input.dl"), &analysis_inputs).expect("write input.dl");

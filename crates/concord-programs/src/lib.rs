@@ -1,0 +1,48 @@
+//! The rule programs `build.rs` compiles from `rules/*.dl` (through
+//! concord-rulec): per program an ascent module (the production engine),
+//! the output columns and the program's text for Soufflé and for Z3's
+//! fixedpoint engine. The crepe programs (the reference engine) are the
+//! crate `concord-reference`, built by the same script.
+//!
+//! `syncN`: happens-before, read-from and rank-N read-from sets (sync1 also
+//! has the lock-order rules); `cia`: change impact; `pointsto`: points-to,
+//! call graph and thread starts; `diffN`: the rank-N two-version diff.
+//! concord's `analysis` module runs them over extracted facts.
+
+#![allow(clippy::all, unused, non_snake_case, non_camel_case_types)]
+
+macro_rules! rule_program {
+    ($name:ident) => {
+        pub mod $name {
+            pub mod ascent {
+                include!(concat!(
+                    env!("OUT_DIR"),
+                    "/",
+                    stringify!($name),
+                    "_ascent.rs"
+                ));
+            }
+            include!(concat!(
+                env!("OUT_DIR"),
+                "/",
+                stringify!($name),
+                "_columns.rs"
+            ));
+            /// The program in Soufflé syntax (input declarations included).
+            pub const SOUFFLE: &str =
+                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".dl"));
+            /// The program for Z3's fixedpoint engine (facts and queries appended by the caller).
+            pub const Z3: &str =
+                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".smt2"));
+        }
+    };
+}
+
+rule_program!(sync1);
+rule_program!(sync2);
+rule_program!(sync3);
+rule_program!(cia);
+rule_program!(pointsto);
+rule_program!(diff1);
+rule_program!(diff2);
+rule_program!(diff3);
