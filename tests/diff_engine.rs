@@ -424,3 +424,109 @@ fn rules_equal_reference_when_a_patch_changes_load_order() {
         );
     }
 }
+
+/// Two threads exchanging values inside critical sections of `m`; each
+/// variant of it changes a fact a rank-2 exclusion rests on (docs/rules.md,
+/// "rank2_no from what changed"): the critical sections, the order of the
+/// threads (mustHb), a store after a load in the same section (rank2_no
+/// rule 4's w3) or after it in program order (rule 6), a load in a loop
+/// (rule 1).
+const EXCL_BASE: &str = r#"#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int x, y, r1, r2, i;
+void *t1(void *p) {
+  pthread_mutex_lock(&m);
+  x = 1;
+  r1 = y;
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+void *t2(void *p) {
+  pthread_mutex_lock(&m);
+  y = 1;
+  r2 = x;
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+int main(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, t1, 0);
+  pthread_create(&b, 0, t2, 0);
+  pthread_join(a, 0); pthread_join(b, 0);
+  r2 = x;
+  return 0;
+}
+"#;
+
+fn exclusion_pairs(dir: &Path) -> Vec<Pair> {
+    let t2_unlocked = EXCL_BASE.replace(
+        "  pthread_mutex_lock(&m);\n  y = 1;\n  r2 = x;\n  pthread_mutex_unlock(&m);\n",
+        "  y = 1;\n  r2 = x;\n",
+    );
+    let variants: [(&str, String); 5] = [
+        ("unlock", t2_unlocked.clone()),
+        (
+            "join first",
+            EXCL_BASE.replace(
+                "  pthread_create(&b, 0, t2, 0);\n  pthread_join(a, 0);",
+                "  pthread_join(a, 0);\n  pthread_create(&b, 0, t2, 0);",
+            ),
+        ),
+        (
+            "store after load",
+            EXCL_BASE.replace("  r1 = y;\n", "  r1 = y;\n  y = 2;\n"),
+        ),
+        (
+            "store after load, unlocked",
+            t2_unlocked.replace("  r2 = x;\n", "  r2 = x;\n  x = 2;\n"),
+        ),
+        (
+            "load in a loop",
+            EXCL_BASE.replace("  r1 = y;\n", "  for (i = 0; i < 2; i++)\n    r1 = y;\n"),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (k, (name, new)) in variants.into_iter().enumerate() {
+        assert_ne!(EXCL_BASE, new, "{name}: the patch changes nothing");
+        let (a, b) = (
+            dir.join(format!("excl{k}-v1.c")),
+            dir.join(format!("excl{k}-v2.c")),
+        );
+        std::fs::write(&a, EXCL_BASE).unwrap();
+        std::fs::write(&b, &new).unwrap();
+        out.push(pair(name.to_string(), &a, &b));
+        out.push(pair(format!("{name} (reversed)"), &b, &a));
+    }
+    out
+}
+
+#[test]
+fn rules_equal_reference_when_a_patch_changes_a_rank2_exclusion() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = exclusion_pairs(dir.path());
+    let mut bad = Vec::new();
+    for p in &pairs {
+        bad.extend(check_agree(p, Engine::Ascent));
+        bad.extend(check_agree(p, Engine::Crepe));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // not vacuous: without t2's lock, t2 may read t1's x = 1 and t1 then
+    // read t2's y = 1 (r2 before r1); with it, whichever section runs
+    // first reads the other's initial value (rank2_no rule 3), so the pair
+    // is a rank-2 difference in both directions of the patch
+    let budget = Budget::unlimited();
+    let opts = DiffOptions {
+        max_rank: 2,
+        all_ranks: true,
+        ..DiffOptions::default()
+    };
+    for p in pairs.iter().filter(|p| p.name.starts_with("unlock")) {
+        let d = sync_diff(&p.old, &p.new, &p.m, &opts, &budget).unwrap();
+        assert!(
+            d.differences.iter().any(|d| d.rank == 2),
+            "{}: no rank-2 difference: {}",
+            p.name,
+            observable(&d)
+        );
+    }
+}

@@ -2,7 +2,7 @@
 //! rank 3 on nbds harnesses, beside the previous implementation
 //! (`concord diff --reference`), Soufflé's interpreter on the same facts and
 //! the same rules (`concord rules --emit souffle --program diff2`, then
-//! `diff3` on diff2's MayRf, mayHb and rank2_no, as concord chains them), and
+//! `diff3` on diff2's MayRf, as concord chains them), and
 //! Z3's fixedpoint engine on the rank-2 program (`diff2`).
 //!
 //! Every measured run is a child process under `/usr/bin/time -f "%e %M"`
@@ -106,8 +106,14 @@ fn summary(json: &Value) -> String {
 }
 
 /// A fact directory for the two-version programs: `old_<relation>.facts`,
-/// `new_<relation>.facts` and `dmap.facts`.
-fn combined_facts(old: &Path, new: &Path, dmap: &BTreeMap<u32, u32>, out: &Path) {
+/// `new_<relation>.facts`, `dmap.facts` and `lmap.facts`.
+fn combined_facts(
+    old: &Path,
+    new: &Path,
+    dmap: &BTreeMap<u32, u32>,
+    lmap: &[(u32, u32)],
+    out: &Path,
+) {
     std::fs::create_dir_all(out).unwrap();
     for (dir, prefix) in [(old, "old_"), (new, "new_")] {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -119,6 +125,8 @@ fn combined_facts(old: &Path, new: &Path, dmap: &BTreeMap<u32, u32>, out: &Path)
     }
     let rows: String = dmap.iter().map(|(o, n)| format!("{o}\t{n}\n")).collect();
     std::fs::write(out.join("dmap.facts"), rows).unwrap();
+    let rows: String = lmap.iter().map(|(o, n)| format!("{o}\t{n}\n")).collect();
+    std::fs::write(out.join("lmap.facts"), rows).unwrap();
 }
 
 /// The rank-2 diff program (both versions' hb, rf and rank-2 layers) with
@@ -136,6 +144,11 @@ fn z3_script(old: &FactSet, new: &FactSet, dmap: &BTreeMap<u32, u32>) -> String 
     }
     let rows: Vec<Vec<u32>> = dmap.iter().map(|(&o, &n)| vec![o, n]).collect();
     s.push_str(&concord_rulec::z3_facts("dmap", &rows));
+    let rows: Vec<Vec<u32>> = concord::analysis::diff::location_map(old, new)
+        .into_iter()
+        .map(|(o, n)| vec![o, n])
+        .collect();
+    s.push_str(&concord_rulec::z3_facts("lmap", &rows));
     s.push_str("(query diff2_old :print-answer true)\n(query diff2_new :print-answer true)\n");
     s
 }
@@ -328,7 +341,14 @@ pub fn bench_real(s: &Settings) {
         );
         // Soufflé and Z3 on the same facts and rules
         let combined = work.join("combined");
-        combined_facts(&work.join("old"), &work.join("new"), &m.map, &combined);
+        let lmap = concord::analysis::diff::location_map(&old_facts, &new_facts);
+        combined_facts(
+            &work.join("old"),
+            &work.join("new"),
+            &m.map,
+            &lmap,
+            &combined,
+        );
         for program in ["diff2", "diff3"] {
             let rules = Command::new(c)
                 .args(["rules", "--emit", "souffle", "--program", program])
@@ -343,7 +363,7 @@ pub fn bench_real(s: &Settings) {
             None => println!("souffle not found in ../shared/tools: skipped"),
             Some(souffle) => {
                 for jobs in ["1", "2"] {
-                    // rank 2, then rank 3 on rank 2's MayRf, mayHb and rank2_no (as concord does)
+                    // rank 2, then rank 3 on rank 2's MayRf (as concord does)
                     let out2 = work.join(format!("souffle-out2-{jobs}"));
                     let out3 = work.join(format!("souffle-out3-{jobs}"));
                     std::fs::create_dir_all(&out2).unwrap();
@@ -361,14 +381,7 @@ pub fn bench_real(s: &Settings) {
                         ],
                         &work,
                     );
-                    for rel in [
-                        "old_rf_may",
-                        "new_rf_may",
-                        "old_hb_may",
-                        "new_hb_may",
-                        "old_rank2_no",
-                        "new_rank2_no",
-                    ] {
+                    for rel in ["old_rf_may", "new_rf_may"] {
                         let _ = std::fs::copy(
                             out2.join(format!("{rel}.csv")),
                             combined.join(format!("{rel}.facts")),

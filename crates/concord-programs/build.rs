@@ -32,6 +32,7 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
             "rf.dl",
             "lockorder.dl",
             "rank2.dl",
+            "rank2_store.dl",
             "rank2_may.dl",
         ],
     ),
@@ -44,6 +45,7 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
             "rf.dl",
             "lockorder.dl",
             "rank2.dl",
+            "rank2_store.dl",
             "rank2_may.dl",
             "rank3.dl",
             "rank3_may.dl",
@@ -72,9 +74,14 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     ),
     (
         "diff3",
-        &["order.dl", "hb.dl", "rank3.dl"],
-        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n\
-         .decl rank2_no(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_no\n",
+        &[
+            "order.dl",
+            "hb.dl",
+            "rank2.dl",
+            "rank2_store.dl",
+            "rank3.dl",
+        ],
+        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n",
         &["diff.dl", "diff3.dl"],
     ),
 ];
@@ -87,7 +94,6 @@ const DIFF_COPY_OUTPUTS: &[&str] = &[
     "hb_may",
     "rf_may",
     "lock_order",
-    "rank2_no",
     "rank3_no",
 ];
 

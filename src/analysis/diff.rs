@@ -22,13 +22,13 @@
 
 use super::may_hb::MayHb;
 use super::must_hb::MustHb;
-use super::{diff_counts, programs, Engine, Relations};
+use super::{diff_counts, programs, Engine, Relations, RuleProgram};
 use crate::budget::Budget;
 use crate::error::Result;
 use crate::facts::FactSet;
 use crate::versions::VersionMatch;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -118,11 +118,9 @@ struct RankOutput {
     /// the facts (neither relation is built).
     hubs: [Hubs; 2],
     lock_order: [BTreeSet<Vec<u32>>; 2],
-    /// MayRf and rank2_no of each version (rank 2; the rank-3
-    /// program takes them as inputs instead of recomputing them, and
-    /// `--counts` lists rank2_may from them).
+    /// MayRf of each version (rank 2; the rank-3 program takes it as
+    /// input instead of recomputing it).
     rf_may: [Vec<(u32, u32)>; 2],
-    rank2_no: [Vec<(u32, u32, u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
 }
@@ -154,6 +152,29 @@ fn sextuples(rows: Vec<(u32, u32, u32, u32, u32, u32)>) -> Vec<RfTuple> {
     rows.into_iter()
         .map(|(a, b, c, d, e, f)| vec![(a, b), (c, d), (e, f)])
         .collect()
+}
+
+/// Locations of the two versions with the same `locations.tsv` name
+/// (names used twice in a version are left out: the rules need the map
+/// one-to-one, and an unmatched location only makes more candidates).
+pub fn location_map(old: &FactSet, new: &FactSet) -> Vec<(u32, u32)> {
+    fn unique(facts: &FactSet) -> HashMap<&str, Option<u32>> {
+        let mut by_name: HashMap<&str, Option<u32>> = HashMap::new();
+        for l in &facts.locations {
+            by_name
+                .entry(l.name.as_str())
+                .and_modify(|id| *id = None)
+                .or_insert(Some(l.id));
+        }
+        by_name
+    }
+    let new_ids = unique(new);
+    let mut map: Vec<(u32, u32)> = unique(old)
+        .into_iter()
+        .filter_map(|(name, o)| Some((o?, (*new_ids.get(name)?)?)))
+        .collect();
+    map.sort_unstable();
+    map
 }
 
 /// Both versions' `Hubs` from a program's outputs (ranks 1 and 2 store them).
@@ -192,6 +213,7 @@ macro_rules! diff_input {
             }
         }
         input.dmap.extend($map.iter().map(|(&o, &n)| (o, n)));
+        input.lmap.extend(location_map($old, $new));
         input
     }};
 }
@@ -257,7 +279,6 @@ fn eval(
             only_new: quads(o.diff2_new),
             rf_may: [o.old_rf_may, o.new_rf_may],
             hubs: hubs!(o),
-            rank2_no: [o.old_rank2_no, o.new_rank2_no],
             ..RankOutput::default()
         }),
         _ => eval_rank!(
@@ -269,8 +290,6 @@ fn eval(
             |i| {
                 i.old_rf_may.clone_from(&carried.rf_may[0]);
                 i.new_rf_may.clone_from(&carried.rf_may[1]);
-                i.old_rank2_no.clone_from(&carried.rank2_no[0]);
-                i.new_rank2_no.clone_from(&carried.rank2_no[1]);
             },
             |o| RankOutput {
                 only_old: sextuples(o.diff3_old),
@@ -320,16 +339,21 @@ pub fn sync_diff(
             }
         }
         if rank == 2 && opts.counts {
+            // the diff never builds rank2_no (diff2.dl): the single-version
+            // program lists rank2_may, for counts only
             budget.phase("count rank 2")?;
             for (i, (s, facts)) in [&mut out.old_stats, &mut out.new_stats]
                 .into_iter()
                 .zip([old, new])
                 .enumerate()
             {
-                let must = r.hubs[i].must_hb(facts);
-                let may_hb = MayHb::new(&must);
-                let pairs =
-                    diff_counts::rank2_pairs(&r.rf_may[i], &may_hb, &r.rank2_no[i], budget)?;
+                let rel = super::run(RuleProgram::Sync2, opts.engine, facts);
+                let pairs: Vec<(u32, u32, u32, u32)> = rel
+                    .get("rank2_may")
+                    .into_iter()
+                    .flatten()
+                    .map(|r| (r[0], r[1], r[2], r[3]))
+                    .collect();
                 s.may_rf_rank.insert(2, pairs.len());
                 rank2_pairs[i] = pairs;
             }
@@ -363,7 +387,6 @@ pub fn sync_diff(
         }
         if rank == 2 {
             previous.rf_may = std::mem::take(&mut r.rf_may);
-            previous.rank2_no = std::mem::take(&mut r.rank2_no);
         }
     }
     budget.end_phase();

@@ -6,55 +6,12 @@
 //! of such "triangles" of rank2_may minus |rank3_no|, and the triangles can
 //! be counted by intersecting successor lists, in memory linear in rank2_may.
 //!
-//! The diff programs never build rank2_may either (they test pairs through
-//! its definition), so `--counts` first lists it here from that definition:
-//! rf_may(w1, r1), hb_may(r1, r2), rf_may(w2, r2), not rank2_no, with
-//! mayHb tested pair by pair (crate::analysis::may_hb).
+//! The diff programs never build rank2_may (they test pairs through its
+//! definition), so `--counts` takes it from the single-version program.
 
-use super::may_hb::MayHb;
 use crate::budget::Budget;
 use crate::error::Result;
-use std::collections::{HashMap, HashSet};
-
-/// rank2_may rows from their definition (rank2_may.dl): both edges in
-/// `rf_may`, mayHb between the loads, and no `rank2_no` row.
-pub fn rank2_pairs(
-    rf_may: &[(u32, u32)],
-    may_hb: &MayHb,
-    rank2_no: &[(u32, u32, u32, u32)],
-    budget: &Budget,
-) -> Result<Vec<(u32, u32, u32, u32)>> {
-    let mut writers: HashMap<u32, Vec<u32>> = HashMap::new();
-    for &(w, r) in rf_may {
-        writers.entry(r).or_default().push(w);
-    }
-    let excluded: HashSet<(u32, u32, u32, u32)> = rank2_no.iter().copied().collect();
-    let loads: Vec<(&u32, &Vec<u32>)> = writers.iter().collect();
-    let mut out = Vec::new();
-    let mut tested = 0usize;
-    for &(&r1, w1s) in &loads {
-        for &(&r2, w2s) in &loads {
-            tested += 1;
-            if tested % 4096 == 0 {
-                budget.check()?;
-            }
-            if !may_hb.holds(r1, r2) {
-                continue;
-            }
-            for &w1 in w1s {
-                for &w2 in w2s {
-                    let row = (w1, r1, w2, r2);
-                    if !excluded.contains(&row) {
-                        out.push(row);
-                    }
-                }
-            }
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
-}
+use std::collections::HashMap;
 
 /// Number of triples (e1, e2, e3) with (e1, e2), (e2, e3) and (e1, e3) all
 /// in `pairs` (rank2_may rows `(w1, r1, w2, r2)`).

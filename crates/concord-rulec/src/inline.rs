@@ -8,7 +8,8 @@
 //! ends bound, or joined on one bound end, then costs nothing to store.
 //!
 //! Rules for the use:
-//! * the defining rules' heads are distinct variables; no facts; not `.input`;
+//! * the defining rules' heads are variables (one listed twice unifies the
+//!   use's arguments there); no facts; not `.input`;
 //! * no negated use (negating a view with existential variables is not a
 //!   conjunction of negations: materialise the pairs you test in a relation
 //!   of your own and negate that);
@@ -64,19 +65,14 @@ pub fn expand(mut p: Program) -> Result<Program, Errors> {
     let mut rest = Vec::new();
     for r in std::mem::take(&mut p.rules) {
         if inline.contains(&r.head.rel) {
-            let mut seen = HashSet::new();
-            let ok = r
-                .head
-                .args
-                .iter()
-                .all(|t| matches!(t, Term::Var(v) if seen.insert(v.clone())));
+            let ok = r.head.args.iter().all(|t| matches!(t, Term::Var(_)));
             if !ok {
                 errs.push(
                     Error::new(
                         ErrorKind::Declaration,
                         Some(r.span.clone()),
                         format!(
-                            "the head of a rule for inline relation `{}` must list distinct variables",
+                            "the head of a rule for inline relation `{}` must list variables",
                             r.head.rel
                         ),
                     )
@@ -217,16 +213,43 @@ fn expand_rule(r: Rule, defs: &HashMap<String, Vec<Rule>>, fresh: &mut usize, ou
     for def in &defs[&used.rel] {
         *fresh += 1;
         let copy = *fresh;
-        // head variable -> the use's argument; other variables -> fresh names
+        // head variable -> the use's argument; other variables -> fresh names.
+        // A head variable listed twice (`v(A, B, A)`) unifies the use's
+        // arguments at those places: the second one is renamed to the first
+        // in this copy of the using rule (two different constants: no copy).
         let mut subst: HashMap<String, Term> = HashMap::new();
+        let mut unify: HashMap<String, Term> = HashMap::new();
+        let mut clash = false;
         for (h, arg) in def.head.args.iter().zip(&used.args) {
             let Term::Var(h) = h else { unreachable!() };
             let t = match arg {
                 Term::Wildcard => Term::Var(fresh_name(copy, h, &taken)),
                 other => other.clone(),
             };
-            subst.insert(h.clone(), t);
+            match subst.get(h).map(|first| resolve(first, &unify)) {
+                None => {
+                    subst.insert(h.clone(), t);
+                }
+                Some(first) => match (resolve(&t, &unify), first) {
+                    (a, b) if a == b => {}
+                    (Term::Var(v), b) if !matches!(arg, Term::Wildcard) => {
+                        unify.insert(v, b);
+                    }
+                    (Term::Var(_), _) => {}
+                    (c, Term::Var(v)) => {
+                        unify.insert(v, c);
+                    }
+                    _ => clash = true,
+                },
+            }
         }
+        if clash {
+            continue;
+        }
+        let mut subst: HashMap<String, Term> = subst
+            .into_iter()
+            .map(|(h, t)| (h, resolve(&t, &unify)))
+            .collect();
         let mut rename = |t: &Term| -> Term {
             match t {
                 Term::Var(v) => subst
@@ -250,12 +273,21 @@ fn expand_rule(r: Rule, defs: &HashMap<String, Vec<Rule>>, fresh: &mut usize, ou
                 },
             })
             .collect();
-        let mut body = r.body[..pos].to_vec();
+        let unified = |l: &Literal| unify_literal(l, &unify);
+        let bound: HashSet<String> = bound
+            .iter()
+            .map(|v| match resolve(&Term::Var(v.clone()), &unify) {
+                Term::Var(u) => u,
+                _ => v.clone(),
+            })
+            .collect();
+        let mut body: Vec<Literal> = r.body[..pos].iter().map(unified).collect();
         body.extend(join_order(inserted, &bound));
-        body.extend(r.body[pos + 1..].iter().cloned());
+        body.extend(r.body[pos + 1..].iter().map(unified));
+        let head = unify_atom(&r.head, &unify);
         expand_rule(
             Rule {
-                head: r.head.clone(),
+                head,
                 body,
                 span: r.span.clone(),
             },
@@ -263,6 +295,35 @@ fn expand_rule(r: Rule, defs: &HashMap<String, Vec<Rule>>, fresh: &mut usize, ou
             fresh,
             out,
         );
+    }
+}
+
+/// `t` with the unifications made so far applied (they form chains).
+fn resolve(t: &Term, unify: &HashMap<String, Term>) -> Term {
+    let mut t = t.clone();
+    while let Term::Var(v) = &t {
+        match unify.get(v) {
+            Some(next) if next != &t => t = next.clone(),
+            _ => break,
+        }
+    }
+    t
+}
+
+fn unify_atom(a: &Atom, unify: &HashMap<String, Term>) -> Atom {
+    rename_atom(a, &mut |t: &Term| resolve(t, unify))
+}
+
+fn unify_literal(l: &Literal, unify: &HashMap<String, Term>) -> Literal {
+    match l {
+        Literal::Pos(a) => Literal::Pos(unify_atom(a, unify)),
+        Literal::Neg(a) => Literal::Neg(unify_atom(a, unify)),
+        Literal::Cmp { lhs, op, rhs, span } => Literal::Cmp {
+            lhs: resolve(lhs, unify),
+            op: *op,
+            rhs: resolve(rhs, unify),
+            span: span.clone(),
+        },
     }
 }
 
@@ -355,6 +416,30 @@ mod tests {
         assert_eq!(
             rules,
             vec!["out(A, B) :- q(B), e(Inl1Z, B), e(A, Inl1Z), A != 3."]
+        );
+    }
+
+    #[test]
+    fn a_head_variable_listed_twice_unifies_the_use_arguments() {
+        let rules = expanded(
+            ".decl e(a: unsigned, b: unsigned)\n.input e\n\
+             .decl v(a: unsigned, b: unsigned, c: unsigned) inline\n\
+             v(X, Y, X) :- e(X, Y).\n\
+             .decl q(a: unsigned)\n.input q\n\
+             .decl out(a: unsigned, b: unsigned, c: unsigned)\n.output out\n\
+             out(A, B, C) :- q(A), v(A, B, C), e(C, B).\n\
+             .decl one(a: unsigned)\n.output one\n\
+             one(B) :- v(1, B, 2).\n\
+             .decl two(a: unsigned)\n.output two\n\
+             two(B) :- v(A, B, 2), q(A).\n",
+        );
+        assert_eq!(
+            rules,
+            vec![
+                "out(A, B, A) :- q(A), e(A, B), e(A, B).",
+                // two different constants: the copy can never hold
+                "two(B) :- e(2, B), q(2).",
+            ]
         );
     }
 

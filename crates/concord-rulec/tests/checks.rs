@@ -186,6 +186,7 @@ fn real_rules_compile() {
             "hb_may.dl",
             "rf.dl",
             "rank2.dl",
+            "rank2_store.dl",
             "rank2_may.dl",
             "rank3.dl",
             "rank3_may.dl",

@@ -18,6 +18,7 @@ pub const CASES: &[(&[&str], &str, &str, &str)] = &[
             "../../rules/hb_may.dl",
             "../../rules/rf.dl",
             "../../rules/rank2.dl",
+            "../../rules/rank2_store.dl",
             "../../rules/rank2_may.dl",
             "../../rules/rank3.dl",
             "../../rules/rank3_may.dl",

@@ -504,28 +504,28 @@ impl Output {
     RfNo(v_w, v_r) <- RfCoveredStore(v_w, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedRead(v_r, v_v);
     // rf_may(W, R) :- rf_pair(W, R), rf_hb_may(W, R), !rf_no(W, R).
     RfMay(v_w, v_r) <- RfPair(v_w, v_r), !RfNo(v_w, v_r), RfHbMay(v_w, v_r);
-    // rank2_no(W1, R, W2, R) :- rf_may(W1, R), rf_may(W2, R), W1 != W2, !po_loop(R).
-    Rank2No(v_w1, v_r, v_w2, v_r) <- RfMay(v_w1, v_r), !PoLoop(v_r), RfMay(v_w2, v_r), (v_w1 != v_w2);
+    // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
+    Rank2No(v_w1, v_r1, v_w2, v_r1) <- RfMay(v_w1, v_r1), !PoLoop(v_r1), RfMay(v_w2, v_r1), (v_w1 != v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R1, W2), rf_may(W2, R2), hb_must(R2, W1).
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_r1, v_w2), RfMay(v_w2, v_r2), HbMust(v_r2, v_w1);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_r2, v_w1), RfMay(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, M, LB), in_critical_section(R1, M, LA), LA != LB, !po_loop(LA), !po_loop(LB), in_critical_section(W2, M, LA), rf_may(W2, R2), in_critical_section(R2, M, LB).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_m, v_lb), !PoLoop(v_lb), InCriticalSection(v_r1, v_m, v_la), (v_la != v_lb), !PoLoop(v_la), InCriticalSection(v_w2, v_m, v_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_m, v_lb);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, W3), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), shared_write(W3, V), shared_read(R2, V), in_critical_section(R2, M, LA), LA != LB, rf_may(W2, R2), W2 != W3, hb_must(W2, W3).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_w3), InCriticalSection(v_r1, v_m, v_lb), InCriticalSection(v_w3, v_m, v_lb), SharedWrite(v_w3, v_v), SharedRead(v_r2, v_v), InCriticalSection(v_r2, v_m, v_la), (v_la != v_lb), RfMay(v_w2, v_r2), (v_w2 != v_w3), HbMust(v_w2, v_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, W3), in_critical_section(R1, M, LB), in_critical_section(W3, M, LB), shared_write(W3, V), shared_read(R2, V), in_critical_section(R2, M, LA), LA != LB, rf_may(W1, R2), W1 != W3.
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_w3), (v_w1 != v_w3), InCriticalSection(v_r1, v_m, v_lb), InCriticalSection(v_w3, v_m, v_lb), SharedWrite(v_w3, v_v), SharedRead(v_r2, v_v), InCriticalSection(v_r2, v_m, v_la), (v_la != v_lb), RfMay(v_w1, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, V), hb_must(W1, W2), shared_write(W2, V), W1 != W2, hb_must(W2, R1), rf_may(W2, R2).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), SharedRead(v_r1, v_v), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, V), hb_must(W2, W1), shared_write(W1, V), W1 != W2, hb_must(W1, R2), rf_may(W1, R1).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w2, v_r2), SharedRead(v_r2, v_v), HbMust(v_w2, v_w1), (v_w1 != v_w2), SharedWrite(v_w1, v_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_post(R1, W3), shared_write(W3, V), hb_must(W3, R2), shared_read(R2, V), rf_may(W2, R2), W2 != W3, hb_must(W2, W3).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_w3), SharedWrite(v_w3, v_v), HbMust(v_w3, v_r2), SharedRead(v_r2, v_v), RfMay(v_w2, v_r2), (v_w2 != v_w3), HbMust(v_w2, v_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), hb_post(R1, W3), shared_write(W3, V), W1 != W3, hb_must(W3, R2), shared_read(R2, V), rf_may(W1, R2).
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_w3), (v_w1 != v_w3), SharedWrite(v_w3, v_v), HbMust(v_w3, v_r2), SharedRead(v_r2, v_v), RfMay(v_w1, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, V), shared_write(W1, V).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_v), SharedWrite(v_w1, v_v);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl7M, Inl7LB), in_critical_section(R1, Inl7M, Inl7LA), in_critical_section(W2, Inl7M, Inl7LA), rf_may(W2, R2), in_critical_section(R2, Inl7M, Inl7LB), Inl7LA != Inl7LB, !po_loop(Inl7LA), !po_loop(Inl7LB).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_inl7_m, v_inl7_lb), !PoLoop(v_inl7_lb), InCriticalSection(v_r1, v_inl7_m, v_inl7_la), (v_inl7_la != v_inl7_lb), !PoLoop(v_inl7_la), InCriticalSection(v_w2, v_inl7_m, v_inl7_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_inl7_m, v_inl7_lb);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, Inl8W3), in_critical_section(R1, Inl8M, Inl8LB), in_critical_section(Inl8W3, Inl8M, Inl8LB), shared_write(Inl8W3, Inl8V), shared_read(R2, Inl8V), in_critical_section(R2, Inl8M, Inl8LA), rf_may(W2, R2), hb_must(W2, Inl8W3), Inl8LA != Inl8LB, W2 != Inl8W3.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_inl8_w3), InCriticalSection(v_r1, v_inl8_m, v_inl8_lb), InCriticalSection(v_inl8_w3, v_inl8_m, v_inl8_lb), SharedWrite(v_inl8_w3, v_inl8_v), SharedRead(v_r2, v_inl8_v), InCriticalSection(v_r2, v_inl8_m, v_inl8_la), (v_inl8_la != v_inl8_lb), RfMay(v_w2, v_r2), (v_w2 != v_inl8_w3), HbMust(v_w2, v_inl8_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, Inl9W3), in_critical_section(R1, Inl9M, Inl9LB), in_critical_section(Inl9W3, Inl9M, Inl9LB), shared_write(Inl9W3, Inl9V), shared_read(R2, Inl9V), in_critical_section(R2, Inl9M, Inl9LA), rf_may(W1, R2), Inl9LA != Inl9LB, W1 != Inl9W3.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_inl9_w3), (v_w1 != v_inl9_w3), InCriticalSection(v_r1, v_inl9_m, v_inl9_lb), InCriticalSection(v_inl9_w3, v_inl9_m, v_inl9_lb), SharedWrite(v_inl9_w3, v_inl9_v), SharedRead(v_r2, v_inl9_v), InCriticalSection(v_r2, v_inl9_m, v_inl9_la), (v_inl9_la != v_inl9_lb), RfMay(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl10V), hb_must(W1, W2), shared_write(W2, Inl10V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), SharedRead(v_r1, v_inl10_v), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_inl10_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl11V), hb_must(W2, W1), shared_write(W1, Inl11V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl11_v), HbMust(v_w2, v_w1), (v_w1 != v_w2), SharedWrite(v_w1, v_inl11_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_post(R1, Inl12W3), shared_write(Inl12W3, Inl12V), hb_must(Inl12W3, R2), shared_read(R2, Inl12V), rf_may(W2, R2), hb_must(W2, Inl12W3), W2 != Inl12W3.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_inl12_w3), SharedWrite(v_inl12_w3, v_inl12_v), HbMust(v_inl12_w3, v_r2), SharedRead(v_r2, v_inl12_v), RfMay(v_w2, v_r2), (v_w2 != v_inl12_w3), HbMust(v_w2, v_inl12_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), hb_post(R1, Inl13W3), shared_write(Inl13W3, Inl13V), hb_must(Inl13W3, R2), shared_read(R2, Inl13V), rf_may(W1, R2), W1 != Inl13W3.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_inl13_w3), (v_w1 != v_inl13_w3), SharedWrite(v_inl13_w3, v_inl13_v), HbMust(v_inl13_w3, v_r2), SharedRead(v_r2, v_inl13_v), RfMay(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl14V), shared_write(W1, Inl14V).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl14_v), SharedWrite(v_w1, v_inl14_v);
     // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
     Rank2May(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMay(v_r1, v_r2), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(_, R), in_critical_section(R, M, L), in_critical_section(W2, M, L), rf_may(W2, R2).
