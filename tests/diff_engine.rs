@@ -381,12 +381,20 @@ fn order_pairs(dir: &Path) -> Vec<Pair> {
             ORDER_BASE.into(),
         ),
     ];
+    patch_pairs(dir, variants)
+}
+
+/// Each patch `(name, old, new)` written out and loaded both ways.
+fn patch_pairs(
+    dir: &Path,
+    variants: impl IntoIterator<Item = (&'static str, String, String)>,
+) -> Vec<Pair> {
     let mut out = Vec::new();
-    for (name, old, new) in variants {
+    for (k, (name, old, new)) in variants.into_iter().enumerate() {
         assert_ne!(old, new, "{name}: the patch changes nothing");
         let (a, b) = (
-            dir.join(format!("{name}-v1.c")),
-            dir.join(format!("{name}-v2.c")),
+            dir.join(format!("p{k}-v1.c")),
+            dir.join(format!("p{k}-v2.c")),
         );
         std::fs::write(&a, &old).unwrap();
         std::fs::write(&b, &new).unwrap();
@@ -394,6 +402,25 @@ fn order_pairs(dir: &Path) -> Vec<Pair> {
         out.push(pair(format!("{name} (reversed)"), &b, &a));
     }
     out
+}
+
+/// Not vacuous: every pair `expected` selects has a rank-2 difference.
+fn assert_rank2_differences(pairs: &[Pair], expected: impl Fn(&Pair) -> bool) {
+    let budget = Budget::unlimited();
+    let opts = DiffOptions {
+        max_rank: 2,
+        all_ranks: true,
+        ..DiffOptions::default()
+    };
+    for p in pairs.iter().filter(|p| expected(p)) {
+        let d = sync_diff(&p.old, &p.new, &p.m, &opts, &budget).unwrap();
+        assert!(
+            d.differences.iter().any(|d| d.rank == 2),
+            "{}: no rank-2 difference: {}",
+            p.name,
+            observable(&d)
+        );
+    }
 }
 
 #[test]
@@ -408,21 +435,7 @@ fn rules_equal_reference_when_a_patch_changes_load_order() {
     // not vacuous: each patch makes a rank-2 difference (the pair of edges
     // x = 1 -> r1 = x and y = 1 -> r2 = y becomes possible or impossible in
     // one of its orders)
-    let budget = Budget::unlimited();
-    let opts = DiffOptions {
-        max_rank: 2,
-        all_ranks: true,
-        ..DiffOptions::default()
-    };
-    for p in pairs.iter().filter(|p| !p.name.starts_with("merge")) {
-        let d = sync_diff(&p.old, &p.new, &p.m, &opts, &budget).unwrap();
-        assert!(
-            d.differences.iter().any(|d| d.rank == 2),
-            "{}: no rank-2 difference: {}",
-            p.name,
-            observable(&d)
-        );
-    }
+    assert_rank2_differences(&pairs, |p| !p.name.starts_with("merge"));
 }
 
 /// Two threads exchanging values inside critical sections of `m`; each
@@ -463,7 +476,7 @@ fn exclusion_pairs(dir: &Path) -> Vec<Pair> {
         "  pthread_mutex_lock(&m);\n  y = 1;\n  r2 = x;\n  pthread_mutex_unlock(&m);\n",
         "  y = 1;\n  r2 = x;\n",
     );
-    let variants: [(&str, String); 5] = [
+    let variants: [(&'static str, String); 5] = [
         ("unlock", t2_unlocked.clone()),
         (
             "join first",
@@ -485,19 +498,12 @@ fn exclusion_pairs(dir: &Path) -> Vec<Pair> {
             EXCL_BASE.replace("  r1 = y;\n", "  for (i = 0; i < 2; i++)\n    r1 = y;\n"),
         ),
     ];
-    let mut out = Vec::new();
-    for (k, (name, new)) in variants.into_iter().enumerate() {
-        assert_ne!(EXCL_BASE, new, "{name}: the patch changes nothing");
-        let (a, b) = (
-            dir.join(format!("excl{k}-v1.c")),
-            dir.join(format!("excl{k}-v2.c")),
-        );
-        std::fs::write(&a, EXCL_BASE).unwrap();
-        std::fs::write(&b, &new).unwrap();
-        out.push(pair(name.to_string(), &a, &b));
-        out.push(pair(format!("{name} (reversed)"), &b, &a));
-    }
-    out
+    patch_pairs(
+        dir,
+        variants
+            .into_iter()
+            .map(|(name, new)| (name, EXCL_BASE.to_string(), new)),
+    )
 }
 
 #[test]
@@ -514,19 +520,5 @@ fn rules_equal_reference_when_a_patch_changes_a_rank2_exclusion() {
     // read t2's y = 1 (r2 before r1); with it, whichever section runs
     // first reads the other's initial value (rank2_no rule 3), so the pair
     // is a rank-2 difference in both directions of the patch
-    let budget = Budget::unlimited();
-    let opts = DiffOptions {
-        max_rank: 2,
-        all_ranks: true,
-        ..DiffOptions::default()
-    };
-    for p in pairs.iter().filter(|p| p.name.starts_with("unlock")) {
-        let d = sync_diff(&p.old, &p.new, &p.m, &opts, &budget).unwrap();
-        assert!(
-            d.differences.iter().any(|d| d.rank == 2),
-            "{}: no rank-2 difference: {}",
-            p.name,
-            observable(&d)
-        );
-    }
+    assert_rank2_differences(&pairs, |p| p.name.starts_with("unlock"));
 }
