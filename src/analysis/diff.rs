@@ -118,9 +118,11 @@ struct RankOutput {
     /// the facts (neither relation is built).
     hubs: [Hubs; 2],
     lock_order: [BTreeSet<Vec<u32>>; 2],
-    /// MayRf of each version (rank 2; the rank-3 program takes it as
-    /// input instead of recomputing it).
+    /// MayRf of each version (rank 2) and rank2_no (listed by the
+    /// single-version program before rank 3): the rank-3 program takes
+    /// them as inputs instead of recomputing them.
     rf_may: [Vec<(u32, u32)>; 2],
+    rank2_no: [Vec<(u32, u32, u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
 }
@@ -290,6 +292,8 @@ fn eval(
             |i| {
                 i.old_rf_may.clone_from(&carried.rf_may[0]);
                 i.new_rf_may.clone_from(&carried.rf_may[1]);
+                i.old_rank2_no.clone_from(&carried.rank2_no[0]);
+                i.new_rank2_no.clone_from(&carried.rank2_no[1]);
             },
             |o| RankOutput {
                 only_old: sextuples(o.diff3_old),
@@ -316,7 +320,23 @@ pub fn sync_diff(
     let mut previous = RankOutput::default();
     // rank2_may of each version, listed only for --counts
     let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
+    // each version's single-version rank-2 program, run only for rank 3
+    // and --counts (the rank-2 diff never lists rank2_no or rank2_may)
+    let mut single: [Option<Relations>; 2] = Default::default();
     for rank in 1..=max_rank {
+        if rank == 3 {
+            budget.phase("rank2_no of each version (for rank 3)")?;
+            for (i, facts) in [old, new].into_iter().enumerate() {
+                let rel = single[i]
+                    .get_or_insert_with(|| super::run(RuleProgram::Sync2, opts.engine, facts));
+                previous.rank2_no[i] = rel
+                    .get("rank2_no")
+                    .into_iter()
+                    .flatten()
+                    .map(|r| (r[0], r[1], r[2], r[3]))
+                    .collect();
+            }
+        }
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
         let stats = [&mut out.old_stats, &mut out.new_stats];
@@ -347,7 +367,8 @@ pub fn sync_diff(
                 .zip([old, new])
                 .enumerate()
             {
-                let rel = super::run(RuleProgram::Sync2, opts.engine, facts);
+                let rel = single[i]
+                    .get_or_insert_with(|| super::run(RuleProgram::Sync2, opts.engine, facts));
                 let pairs: Vec<(u32, u32, u32, u32)> = rel
                     .get("rank2_may")
                     .into_iter()

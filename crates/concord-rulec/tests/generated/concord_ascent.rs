@@ -3,7 +3,7 @@
 //   0: stmt_thread, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_reach, po_scc_next, dom, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, shared_read, shared_write, mem_read, mem_write, def_use, control_dep, assert_site, call_arg, po_loop, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_join_early, hb_create_edge, hb_always, rf_covered_store, rf_covered_load, rf_pair
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_must, hb_post, hb_pre, rf_rev_must, rf_overwrites
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_pre, rf_rev_must, rf_overwrites
 //   4: hb_may, rf_hb_may, rf_no
 //   5: rf_may, rank2_no, rank3_hb_ask, rank3_hb_rev
 //   6: rank2_may, rank3_hb, rank3_no
@@ -254,6 +254,7 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     relation hb_comp_to_hub(u32, u32);
     relation hb_before_hub(u32, u32);
     relation hb_thread_to_hub(u32, u32);
+    relation hb_hub_end(u32, u32);
     relation hb_must(u32, u32);
     relation hb_always(u32,);
     relation hb_post(u32, u32);
@@ -394,14 +395,16 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     hb_to_hub(v_s, v_h) <-- hb_signal_edge(v_s, v_w), hb_to_hub(v_w, v_h);
     // hb_to_hub(A, H) :- hb_guard_edge(A, S), hb_to_hub(S, H).
     hb_to_hub(v_a, v_h) <-- hb_guard_edge(v_a, v_s), hb_to_hub(v_s, v_h);
+    // hb_hub_end(A, B) :- hb_from_hub(A, B).
+    hb_hub_end(v_a, v_b) <-- hb_from_hub(v_a, v_b);
+    // hb_hub_end(A, B) :- hb_to_hub(A, B).
+    hb_hub_end(v_a, v_b) <-- hb_to_hub(v_a, v_b);
     // hb_must(A, B) :- po_scc(A, C1), po_scc(B, C2), po_scc_reach(C1, C2), C1 != C2.
     hb_must(v_a, v_b) <-- po_scc(v_a, v_c1), po_scc(v_b, v_c2), if rulec_u32(v_c1) != rulec_u32(v_c2), po_scc_reach(v_c1, v_c2);
-    // hb_must(A, B) :- hb_from_hub(A, B).
-    hb_must(v_a, v_b) <-- hb_from_hub(v_a, v_b);
-    // hb_must(A, B) :- hb_to_hub(A, B).
-    hb_must(v_a, v_b) <-- hb_to_hub(v_a, v_b);
-    // hb_must(A, B) :- hb_to_hub(A, Inl3H), hb_from_hub(Inl3H, B).
-    hb_must(v_a, v_b) <-- hb_to_hub(v_a, v_inl3_h), hb_from_hub(v_inl3_h, v_b);
+    // hb_must(A, B) :- hb_hub_end(A, B).
+    hb_must(v_a, v_b) <-- hb_hub_end(v_a, v_b);
+    // hb_must(A, B) :- hb_to_hub(A, Inl2H), hb_from_hub(Inl2H, B).
+    hb_must(v_a, v_b) <-- hb_to_hub(v_a, v_inl2_h), hb_from_hub(v_inl2_h, v_b);
     // hb_always(S) :- thread_always(S).
     hb_always(v_s) <-- thread_always(v_s);
     // hb_post(A, B) :- postdom(A, B).
@@ -462,22 +465,22 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     rank2_no(v_w1, v_r1, v_w2, v_r1) <-- rf_may(v_w1, v_r1), !po_loop(v_r1), rf_may(v_w2, v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_r2, v_w1), rf_may(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl6M, Inl6LB), in_critical_section(R1, Inl6M, Inl6LA), in_critical_section(W2, Inl6M, Inl6LA), rf_may(W2, R2), in_critical_section(R2, Inl6M, Inl6LB), Inl6LA != Inl6LB, !po_loop(Inl6LA), !po_loop(Inl6LB).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), in_critical_section(v_w1, v_inl6_m, v_inl6_lb), !po_loop(v_inl6_lb), in_critical_section(v_r1, v_inl6_m, v_inl6_la), if rulec_u32(v_inl6_la) != rulec_u32(v_inl6_lb), !po_loop(v_inl6_la), in_critical_section(v_w2, v_inl6_m, v_inl6_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_inl6_m, v_inl6_lb);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, Inl7W3), in_critical_section(R1, Inl7M, Inl7LB), in_critical_section(Inl7W3, Inl7M, Inl7LB), shared_write(Inl7W3, Inl7V), shared_read(R2, Inl7V), in_critical_section(R2, Inl7M, Inl7LA), rf_may(W2, R2), hb_must(W2, Inl7W3), Inl7LA != Inl7LB, W2 != Inl7W3.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_inl7_w3), in_critical_section(v_r1, v_inl7_m, v_inl7_lb), in_critical_section(v_inl7_w3, v_inl7_m, v_inl7_lb), shared_write(v_inl7_w3, v_inl7_v), shared_read(v_r2, v_inl7_v), in_critical_section(v_r2, v_inl7_m, v_inl7_la), if rulec_u32(v_inl7_la) != rulec_u32(v_inl7_lb), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl7_w3), hb_must(v_w2, v_inl7_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, Inl8W3), in_critical_section(R1, Inl8M, Inl8LB), in_critical_section(Inl8W3, Inl8M, Inl8LB), shared_write(Inl8W3, Inl8V), shared_read(R2, Inl8V), in_critical_section(R2, Inl8M, Inl8LA), rf_may(W1, R2), Inl8LA != Inl8LB, W1 != Inl8W3.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_inl8_w3), if rulec_u32(v_w1) != rulec_u32(v_inl8_w3), in_critical_section(v_r1, v_inl8_m, v_inl8_lb), in_critical_section(v_inl8_w3, v_inl8_m, v_inl8_lb), shared_write(v_inl8_w3, v_inl8_v), shared_read(v_r2, v_inl8_v), in_critical_section(v_r2, v_inl8_m, v_inl8_la), if rulec_u32(v_inl8_la) != rulec_u32(v_inl8_lb), rf_may(v_w1, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl9V), hb_must(W1, W2), shared_write(W2, Inl9V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), shared_read(v_r1, v_inl9_v), hb_must(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_inl9_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl10V), hb_must(W2, W1), shared_write(W1, Inl10V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w2, v_r2), shared_read(v_r2, v_inl10_v), hb_must(v_w2, v_w1), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_inl10_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_post(R1, Inl11W3), shared_write(Inl11W3, Inl11V), hb_must(Inl11W3, R2), shared_read(R2, Inl11V), rf_may(W2, R2), hb_must(W2, Inl11W3), W2 != Inl11W3.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_post(v_r1, v_inl11_w3), shared_write(v_inl11_w3, v_inl11_v), hb_must(v_inl11_w3, v_r2), shared_read(v_r2, v_inl11_v), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl11_w3), hb_must(v_w2, v_inl11_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), hb_post(R1, Inl12W3), shared_write(Inl12W3, Inl12V), hb_must(Inl12W3, R2), shared_read(R2, Inl12V), rf_may(W1, R2), W1 != Inl12W3.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), hb_post(v_r1, v_inl12_w3), if rulec_u32(v_w1) != rulec_u32(v_inl12_w3), shared_write(v_inl12_w3, v_inl12_v), hb_must(v_inl12_w3, v_r2), shared_read(v_r2, v_inl12_v), rf_may(v_w1, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl13V), shared_write(W1, Inl13V).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl13_v), shared_write(v_w1, v_inl13_v);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl5M, Inl5LB), in_critical_section(R1, Inl5M, Inl5LA), in_critical_section(W2, Inl5M, Inl5LA), rf_may(W2, R2), in_critical_section(R2, Inl5M, Inl5LB), Inl5LA != Inl5LB, !po_loop(Inl5LA), !po_loop(Inl5LB).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), in_critical_section(v_w1, v_inl5_m, v_inl5_lb), !po_loop(v_inl5_lb), in_critical_section(v_r1, v_inl5_m, v_inl5_la), if rulec_u32(v_inl5_la) != rulec_u32(v_inl5_lb), !po_loop(v_inl5_la), in_critical_section(v_w2, v_inl5_m, v_inl5_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_inl5_m, v_inl5_lb);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, Inl6W3), in_critical_section(R1, Inl6M, Inl6LB), in_critical_section(Inl6W3, Inl6M, Inl6LB), shared_write(Inl6W3, Inl6V), shared_read(R2, Inl6V), in_critical_section(R2, Inl6M, Inl6LA), rf_may(W2, R2), hb_must(W2, Inl6W3), Inl6LA != Inl6LB, W2 != Inl6W3.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_inl6_w3), in_critical_section(v_r1, v_inl6_m, v_inl6_lb), in_critical_section(v_inl6_w3, v_inl6_m, v_inl6_lb), shared_write(v_inl6_w3, v_inl6_v), shared_read(v_r2, v_inl6_v), in_critical_section(v_r2, v_inl6_m, v_inl6_la), if rulec_u32(v_inl6_la) != rulec_u32(v_inl6_lb), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl6_w3), hb_must(v_w2, v_inl6_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, Inl7W3), in_critical_section(R1, Inl7M, Inl7LB), in_critical_section(Inl7W3, Inl7M, Inl7LB), shared_write(Inl7W3, Inl7V), shared_read(R2, Inl7V), in_critical_section(R2, Inl7M, Inl7LA), rf_may(W1, R2), Inl7LA != Inl7LB, W1 != Inl7W3.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_inl7_w3), if rulec_u32(v_w1) != rulec_u32(v_inl7_w3), in_critical_section(v_r1, v_inl7_m, v_inl7_lb), in_critical_section(v_inl7_w3, v_inl7_m, v_inl7_lb), shared_write(v_inl7_w3, v_inl7_v), shared_read(v_r2, v_inl7_v), in_critical_section(v_r2, v_inl7_m, v_inl7_la), if rulec_u32(v_inl7_la) != rulec_u32(v_inl7_lb), rf_may(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl8V), hb_must(W1, W2), shared_write(W2, Inl8V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), shared_read(v_r1, v_inl8_v), hb_must(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_inl8_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl9V), hb_must(W2, W1), shared_write(W1, Inl9V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w2, v_r2), shared_read(v_r2, v_inl9_v), hb_must(v_w2, v_w1), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_inl9_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_post(R1, Inl10W3), shared_write(Inl10W3, Inl10V), hb_must(Inl10W3, R2), shared_read(R2, Inl10V), rf_may(W2, R2), hb_must(W2, Inl10W3), W2 != Inl10W3.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_post(v_r1, v_inl10_w3), shared_write(v_inl10_w3, v_inl10_v), hb_must(v_inl10_w3, v_r2), shared_read(v_r2, v_inl10_v), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl10_w3), hb_must(v_w2, v_inl10_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), hb_post(R1, Inl11W3), shared_write(Inl11W3, Inl11V), hb_must(Inl11W3, R2), shared_read(R2, Inl11V), rf_may(W1, R2), W1 != Inl11W3.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), hb_post(v_r1, v_inl11_w3), if rulec_u32(v_w1) != rulec_u32(v_inl11_w3), shared_write(v_inl11_w3, v_inl11_v), hb_must(v_inl11_w3, v_r2), shared_read(v_r2, v_inl11_v), rf_may(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl12V), shared_write(W1, Inl12V).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl12_v), shared_write(v_w1, v_inl12_v);
     // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
     rank2_may(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_may(v_r1, v_r2), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(_, R), in_critical_section(R, M, L), in_critical_section(W2, M, L), rf_may(W2, R2).

@@ -5,7 +5,7 @@ pub mod concord_crepe {
 //   0: stmt_thread, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_reach, po_scc_next, dom, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, shared_read, shared_write, mem_read, mem_write, def_use, control_dep, assert_site, call_arg, po_loop, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_join_early, hb_create_edge, hb_always, rf_covered_store, rf_covered_load, rf_pair
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_must, hb_post, hb_pre, rf_rev_must, rf_overwrites
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_pre, rf_rev_must, rf_overwrites
 //   4: hb_may, rf_hb_may, rf_no
 //   5: rf_may, rank2_no, rank3_hb_ask, rank3_hb_rev
 //   6: rank2_may, rank3_hb, rank3_no
@@ -290,6 +290,7 @@ impl Output {
     struct HbCompToHub(u32, u32);
     struct HbBeforeHub(u32, u32);
     struct HbThreadToHub(u32, u32);
+    struct HbHubEnd(u32, u32);
     @output
     struct HbMust(u32, u32);
     struct HbAlways(u32);
@@ -440,14 +441,16 @@ impl Output {
     HbToHub(v_s, v_h) <- HbSignalEdge(v_s, v_w), HbToHub(v_w, v_h);
     // hb_to_hub(A, H) :- hb_guard_edge(A, S), hb_to_hub(S, H).
     HbToHub(v_a, v_h) <- HbGuardEdge(v_a, v_s), HbToHub(v_s, v_h);
+    // hb_hub_end(A, B) :- hb_from_hub(A, B).
+    HbHubEnd(v_a, v_b) <- HbFromHub(v_a, v_b);
+    // hb_hub_end(A, B) :- hb_to_hub(A, B).
+    HbHubEnd(v_a, v_b) <- HbToHub(v_a, v_b);
     // hb_must(A, B) :- po_scc(A, C1), po_scc(B, C2), po_scc_reach(C1, C2), C1 != C2.
     HbMust(v_a, v_b) <- PoScc(v_a, v_c1), PoScc(v_b, v_c2), (v_c1 != v_c2), PoSccReach(v_c1, v_c2);
-    // hb_must(A, B) :- hb_from_hub(A, B).
-    HbMust(v_a, v_b) <- HbFromHub(v_a, v_b);
-    // hb_must(A, B) :- hb_to_hub(A, B).
-    HbMust(v_a, v_b) <- HbToHub(v_a, v_b);
-    // hb_must(A, B) :- hb_to_hub(A, Inl3H), hb_from_hub(Inl3H, B).
-    HbMust(v_a, v_b) <- HbToHub(v_a, v_inl3_h), HbFromHub(v_inl3_h, v_b);
+    // hb_must(A, B) :- hb_hub_end(A, B).
+    HbMust(v_a, v_b) <- HbHubEnd(v_a, v_b);
+    // hb_must(A, B) :- hb_to_hub(A, Inl2H), hb_from_hub(Inl2H, B).
+    HbMust(v_a, v_b) <- HbToHub(v_a, v_inl2_h), HbFromHub(v_inl2_h, v_b);
     // hb_always(S) :- thread_always(S).
     HbAlways(v_s) <- ThreadAlways(v_s);
     // hb_post(A, B) :- postdom(A, B).
@@ -508,22 +511,22 @@ impl Output {
     Rank2No(v_w1, v_r1, v_w2, v_r1) <- RfMay(v_w1, v_r1), !PoLoop(v_r1), RfMay(v_w2, v_r1), (v_w1 != v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_r2, v_w1), RfMay(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl6M, Inl6LB), in_critical_section(R1, Inl6M, Inl6LA), in_critical_section(W2, Inl6M, Inl6LA), rf_may(W2, R2), in_critical_section(R2, Inl6M, Inl6LB), Inl6LA != Inl6LB, !po_loop(Inl6LA), !po_loop(Inl6LB).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_inl6_m, v_inl6_lb), !PoLoop(v_inl6_lb), InCriticalSection(v_r1, v_inl6_m, v_inl6_la), (v_inl6_la != v_inl6_lb), !PoLoop(v_inl6_la), InCriticalSection(v_w2, v_inl6_m, v_inl6_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_inl6_m, v_inl6_lb);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, Inl7W3), in_critical_section(R1, Inl7M, Inl7LB), in_critical_section(Inl7W3, Inl7M, Inl7LB), shared_write(Inl7W3, Inl7V), shared_read(R2, Inl7V), in_critical_section(R2, Inl7M, Inl7LA), rf_may(W2, R2), hb_must(W2, Inl7W3), Inl7LA != Inl7LB, W2 != Inl7W3.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_inl7_w3), InCriticalSection(v_r1, v_inl7_m, v_inl7_lb), InCriticalSection(v_inl7_w3, v_inl7_m, v_inl7_lb), SharedWrite(v_inl7_w3, v_inl7_v), SharedRead(v_r2, v_inl7_v), InCriticalSection(v_r2, v_inl7_m, v_inl7_la), (v_inl7_la != v_inl7_lb), RfMay(v_w2, v_r2), (v_w2 != v_inl7_w3), HbMust(v_w2, v_inl7_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, Inl8W3), in_critical_section(R1, Inl8M, Inl8LB), in_critical_section(Inl8W3, Inl8M, Inl8LB), shared_write(Inl8W3, Inl8V), shared_read(R2, Inl8V), in_critical_section(R2, Inl8M, Inl8LA), rf_may(W1, R2), Inl8LA != Inl8LB, W1 != Inl8W3.
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_inl8_w3), (v_w1 != v_inl8_w3), InCriticalSection(v_r1, v_inl8_m, v_inl8_lb), InCriticalSection(v_inl8_w3, v_inl8_m, v_inl8_lb), SharedWrite(v_inl8_w3, v_inl8_v), SharedRead(v_r2, v_inl8_v), InCriticalSection(v_r2, v_inl8_m, v_inl8_la), (v_inl8_la != v_inl8_lb), RfMay(v_w1, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl9V), hb_must(W1, W2), shared_write(W2, Inl9V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), SharedRead(v_r1, v_inl9_v), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_inl9_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl10V), hb_must(W2, W1), shared_write(W1, Inl10V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl10_v), HbMust(v_w2, v_w1), (v_w1 != v_w2), SharedWrite(v_w1, v_inl10_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_post(R1, Inl11W3), shared_write(Inl11W3, Inl11V), hb_must(Inl11W3, R2), shared_read(R2, Inl11V), rf_may(W2, R2), hb_must(W2, Inl11W3), W2 != Inl11W3.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_inl11_w3), SharedWrite(v_inl11_w3, v_inl11_v), HbMust(v_inl11_w3, v_r2), SharedRead(v_r2, v_inl11_v), RfMay(v_w2, v_r2), (v_w2 != v_inl11_w3), HbMust(v_w2, v_inl11_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), hb_post(R1, Inl12W3), shared_write(Inl12W3, Inl12V), hb_must(Inl12W3, R2), shared_read(R2, Inl12V), rf_may(W1, R2), W1 != Inl12W3.
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_inl12_w3), (v_w1 != v_inl12_w3), SharedWrite(v_inl12_w3, v_inl12_v), HbMust(v_inl12_w3, v_r2), SharedRead(v_r2, v_inl12_v), RfMay(v_w1, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl13V), shared_write(W1, Inl13V).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl13_v), SharedWrite(v_w1, v_inl13_v);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl5M, Inl5LB), in_critical_section(R1, Inl5M, Inl5LA), in_critical_section(W2, Inl5M, Inl5LA), rf_may(W2, R2), in_critical_section(R2, Inl5M, Inl5LB), Inl5LA != Inl5LB, !po_loop(Inl5LA), !po_loop(Inl5LB).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_inl5_m, v_inl5_lb), !PoLoop(v_inl5_lb), InCriticalSection(v_r1, v_inl5_m, v_inl5_la), (v_inl5_la != v_inl5_lb), !PoLoop(v_inl5_la), InCriticalSection(v_w2, v_inl5_m, v_inl5_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_inl5_m, v_inl5_lb);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, Inl6W3), in_critical_section(R1, Inl6M, Inl6LB), in_critical_section(Inl6W3, Inl6M, Inl6LB), shared_write(Inl6W3, Inl6V), shared_read(R2, Inl6V), in_critical_section(R2, Inl6M, Inl6LA), rf_may(W2, R2), hb_must(W2, Inl6W3), Inl6LA != Inl6LB, W2 != Inl6W3.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_inl6_w3), InCriticalSection(v_r1, v_inl6_m, v_inl6_lb), InCriticalSection(v_inl6_w3, v_inl6_m, v_inl6_lb), SharedWrite(v_inl6_w3, v_inl6_v), SharedRead(v_r2, v_inl6_v), InCriticalSection(v_r2, v_inl6_m, v_inl6_la), (v_inl6_la != v_inl6_lb), RfMay(v_w2, v_r2), (v_w2 != v_inl6_w3), HbMust(v_w2, v_inl6_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, Inl7W3), in_critical_section(R1, Inl7M, Inl7LB), in_critical_section(Inl7W3, Inl7M, Inl7LB), shared_write(Inl7W3, Inl7V), shared_read(R2, Inl7V), in_critical_section(R2, Inl7M, Inl7LA), rf_may(W1, R2), Inl7LA != Inl7LB, W1 != Inl7W3.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), Postdom(v_r1, v_inl7_w3), (v_w1 != v_inl7_w3), InCriticalSection(v_r1, v_inl7_m, v_inl7_lb), InCriticalSection(v_inl7_w3, v_inl7_m, v_inl7_lb), SharedWrite(v_inl7_w3, v_inl7_v), SharedRead(v_r2, v_inl7_v), InCriticalSection(v_r2, v_inl7_m, v_inl7_la), (v_inl7_la != v_inl7_lb), RfMay(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl8V), hb_must(W1, W2), shared_write(W2, Inl8V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), SharedRead(v_r1, v_inl8_v), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_inl8_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl9V), hb_must(W2, W1), shared_write(W1, Inl9V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl9_v), HbMust(v_w2, v_w1), (v_w1 != v_w2), SharedWrite(v_w1, v_inl9_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_post(R1, Inl10W3), shared_write(Inl10W3, Inl10V), hb_must(Inl10W3, R2), shared_read(R2, Inl10V), rf_may(W2, R2), hb_must(W2, Inl10W3), W2 != Inl10W3.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_inl10_w3), SharedWrite(v_inl10_w3, v_inl10_v), HbMust(v_inl10_w3, v_r2), SharedRead(v_r2, v_inl10_v), RfMay(v_w2, v_r2), (v_w2 != v_inl10_w3), HbMust(v_w2, v_inl10_w3);
+    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), hb_post(R1, Inl11W3), shared_write(Inl11W3, Inl11V), hb_must(Inl11W3, R2), shared_read(R2, Inl11V), rf_may(W1, R2), W1 != Inl11W3.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_inl11_w3), (v_w1 != v_inl11_w3), SharedWrite(v_inl11_w3, v_inl11_v), HbMust(v_inl11_w3, v_r2), SharedRead(v_r2, v_inl11_v), RfMay(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl12V), shared_write(W1, Inl12V).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl12_v), SharedWrite(v_w1, v_inl12_v);
     // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
     Rank2May(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMay(v_r1, v_r2), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(_, R), in_critical_section(R, M, L), in_critical_section(W2, M, L), rf_may(W2, R2).
