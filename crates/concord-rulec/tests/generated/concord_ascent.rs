@@ -193,20 +193,19 @@ impl Output {
 #[allow(dead_code)]
 fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
 
+/// Stage 0 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
+mod stage_0 {
+#[allow(unused_imports)]
+use super::rulec_u32;
 ::ascent::ascent! {
     pub struct ConcordProgram;
     relation stmt_thread(u32, u32);
     relation thread_create(u32, u32, u32);
-    relation unresolved_call(u32,);
-    relation unresolved_thread_start(u32,);
     relation thread_join(u32, u32, u32);
-    relation po_next(u32, u32);
     relation po_scc(u32, u32);
     relation po_scc_reach(u32, u32);
     relation po_scc_next(u32, u32);
     relation dom(u32, u32);
-    relation postdom(u32, u32);
-    relation thread_always(u32,);
     relation mutex_lock(u32, u32);
     relation mutex_unlock(u32, u32);
     relation mutex_trylock(u32, u32);
@@ -218,19 +217,8 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     relation busy_wait(u32, u32, u32);
     relation flag_guard(u32, u32, u32);
     relation flag_enabler(u32, u32);
-    relation in_critical_section(u32, u32, u32);
-    relation same_critical_section(u32, u32, u32);
-    relation diff_critical_section(u32, u32, u32);
-    relation cs_written_before(u32, u32, u32);
-    relation cs_written_after(u32, u32, u32);
     relation shared_read(u32, u32);
     relation shared_write(u32, u32);
-    relation mem_read(u32, u32);
-    relation mem_write(u32, u32);
-    relation def_use(u32, u32);
-    relation control_dep(u32, u32);
-    relation assert_site(u32,);
-    relation call_arg(u32, u32, u32);
     relation po_loop(u32,);
     relation hb_event(u32,);
     relation hb_notify(u32, u32);
@@ -250,31 +238,6 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     relation hb_from_hub(u32, u32);
     relation hb_hub_comp(u32, u32);
     relation hb_hub_after(u32, u32);
-    relation hb_to_hub(u32, u32);
-    relation hb_comp_to_hub(u32, u32);
-    relation hb_before_hub(u32, u32);
-    relation hb_thread_to_hub(u32, u32);
-    relation hb_hub_end(u32, u32);
-    relation hb_must(u32, u32);
-    relation hb_always(u32,);
-    relation hb_post(u32, u32);
-    relation hb_pre(u32, u32);
-    relation hb_may(u32, u32);
-    relation rf_covered_store(u32, u32, u32);
-    relation rf_covered_load(u32, u32, u32);
-    relation rf_pair(u32, u32);
-    relation rf_hb_may(u32, u32);
-    relation rf_rev_must(u32, u32);
-    relation rf_no(u32, u32);
-    relation rf_overwrites(u32, u32, u32);
-    relation rf_may(u32, u32);
-    relation rank2_no(u32, u32, u32, u32);
-    relation rank2_may(u32, u32, u32, u32);
-    relation rank3_hb_ask(u32, u32);
-    relation rank3_hb(u32, u32);
-    relation rank3_hb_rev(u32, u32);
-    relation rank3_no(u32, u32, u32, u32, u32, u32);
-    relation rank3_may(u32, u32, u32, u32, u32, u32);
     // po_loop(S) :- po_scc(S, C), po_scc_reach(C, C).
     po_loop(v_s) <-- po_scc(v_s, v_c), po_scc_reach(v_c, e0), if rulec_u32(e0) == rulec_u32(v_c);
     // hb_event(S) :- shared_read(S, _).
@@ -365,6 +328,59 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     hb_from_hub(v_h, v_j) <-- hb_from_hub(v_h, v_x), hb_joined(v_x, v_j);
     // hb_from_hub(H, W) :- hb_from_hub(H, X), hb_signal_edge(X, W).
     hb_from_hub(v_h, v_w) <-- hb_from_hub(v_h, v_x), hb_signal_edge(v_x, v_w);
+}
+}
+
+/// Stage 1 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
+mod stage_1 {
+#[allow(unused_imports)]
+use super::rulec_u32;
+::ascent::ascent! {
+    pub struct ConcordProgram;
+    relation stmt_thread(u32, u32);
+    relation thread_create(u32, u32, u32);
+    relation po_scc(u32, u32);
+    relation po_scc_reach(u32, u32);
+    relation po_scc_next(u32, u32);
+    relation dom(u32, u32);
+    relation postdom(u32, u32);
+    relation thread_always(u32,);
+    relation cond_wait(u32, u32, u32);
+    relation cond_wait_guarded(u32, u32);
+    relation flag_guard(u32, u32, u32);
+    relation diff_critical_section(u32, u32, u32);
+    relation cs_written_before(u32, u32, u32);
+    relation cs_written_after(u32, u32, u32);
+    relation shared_read(u32, u32);
+    relation shared_write(u32, u32);
+    relation hb_event(u32,);
+    relation hb_notify_flagged(u32, u32, u32);
+    relation hb_notify_ambiguous(u32, u32, u32);
+    relation hb_joined(u32, u32);
+    relation hb_guard_ok(u32, u32);
+    relation hb_create_edge(u32, u32);
+    relation hb_signal_edge(u32, u32);
+    relation hb_guard_edge(u32, u32);
+    relation hb_hub(u32,);
+    relation hb_from_hub(u32, u32);
+    relation hb_to_hub(u32, u32);
+    relation hb_comp_to_hub(u32, u32);
+    relation hb_before_hub(u32, u32);
+    relation hb_thread_to_hub(u32, u32);
+    relation hb_hub_end(u32, u32);
+    relation hb_must(u32, u32);
+    relation hb_always(u32,);
+    relation hb_post(u32, u32);
+    relation hb_pre(u32, u32);
+    relation hb_may(u32, u32);
+    relation rf_covered_store(u32, u32, u32);
+    relation rf_covered_load(u32, u32, u32);
+    relation rf_pair(u32, u32);
+    relation rf_hb_may(u32, u32);
+    relation rf_rev_must(u32, u32);
+    relation rf_no(u32, u32);
+    relation rf_overwrites(u32, u32, u32);
+    relation rf_may(u32, u32);
     // hb_to_hub(S, J) :- hb_joined(S, J).
     hb_to_hub(v_s, v_j) <-- hb_joined(v_s, v_j);
     // hb_to_hub(S, W) :- hb_signal_edge(S, W).
@@ -441,12 +457,12 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     rf_covered_load(v_l, v_v, v_m) <-- cs_written_before(v_l, v_v, v_m);
     // rf_pair(W, R) :- shared_write(W, V), shared_read(R, V).
     rf_pair(v_w, v_r) <-- shared_write(v_w, v_v), shared_read(v_r, v_v);
+    // rf_rev_must(R, W) :- rf_pair(W, R), hb_must(R, W).
+    rf_rev_must(v_r, v_w) <-- rf_pair(v_w, v_r), hb_must(v_r, v_w);
     // rf_hb_may(W, R) :- rf_pair(W, R), hb_must(W, R).
     rf_hb_may(v_w, v_r) <-- rf_pair(v_w, v_r), hb_must(v_w, v_r);
     // rf_hb_may(W, R) :- rf_pair(W, R), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
     rf_hb_may(v_w, v_r) <-- rf_pair(v_w, v_r), po_scc(v_w, v_c1), po_scc(v_r, v_c2), po_scc_reach(v_c1, v_c2);
-    // rf_rev_must(R, W) :- rf_pair(W, R), hb_must(R, W).
-    rf_rev_must(v_r, v_w) <-- rf_pair(v_w, v_r), hb_must(v_r, v_w);
     // rf_hb_may(W, R) :- rf_pair(W, R), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2, !rf_rev_must(R, W).
     rf_hb_may(v_w, v_r) <-- rf_pair(v_w, v_r), !rf_rev_must(v_r, v_w), stmt_thread(v_w, v_t1), stmt_thread(v_r, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
     // rf_overwrites(W1, W2, V) :- shared_write(W1, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2).
@@ -461,6 +477,32 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     rf_no(v_w, v_r) <-- rf_covered_store(v_w, v_v, v_m), diff_critical_section(v_w, v_r, v_m), shared_read(v_r, v_v);
     // rf_may(W, R) :- rf_pair(W, R), rf_hb_may(W, R), !rf_no(W, R).
     rf_may(v_w, v_r) <-- rf_pair(v_w, v_r), !rf_no(v_w, v_r), rf_hb_may(v_w, v_r);
+}
+}
+
+/// Stage 2 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
+mod stage_2 {
+#[allow(unused_imports)]
+use super::rulec_u32;
+::ascent::ascent! {
+    pub struct ConcordProgram;
+    relation stmt_thread(u32, u32);
+    relation po_scc(u32, u32);
+    relation po_scc_reach(u32, u32);
+    relation postdom(u32, u32);
+    relation in_critical_section(u32, u32, u32);
+    relation shared_read(u32, u32);
+    relation shared_write(u32, u32);
+    relation po_loop(u32,);
+    relation hb_must(u32, u32);
+    relation hb_post(u32, u32);
+    relation hb_may(u32, u32);
+    relation rf_may(u32, u32);
+    relation rank2_no(u32, u32, u32, u32);
+    relation rank2_may(u32, u32, u32, u32);
+    relation rank3_hb_ask(u32, u32);
+    relation rank3_hb(u32, u32);
+    relation rank3_hb_rev(u32, u32);
     // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     rank2_no(v_w1, v_r1, v_w2, v_r1) <-- rf_may(v_w1, v_r1), !po_loop(v_r1), rf_may(v_w2, v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -487,14 +529,31 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     rank3_hb_ask(v_r, v_r2) <-- rf_may(_w0, v_r), in_critical_section(v_r, v_m, v_l), in_critical_section(v_w2, v_m, v_l), rf_may(v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(W, R), in_critical_section(W, M, L), in_critical_section(R2, M, L), rf_may(_, R2).
     rank3_hb_ask(v_r, v_r2) <-- rf_may(v_w, v_r), in_critical_section(v_w, v_m, v_l), in_critical_section(v_r2, v_m, v_l), rf_may(_w0, v_r2);
+    // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
+    rank3_hb_rev(v_r2, v_r) <-- rank3_hb_ask(v_r, v_r2), hb_must(v_r2, v_r);
     // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), hb_must(R, R2).
     rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), hb_must(v_r, v_r2);
     // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), po_scc(R, C1), po_scc(R2, C2), po_scc_reach(C1, C2).
     rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), po_scc(v_r, v_c1), po_scc(v_r2, v_c2), po_scc_reach(v_c1, v_c2);
-    // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
-    rank3_hb_rev(v_r2, v_r) <-- rank3_hb_ask(v_r, v_r2), hb_must(v_r2, v_r);
     // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), stmt_thread(R, T1), stmt_thread(R2, T2), T1 != T2, !rank3_hb_rev(R2, R).
     rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), !rank3_hb_rev(v_r2, v_r), stmt_thread(v_r, v_t1), stmt_thread(v_r2, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+}
+}
+
+/// Stage 3 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
+mod stage_3 {
+#[allow(unused_imports)]
+use super::rulec_u32;
+::ascent::ascent! {
+    pub struct ConcordProgram;
+    relation in_critical_section(u32, u32, u32);
+    relation po_loop(u32,);
+    relation rf_may(u32, u32);
+    relation rank2_no(u32, u32, u32, u32);
+    relation rank2_may(u32, u32, u32, u32);
+    relation rank3_hb(u32, u32);
+    relation rank3_no(u32, u32, u32, u32, u32, u32);
+    relation rank3_may(u32, u32, u32, u32, u32, u32);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rf_may(W1, R1), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), rf_may(W2, R2), rank3_hb(R1, R2), !rank2_no(W1, R1, W2, R2), in_critical_section(R2, M, LB), LA != LB, in_critical_section(W3, M, LB), rf_may(W3, R3), rank3_hb(R2, R3), !rank2_no(W2, R2, W3, R3), in_critical_section(R3, M, LC), LA != LC, LB != LC, in_critical_section(W1, M, LC), rank3_hb(R1, R3), !rank2_no(W1, R1, W3, R3), !po_loop(LA), !po_loop(LB), !po_loop(LC).
     rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rf_may(v_w1, v_r1), in_critical_section(v_r1, v_m, v_la), !po_loop(v_la), in_critical_section(v_w2, v_m, v_la), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2), rank3_hb(v_r1, v_r2), in_critical_section(v_r2, v_m, v_lb), if rulec_u32(v_la) != rulec_u32(v_lb), !po_loop(v_lb), in_critical_section(v_w3, v_m, v_lb), rf_may(v_w3, v_r3), !rank2_no(v_w2, v_r2, v_w3, v_r3), !rank2_no(v_w1, v_r1, v_w3, v_r3), rank3_hb(v_r2, v_r3), in_critical_section(v_r3, v_m, v_lc), if rulec_u32(v_la) != rulec_u32(v_lc), if rulec_u32(v_lb) != rulec_u32(v_lc), !po_loop(v_lc), in_critical_section(v_w1, v_m, v_lc), rank3_hb(v_r1, v_r3);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rf_may(W1, R1), in_critical_section(R1, M, LA), in_critical_section(W3, M, LA), rf_may(W3, R3), rank3_hb(R1, R3), !rank2_no(W1, R1, W3, R3), in_critical_section(R3, M, LC), LA != LC, in_critical_section(W2, M, LC), rf_may(W2, R2), rank3_hb(R2, R3), !rank2_no(W2, R2, W3, R3), in_critical_section(R2, M, LB), LA != LB, LB != LC, in_critical_section(W1, M, LB), rank3_hb(R1, R2), !rank2_no(W1, R1, W2, R2), !po_loop(LA), !po_loop(LB), !po_loop(LC).
@@ -502,159 +561,256 @@ fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
     // rank3_may(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), !rank3_no(W1, R1, W2, R2, W3, R3).
     rank3_may(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), rank2_may(v_w2, v_r2, v_w3, v_r3), !rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), rank2_may(v_w1, v_r1, v_w3, v_r3);
 }
+}
 
-/// Evaluates the rules on `input` with the ascent engine.
-#[allow(dead_code, clippy::field_reassign_with_default)]
+/// Evaluates the rules on `input` with the ascent engine, stage by stage.
+#[allow(dead_code, unused_mut, clippy::field_reassign_with_default)]
 pub fn run(input: &Input) -> Output {
     let mut input = input.clone();
-    let mut prog = ConcordProgram::default();
     input.stmt_thread.sort_unstable();
     input.stmt_thread.dedup();
-    prog.stmt_thread = ::std::mem::take(&mut input.stmt_thread);
+    let mut rel_stmt_thread = ::std::mem::take(&mut input.stmt_thread);
     input.thread_create.sort_unstable();
     input.thread_create.dedup();
-    prog.thread_create = ::std::mem::take(&mut input.thread_create);
-    input.unresolved_call.sort_unstable();
-    input.unresolved_call.dedup();
-    prog.unresolved_call = ::std::mem::take(&mut input.unresolved_call);
-    input.unresolved_thread_start.sort_unstable();
-    input.unresolved_thread_start.dedup();
-    prog.unresolved_thread_start = ::std::mem::take(&mut input.unresolved_thread_start);
+    let mut rel_thread_create = ::std::mem::take(&mut input.thread_create);
     input.thread_join.sort_unstable();
     input.thread_join.dedup();
-    prog.thread_join = ::std::mem::take(&mut input.thread_join);
-    input.po_next.sort_unstable();
-    input.po_next.dedup();
-    prog.po_next = ::std::mem::take(&mut input.po_next);
+    let mut rel_thread_join = ::std::mem::take(&mut input.thread_join);
     input.po_scc.sort_unstable();
     input.po_scc.dedup();
-    prog.po_scc = ::std::mem::take(&mut input.po_scc);
+    let mut rel_po_scc = ::std::mem::take(&mut input.po_scc);
     input.po_scc_reach.sort_unstable();
     input.po_scc_reach.dedup();
-    prog.po_scc_reach = ::std::mem::take(&mut input.po_scc_reach);
+    let mut rel_po_scc_reach = ::std::mem::take(&mut input.po_scc_reach);
     input.po_scc_next.sort_unstable();
     input.po_scc_next.dedup();
-    prog.po_scc_next = ::std::mem::take(&mut input.po_scc_next);
+    let mut rel_po_scc_next = ::std::mem::take(&mut input.po_scc_next);
     input.dom.sort_unstable();
     input.dom.dedup();
-    prog.dom = ::std::mem::take(&mut input.dom);
+    let mut rel_dom = ::std::mem::take(&mut input.dom);
     input.postdom.sort_unstable();
     input.postdom.dedup();
-    prog.postdom = ::std::mem::take(&mut input.postdom);
+    let mut rel_postdom = ::std::mem::take(&mut input.postdom);
     input.thread_always.sort_unstable();
     input.thread_always.dedup();
-    prog.thread_always = ::std::mem::take(&mut input.thread_always);
+    let mut rel_thread_always = ::std::mem::take(&mut input.thread_always);
     input.mutex_lock.sort_unstable();
     input.mutex_lock.dedup();
-    prog.mutex_lock = ::std::mem::take(&mut input.mutex_lock);
+    let mut rel_mutex_lock = ::std::mem::take(&mut input.mutex_lock);
     input.mutex_unlock.sort_unstable();
     input.mutex_unlock.dedup();
-    prog.mutex_unlock = ::std::mem::take(&mut input.mutex_unlock);
+    let mut rel_mutex_unlock = ::std::mem::take(&mut input.mutex_unlock);
     input.mutex_trylock.sort_unstable();
     input.mutex_trylock.dedup();
-    prog.mutex_trylock = ::std::mem::take(&mut input.mutex_trylock);
+    let mut rel_mutex_trylock = ::std::mem::take(&mut input.mutex_trylock);
     input.cond_wait.sort_unstable();
     input.cond_wait.dedup();
-    prog.cond_wait = ::std::mem::take(&mut input.cond_wait);
+    let mut rel_cond_wait = ::std::mem::take(&mut input.cond_wait);
     input.cond_signal.sort_unstable();
     input.cond_signal.dedup();
-    prog.cond_signal = ::std::mem::take(&mut input.cond_signal);
+    let mut rel_cond_signal = ::std::mem::take(&mut input.cond_signal);
     input.cond_broadcast.sort_unstable();
     input.cond_broadcast.dedup();
-    prog.cond_broadcast = ::std::mem::take(&mut input.cond_broadcast);
+    let mut rel_cond_broadcast = ::std::mem::take(&mut input.cond_broadcast);
     input.cond_wait_guarded.sort_unstable();
     input.cond_wait_guarded.dedup();
-    prog.cond_wait_guarded = ::std::mem::take(&mut input.cond_wait_guarded);
+    let mut rel_cond_wait_guarded = ::std::mem::take(&mut input.cond_wait_guarded);
     input.cond_signal_flagged.sort_unstable();
     input.cond_signal_flagged.dedup();
-    prog.cond_signal_flagged = ::std::mem::take(&mut input.cond_signal_flagged);
+    let mut rel_cond_signal_flagged = ::std::mem::take(&mut input.cond_signal_flagged);
     input.busy_wait.sort_unstable();
     input.busy_wait.dedup();
-    prog.busy_wait = ::std::mem::take(&mut input.busy_wait);
+    let mut rel_busy_wait = ::std::mem::take(&mut input.busy_wait);
     input.flag_guard.sort_unstable();
     input.flag_guard.dedup();
-    prog.flag_guard = ::std::mem::take(&mut input.flag_guard);
+    let mut rel_flag_guard = ::std::mem::take(&mut input.flag_guard);
     input.flag_enabler.sort_unstable();
     input.flag_enabler.dedup();
-    prog.flag_enabler = ::std::mem::take(&mut input.flag_enabler);
+    let mut rel_flag_enabler = ::std::mem::take(&mut input.flag_enabler);
     input.in_critical_section.sort_unstable();
     input.in_critical_section.dedup();
-    prog.in_critical_section = ::std::mem::take(&mut input.in_critical_section);
-    input.same_critical_section.sort_unstable();
-    input.same_critical_section.dedup();
-    prog.same_critical_section = ::std::mem::take(&mut input.same_critical_section);
+    let mut rel_in_critical_section = ::std::mem::take(&mut input.in_critical_section);
     input.diff_critical_section.sort_unstable();
     input.diff_critical_section.dedup();
-    prog.diff_critical_section = ::std::mem::take(&mut input.diff_critical_section);
+    let mut rel_diff_critical_section = ::std::mem::take(&mut input.diff_critical_section);
     input.cs_written_before.sort_unstable();
     input.cs_written_before.dedup();
-    prog.cs_written_before = ::std::mem::take(&mut input.cs_written_before);
+    let mut rel_cs_written_before = ::std::mem::take(&mut input.cs_written_before);
     input.cs_written_after.sort_unstable();
     input.cs_written_after.dedup();
-    prog.cs_written_after = ::std::mem::take(&mut input.cs_written_after);
+    let mut rel_cs_written_after = ::std::mem::take(&mut input.cs_written_after);
     input.shared_read.sort_unstable();
     input.shared_read.dedup();
-    prog.shared_read = ::std::mem::take(&mut input.shared_read);
+    let mut rel_shared_read = ::std::mem::take(&mut input.shared_read);
     input.shared_write.sort_unstable();
     input.shared_write.dedup();
-    prog.shared_write = ::std::mem::take(&mut input.shared_write);
-    input.mem_read.sort_unstable();
-    input.mem_read.dedup();
-    prog.mem_read = ::std::mem::take(&mut input.mem_read);
-    input.mem_write.sort_unstable();
-    input.mem_write.dedup();
-    prog.mem_write = ::std::mem::take(&mut input.mem_write);
-    input.def_use.sort_unstable();
-    input.def_use.dedup();
-    prog.def_use = ::std::mem::take(&mut input.def_use);
-    input.control_dep.sort_unstable();
-    input.control_dep.dedup();
-    prog.control_dep = ::std::mem::take(&mut input.control_dep);
-    input.assert_site.sort_unstable();
-    input.assert_site.dedup();
-    prog.assert_site = ::std::mem::take(&mut input.assert_site);
-    input.call_arg.sort_unstable();
-    input.call_arg.dedup();
-    prog.call_arg = ::std::mem::take(&mut input.call_arg);
-    prog.run();
+    let mut rel_shared_write = ::std::mem::take(&mut input.shared_write);
+    let mut rel_po_loop: ::std::vec::Vec<(u32,)>;
+    let mut rel_hb_event: ::std::vec::Vec<(u32,)>;
+    let mut rel_hb_notify_flagged: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_hb_notify_ambiguous: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_hb_joined: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_guard_ok: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_create_edge: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_signal_edge: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_guard_edge: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_hub: ::std::vec::Vec<(u32,)>;
+    let mut rel_hb_from_hub: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_to_hub: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_must: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_post: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_rf_covered_load: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_rf_no: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rf_may: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rank2_no: ::std::vec::Vec<(u32, u32, u32, u32)>;
+    let mut rel_rank2_may: ::std::vec::Vec<(u32, u32, u32, u32)>;
+    let mut rel_rank3_hb: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rank3_no: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
+    let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
+    {
+        let mut prog = stage_0::ConcordProgram::default();
+        prog.stmt_thread = rel_stmt_thread.clone();
+        prog.thread_create = rel_thread_create.clone();
+        prog.thread_join = ::std::mem::take(&mut rel_thread_join);
+        prog.po_scc = rel_po_scc.clone();
+        prog.po_scc_reach = rel_po_scc_reach.clone();
+        prog.po_scc_next = rel_po_scc_next.clone();
+        prog.dom = rel_dom.clone();
+        prog.mutex_lock = ::std::mem::take(&mut rel_mutex_lock);
+        prog.mutex_unlock = ::std::mem::take(&mut rel_mutex_unlock);
+        prog.mutex_trylock = ::std::mem::take(&mut rel_mutex_trylock);
+        prog.cond_wait = rel_cond_wait.clone();
+        prog.cond_signal = ::std::mem::take(&mut rel_cond_signal);
+        prog.cond_broadcast = ::std::mem::take(&mut rel_cond_broadcast);
+        prog.cond_wait_guarded = rel_cond_wait_guarded.clone();
+        prog.cond_signal_flagged = ::std::mem::take(&mut rel_cond_signal_flagged);
+        prog.busy_wait = ::std::mem::take(&mut rel_busy_wait);
+        prog.flag_guard = rel_flag_guard.clone();
+        prog.flag_enabler = ::std::mem::take(&mut rel_flag_enabler);
+        prog.shared_read = rel_shared_read.clone();
+        prog.shared_write = rel_shared_write.clone();
+        prog.run();
+        rel_po_loop = ::std::mem::take(&mut prog.po_loop);
+        rel_hb_event = ::std::mem::take(&mut prog.hb_event);
+        rel_hb_notify_flagged = ::std::mem::take(&mut prog.hb_notify_flagged);
+        rel_hb_notify_ambiguous = ::std::mem::take(&mut prog.hb_notify_ambiguous);
+        rel_hb_joined = ::std::mem::take(&mut prog.hb_joined);
+        rel_hb_guard_ok = ::std::mem::take(&mut prog.hb_guard_ok);
+        rel_hb_create_edge = ::std::mem::take(&mut prog.hb_create_edge);
+        rel_hb_signal_edge = ::std::mem::take(&mut prog.hb_signal_edge);
+        rel_hb_guard_edge = ::std::mem::take(&mut prog.hb_guard_edge);
+        rel_hb_hub = ::std::mem::take(&mut prog.hb_hub);
+        rel_hb_from_hub = ::std::mem::take(&mut prog.hb_from_hub);
+    }
+    {
+        let mut prog = stage_1::ConcordProgram::default();
+        prog.stmt_thread = rel_stmt_thread.clone();
+        prog.thread_create = ::std::mem::take(&mut rel_thread_create);
+        prog.po_scc = rel_po_scc.clone();
+        prog.po_scc_reach = rel_po_scc_reach.clone();
+        prog.po_scc_next = ::std::mem::take(&mut rel_po_scc_next);
+        prog.dom = ::std::mem::take(&mut rel_dom);
+        prog.postdom = rel_postdom.clone();
+        prog.thread_always = ::std::mem::take(&mut rel_thread_always);
+        prog.cond_wait = ::std::mem::take(&mut rel_cond_wait);
+        prog.cond_wait_guarded = ::std::mem::take(&mut rel_cond_wait_guarded);
+        prog.flag_guard = ::std::mem::take(&mut rel_flag_guard);
+        prog.diff_critical_section = ::std::mem::take(&mut rel_diff_critical_section);
+        prog.cs_written_before = ::std::mem::take(&mut rel_cs_written_before);
+        prog.cs_written_after = ::std::mem::take(&mut rel_cs_written_after);
+        prog.shared_read = rel_shared_read.clone();
+        prog.shared_write = rel_shared_write.clone();
+        prog.hb_event = rel_hb_event.clone();
+        prog.hb_notify_flagged = ::std::mem::take(&mut rel_hb_notify_flagged);
+        prog.hb_notify_ambiguous = ::std::mem::take(&mut rel_hb_notify_ambiguous);
+        prog.hb_joined = ::std::mem::take(&mut rel_hb_joined);
+        prog.hb_guard_ok = ::std::mem::take(&mut rel_hb_guard_ok);
+        prog.hb_create_edge = ::std::mem::take(&mut rel_hb_create_edge);
+        prog.hb_signal_edge = ::std::mem::take(&mut rel_hb_signal_edge);
+        prog.hb_guard_edge = ::std::mem::take(&mut rel_hb_guard_edge);
+        prog.hb_hub = ::std::mem::take(&mut rel_hb_hub);
+        prog.hb_from_hub = rel_hb_from_hub.clone();
+        prog.run();
+        rel_hb_to_hub = ::std::mem::take(&mut prog.hb_to_hub);
+        rel_hb_must = ::std::mem::take(&mut prog.hb_must);
+        rel_hb_post = ::std::mem::take(&mut prog.hb_post);
+        rel_hb_may = ::std::mem::take(&mut prog.hb_may);
+        rel_rf_covered_store = ::std::mem::take(&mut prog.rf_covered_store);
+        rel_rf_covered_load = ::std::mem::take(&mut prog.rf_covered_load);
+        rel_rf_no = ::std::mem::take(&mut prog.rf_no);
+        rel_rf_may = ::std::mem::take(&mut prog.rf_may);
+    }
+    {
+        let mut prog = stage_2::ConcordProgram::default();
+        prog.stmt_thread = ::std::mem::take(&mut rel_stmt_thread);
+        prog.po_scc = ::std::mem::take(&mut rel_po_scc);
+        prog.po_scc_reach = ::std::mem::take(&mut rel_po_scc_reach);
+        prog.postdom = ::std::mem::take(&mut rel_postdom);
+        prog.in_critical_section = rel_in_critical_section.clone();
+        prog.shared_read = ::std::mem::take(&mut rel_shared_read);
+        prog.shared_write = ::std::mem::take(&mut rel_shared_write);
+        prog.po_loop = rel_po_loop.clone();
+        prog.hb_must = rel_hb_must.clone();
+        prog.hb_post = ::std::mem::take(&mut rel_hb_post);
+        prog.hb_may = rel_hb_may.clone();
+        prog.rf_may = rel_rf_may.clone();
+        prog.run();
+        rel_rank2_no = ::std::mem::take(&mut prog.rank2_no);
+        rel_rank2_may = ::std::mem::take(&mut prog.rank2_may);
+        rel_rank3_hb = ::std::mem::take(&mut prog.rank3_hb);
+    }
+    {
+        let mut prog = stage_3::ConcordProgram::default();
+        prog.in_critical_section = ::std::mem::take(&mut rel_in_critical_section);
+        prog.po_loop = ::std::mem::take(&mut rel_po_loop);
+        prog.rf_may = rel_rf_may.clone();
+        prog.rank2_no = rel_rank2_no.clone();
+        prog.rank2_may = rel_rank2_may.clone();
+        prog.rank3_hb = ::std::mem::take(&mut rel_rank3_hb);
+        prog.run();
+        rel_rank3_no = ::std::mem::take(&mut prog.rank3_no);
+        rel_rank3_may = ::std::mem::take(&mut prog.rank3_may);
+    }
     let mut out = Output::default();
-    out.hb_event = ::std::mem::take(&mut prog.hb_event);
+    out.hb_event = rel_hb_event;
     out.hb_event.sort_unstable();
     out.hb_event.dedup();
-    out.hb_from_hub = ::std::mem::take(&mut prog.hb_from_hub);
+    out.hb_from_hub = rel_hb_from_hub;
     out.hb_from_hub.sort_unstable();
     out.hb_from_hub.dedup();
-    out.hb_to_hub = ::std::mem::take(&mut prog.hb_to_hub);
+    out.hb_to_hub = rel_hb_to_hub;
     out.hb_to_hub.sort_unstable();
     out.hb_to_hub.dedup();
-    out.hb_must = ::std::mem::take(&mut prog.hb_must);
+    out.hb_must = rel_hb_must;
     out.hb_must.sort_unstable();
     out.hb_must.dedup();
-    out.hb_may = ::std::mem::take(&mut prog.hb_may);
+    out.hb_may = rel_hb_may;
     out.hb_may.sort_unstable();
     out.hb_may.dedup();
-    out.rf_covered_store = ::std::mem::take(&mut prog.rf_covered_store);
+    out.rf_covered_store = rel_rf_covered_store;
     out.rf_covered_store.sort_unstable();
     out.rf_covered_store.dedup();
-    out.rf_covered_load = ::std::mem::take(&mut prog.rf_covered_load);
+    out.rf_covered_load = rel_rf_covered_load;
     out.rf_covered_load.sort_unstable();
     out.rf_covered_load.dedup();
-    out.rf_no = ::std::mem::take(&mut prog.rf_no);
+    out.rf_no = rel_rf_no;
     out.rf_no.sort_unstable();
     out.rf_no.dedup();
-    out.rf_may = ::std::mem::take(&mut prog.rf_may);
+    out.rf_may = rel_rf_may;
     out.rf_may.sort_unstable();
     out.rf_may.dedup();
-    out.rank2_no = ::std::mem::take(&mut prog.rank2_no);
+    out.rank2_no = rel_rank2_no;
     out.rank2_no.sort_unstable();
     out.rank2_no.dedup();
-    out.rank2_may = ::std::mem::take(&mut prog.rank2_may);
+    out.rank2_may = rel_rank2_may;
     out.rank2_may.sort_unstable();
     out.rank2_may.dedup();
-    out.rank3_no = ::std::mem::take(&mut prog.rank3_no);
+    out.rank3_no = rel_rank3_no;
     out.rank3_no.sort_unstable();
     out.rank3_no.dedup();
-    out.rank3_may = ::std::mem::take(&mut prog.rank3_may);
+    out.rank3_may = rel_rank3_may;
     out.rank3_may.sort_unstable();
     out.rank3_may.dedup();
     out
