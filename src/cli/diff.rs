@@ -90,6 +90,7 @@ pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
         map: &m.map,
         timing: budget.phase_times(),
         peak_memory: crate::budget::peak_rss(),
+        inverse: Default::default(),
     };
     let text = match args.format {
         DiffFormat::Text => report::text(&report),

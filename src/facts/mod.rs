@@ -103,6 +103,16 @@ impl FactSet {
         self.relations.get(relation).into_iter().flatten()
     }
 
+    /// Rows of `relation` whose first column is `first` (a range of the
+    /// sorted set, not a scan: reports look up one statement at a time).
+    pub fn rows_starting(&self, relation: &str, first: u32) -> impl Iterator<Item = &Row> {
+        self.relations
+            .get(relation)
+            .into_iter()
+            .flat_map(move |rows| rows.range(vec![first]..))
+            .take_while(move |r| r.first() == Some(&first))
+    }
+
     pub fn count(&self, relation: &str) -> usize {
         self.relations.get(relation).map_or(0, |r| r.len())
     }
@@ -160,5 +170,39 @@ impl FactSet {
         self.manifest
             .counts
             .insert("threads".into(), self.threads.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rows_starting` gives exactly the rows a scan filtered on the first
+    /// column gives, at the ends of the id range and for a missing relation.
+    #[test]
+    fn rows_starting_equals_a_filtered_scan() {
+        let mut f = FactSet::default();
+        let rows: BTreeSet<Row> = [
+            vec![0, 5],
+            vec![3, 1],
+            vec![3, 2],
+            vec![4, 0],
+            vec![u32::MAX - 1, 7],
+            vec![u32::MAX, 1],
+            vec![u32::MAX, u32::MAX],
+        ]
+        .into_iter()
+        .collect();
+        f.relations.insert("in_critical_section", rows);
+        for first in [0, 1, 3, 4, u32::MAX - 1, u32::MAX] {
+            let scanned: Vec<&Row> = f
+                .rows("in_critical_section")
+                .filter(|r| r[0] == first)
+                .collect();
+            let ranged: Vec<&Row> = f.rows_starting("in_critical_section", first).collect();
+            assert_eq!(ranged, scanned, "first column {first}");
+        }
+        assert_eq!(f.rows_starting("in_critical_section", 3).count(), 2);
+        assert_eq!(f.rows_starting("shared_write", 3).count(), 0);
     }
 }

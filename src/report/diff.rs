@@ -25,9 +25,17 @@ pub struct DiffReport<'a> {
     pub timing: Vec<(String, Duration)>,
     /// Peak resident memory of the process, bytes (when the OS tells).
     pub peak_memory: Option<u64>,
+    /// Δmap inverted (new statement -> old), built on first use: each
+    /// explanation looks counterparts up, and there may be 10^5 of them.
+    pub inverse: std::cell::OnceCell<std::collections::HashMap<u32, u32>>,
 }
 
 impl DiffReport<'_> {
+    fn inverse_map(&self) -> &std::collections::HashMap<u32, u32> {
+        self.inverse
+            .get_or_init(|| self.map.iter().map(|(&o, &n)| (n, o)).collect())
+    }
+
     fn version(&self, side: Side) -> &LoadedVersion {
         match side {
             Side::Old => self.old,
@@ -66,6 +74,7 @@ pub fn explain(r: &DiffReport<'_>, d: &Difference) -> Explanation {
         old: r.old,
         new: r.new,
         map: r.map,
+        inverse: r.inverse_map(),
     };
     let f = &r.version(d.only_in).facts;
     super::explain::explain(&versions, d, |w, rd| edge_variable(f, w, rd))
@@ -73,13 +82,9 @@ pub fn explain(r: &DiffReport<'_>, d: &Difference) -> Explanation {
 
 /// The shared locations an edge carries: written by `w` and read by `r`.
 fn edge_locations(f: &FactSet, w: u32, r: u32) -> Vec<u32> {
-    let writes: BTreeSet<u32> = f
-        .rows("shared_write")
-        .filter(|x| x[0] == w)
-        .map(|x| x[1])
-        .collect();
-    f.rows("shared_read")
-        .filter(|x| x[0] == r && writes.contains(&x[1]))
+    let writes: BTreeSet<u32> = f.rows_starting("shared_write", w).map(|x| x[1]).collect();
+    f.rows_starting("shared_read", r)
+        .filter(|x| writes.contains(&x[1]))
         .map(|x| x[1])
         .collect()
 }

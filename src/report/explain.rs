@@ -6,7 +6,7 @@
 use crate::analysis::diff::{Difference, Side};
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One step of a witness interleaving.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -39,6 +39,8 @@ pub struct Versions<'a> {
     pub new: &'a LoadedVersion,
     /// Δmap: old statement -> its counterpart in new.
     pub map: &'a BTreeMap<u32, u32>,
+    /// The same map inverted: new statement -> old.
+    pub inverse: &'a HashMap<u32, u32>,
 }
 
 fn side_name(side: Side) -> &'static str {
@@ -67,7 +69,7 @@ impl Versions<'_> {
     fn counterpart(&self, side: Side, id: u32) -> Option<u32> {
         match side {
             Side::Old => self.map.get(&id).copied(),
-            Side::New => self.map.iter().find(|(_, &n)| n == id).map(|(&o, _)| o),
+            Side::New => self.inverse.get(&id).copied(),
         }
     }
 }
@@ -96,8 +98,7 @@ fn thread_name(f: &FactSet, id: u32) -> String {
 /// Names of the mutexes whose critical sections contain `id` (as
 /// `locations.tsv` names them: comparable across versions).
 fn locks_at(f: &FactSet, id: u32) -> BTreeSet<String> {
-    f.rows("in_critical_section")
-        .filter(|r| r[0] == id)
+    f.rows_starting("in_critical_section", id)
         .filter_map(|r| f.location(r[1]).map(|l| l.name.clone()))
         .collect()
 }
