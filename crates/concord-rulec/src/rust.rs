@@ -294,9 +294,9 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
         }
     }
     let kept = |r: usize| last_reader[r].is_some() || is_output(r);
-    let derived: std::collections::BTreeSet<&String> = stages
+    let derived: std::collections::BTreeSet<usize> = stages
         .iter()
-        .flat_map(|st| st.derived.iter().map(|&r| &l.rels[r].name))
+        .flat_map(|st| st.derived.iter().copied())
         .collect();
     let _ = writeln!(
         s,
@@ -308,10 +308,11 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
     );
     let _ = writeln!(s, "    let mut input = input.clone();");
     s.push_str(&input_fact_pushes(&l, &|r| format!("input.{}", r.snake)));
-    for r in (0..l.rels.len()).filter(|&r| kept(r)).map(|r| &l.rels[r]) {
+    for ri in (0..l.rels.len()).filter(|&r| kept(r)) {
+        let r = &l.rels[ri];
         if r.kind == RelKind::Input {
             let _ = writeln!(s, "    input.{0}.sort_unstable();\n    input.{0}.dedup();\n    let mut rel_{0} = ::std::mem::take(&mut input.{0});", r.snake);
-        } else if derived.contains(&r.name) {
+        } else if derived.contains(&ri) {
             // Assigned by the stage that derives it.
             let _ = writeln!(
                 s,
