@@ -312,9 +312,12 @@ impl<'c, 'm> Engine<'c, 'm> {
             match store.summaries(self.opts.loop_bound) {
                 Ok(rows) => {
                     for s in rows {
-                        loader.reset();
+                        // A scope, not `reset`: a reset solver is set up
+                        // again, which costs more than the parse.
+                        loader.push();
                         loader.from_string(s.formula.as_str());
                         let mut v = loader.get_assertions();
+                        loader.pop(1);
                         if v.len() != 1 {
                             continue;
                         }
@@ -520,6 +523,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let mut items = Vec::new();
         let mut marks = Vec::new();
+        let printer = SmtPrinter::new(self.ctx);
         for e in self.ps.values() {
             let Some(Some(pk)) = p.portable.get(&e.key) else {
                 continue;
@@ -534,8 +538,13 @@ impl<'c, 'm> Engine<'c, 'm> {
             if strict.as_bool() == Some(false) {
                 continue;
             }
-            let s = Solver::new(self.ctx);
-            s.assert(&strict);
+            // A summary too large to pay back its printing and parsing
+            // (one grew to 13 MB of text) is not stored; storing fewer
+            // summaries only means less reuse.
+            if !dag_within(&strict, MAX_STORED_NODES) {
+                continue;
+            }
+            let strict_text = printer.print(&strict);
             // Registers by canonical number in the code ahead of their
             // frame (the positions the local key stands for).
             let Some(frames) = p.frames.get(&e.key) else {
@@ -546,12 +555,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let (f, bb, ip) = *frames.get(t)?.get(d)?;
                 Some(format!("~{}", fps.ahead(f, bb, ip).regs.get(r)?))
             };
-            let Some(f) = rename_objects(self.ctx, fps, &strict, &s.to_string(), true, &to_canon)
+            let Some(f) = rename_objects(self.ctx, fps, &strict, &strict_text, true, &to_canon)
             else {
                 continue;
             };
-            let s = Solver::new(self.ctx);
-            s.assert(&f);
+            let formula = printer.print(&f);
             let mut accesses: Vec<StoredAccess> = rw
                 .into_iter()
                 .flatten()
@@ -561,7 +569,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             items.push(StoredSummary {
                 state_key: *pk,
                 loop_bound: self.opts.loop_bound,
-                formula: s.to_string(),
+                formula,
                 asleep: e.asleep.iter().copied().collect(),
                 accesses,
             });
@@ -579,5 +587,71 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             Err(e) => eprintln!("concord: warning: summaries not stored: {e}"),
         }
+    }
+}
+
+/// Prints formulas as SMT-LIB scripts (declarations and one assertion)
+/// through one solver: a solver's first assertion sets it up, which costs
+/// far more than printing (most of the summary store's time when each
+/// formula had a solver of its own).
+struct SmtPrinter<'c> {
+    solver: Solver<'c>,
+}
+
+impl<'c> SmtPrinter<'c> {
+    fn new(ctx: &'c Context) -> Self {
+        SmtPrinter {
+            solver: Solver::new(ctx),
+        }
+    }
+
+    fn print(&self, f: &Bool<'c>) -> String {
+        self.solver.push();
+        self.solver.assert(f);
+        let text = self.solver.to_string();
+        self.solver.pop(1);
+        text
+    }
+}
+
+/// Distinct terms a stored summary may have.
+const MAX_STORED_NODES: usize = 4096;
+
+/// Whether `f` has at most `limit` distinct terms (walks at most that many).
+fn dag_within(f: &Bool<'_>, limit: usize) -> bool {
+    let mut seen = HashSet::new();
+    let mut todo: Vec<Dynamic<'_>> = vec![Dynamic::from_ast(f)];
+    while let Some(t) = todo.pop() {
+        if !seen.insert(t.clone()) {
+            continue;
+        }
+        if seen.len() > limit {
+            return false;
+        }
+        if t.is_app() {
+            todo.extend(t.children());
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sharing counts once: t(k+1) = t(k) + t(k) is a tree of 2^k leaves
+    /// but a DAG of k + 1 additions, one variable and the comparison.
+    #[test]
+    fn dag_size_counts_shared_terms_once() {
+        let cfg = z3::Config::new();
+        let ctx = Context::new(&cfg);
+        let mut t = BV::new_const(&ctx, "x", 32);
+        for _ in 0..40 {
+            t = t.bvadd(&t);
+        }
+        let f = t._eq(&BV::from_u64(&ctx, 0, 32));
+        // 40 additions, x, the constant 0 and the equality: 43 terms.
+        assert!(dag_within(&f, 43));
+        assert!(!dag_within(&f, 42));
     }
 }
