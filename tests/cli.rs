@@ -52,6 +52,27 @@ fn missing_input_file_exits_3() {
     );
 }
 
+/// The two versions load side by side: whichever fails, the message names
+/// that file, and when both fail it is old's (the order a reader expects).
+#[test]
+fn diff_names_the_version_that_failed_to_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.c", OK_PROGRAM);
+    for (old, new, named) in [
+        ("no/such/old.c", good.as_str(), "no/such/old.c"),
+        (good.as_str(), "no/such/new.c", "no/such/new.c"),
+        ("no/such/old.c", "no/such/new.c", "no/such/old.c"),
+    ] {
+        let o = concord(&["diff", old, new]);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("input file not found: {named}")),
+            "{old} {new}: {}",
+            stderr(&o)
+        );
+    }
+}
+
 #[test]
 fn unknown_input_kind_exits_3() {
     let dir = tempfile::tempdir().unwrap();

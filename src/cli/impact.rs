@@ -1,6 +1,6 @@
 //! `concord impact`: arguments and dispatch for the change-impact analysis.
 
-use super::{load_version, InputArgs};
+use super::{load_both, load_version, InputArgs};
 use crate::analysis::impact::{self, Direction};
 use crate::analysis::Engine;
 use crate::budget::Budget;
@@ -91,21 +91,12 @@ pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
         Ok(e) => e,
         Err(e) => return usage(&e),
     };
-    budget.phase("load old")?;
+    budget.phase("load")?;
     let (old, new) = match &args.new {
-        Some(n) => (
-            Some(load_version(
-                &args.old,
-                &args.input.with_cflags(args.versions.old_cflags.as_deref()),
-            )?),
-            {
-                budget.phase("load new")?;
-                load_version(
-                    n,
-                    &args.input.with_cflags(args.versions.new_cflags.as_deref()),
-                )?
-            },
-        ),
+        Some(n) => {
+            let (o, n) = load_both(&args.old, n, &args.input, &args.versions)?;
+            (Some(o), n)
+        }
         None => {
             if given.is_empty() {
                 return usage(

@@ -423,14 +423,47 @@ pub fn load_pair(
     flags: &VersionFlags,
     budget: &Budget,
 ) -> Result<(LoadedVersion, LoadedVersion, crate::versions::VersionMatch)> {
-    budget.phase("load old")?;
-    let o = load_version(old, &input.with_cflags(flags.old_cflags.as_deref()))?;
-    budget.phase("load new")?;
-    let n = load_version(new, &input.with_cflags(flags.new_cflags.as_deref()))?;
+    budget.phase("load both versions")?;
+    let (o, n) = load_both(old, new, input, flags)?;
     budget.phase("match versions")?;
     let m = match_loaded(&o, &n);
     budget.end_phase();
     Ok((o, n, m))
+}
+
+/// Load two versions side by side (compiling, parsing and extracting are
+/// independent); old's error, if both fail, is the one reported, and
+/// warnings come after both, old's first.
+pub fn load_both(
+    old: &std::path::Path,
+    new: &std::path::Path,
+    input: &InputArgs,
+    flags: &VersionFlags,
+) -> Result<(LoadedVersion, LoadedVersion)> {
+    let (o_in, n_in) = (
+        input.with_cflags(flags.old_cflags.as_deref()),
+        input.with_cflags(flags.new_cflags.as_deref()),
+    );
+    let load = |path: &std::path::Path, input: &InputArgs| {
+        crate::load::load_version(path, &input.compile_options(), &input.extract_options())
+    };
+    let (o, n) = std::thread::scope(|s| {
+        // The main thread's stack size, not a spawned thread's 2 MiB.
+        let n = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(s, || load(new, &n_in));
+        let o = load(old, &o_in);
+        let n = match n {
+            Ok(h) => h.join().expect("loading the new version panicked"),
+            // No thread to be had: load it here, one after the other.
+            Err(_) => load(new, &n_in),
+        };
+        (o, n)
+    });
+    let (o, n) = (o?, n?);
+    warn_unresolved(&o.facts);
+    warn_unresolved(&n.facts);
+    Ok((o, n))
 }
 
 /// Write `text` to stdout inside the budget's commit (never cut by a limit).
