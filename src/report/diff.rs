@@ -437,20 +437,6 @@ fn by_line_json(r: &DiffReport<'_>, diffs: &[Difference]) -> Value {
 pub fn json(r: &DiffReport<'_>) -> String {
     let s = r.sync;
     let l = r.locks;
-    let diffs: Vec<Value> = s
-        .differences
-        .iter()
-        .map(|d| {
-            let mut v = edges_json(r.version(d.only_in), d);
-            v["explanation"] = json!(explain(r, d));
-            v
-        })
-        .collect();
-    let through: Vec<Value> = s
-        .through_changes
-        .iter()
-        .map(|d| edges_json(r.version(d.only_in), d))
-        .collect();
     let cycles = |v: &LoadedVersion, cs: &[DeadlockCycle]| -> Vec<Value> {
         cs.iter()
             .map(|c| {
@@ -466,29 +452,76 @@ pub fn json(r: &DiffReport<'_>) -> String {
             "may_rf_rank": st.may_rf_rank.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         })
     };
-    let doc = json!({
-        "version": JSON_VERSION,
-        "old": r.old.label,
-        "new": r.new.label,
-        "first_rank": s.first_rank,
-        "ranks_checked": s.ranks_checked,
-        "differences": diffs,
-        "by_line": by_line_json(r, &s.differences),
-        "through_changes": through,
-        "through_changes_by_line": by_line_json(r, &s.through_changes),
-        "lock_order": {
+    // Fields in the order serde_json's map prints them (sorted), so the
+    // document reads as it did when it was one `Value`; the two lists of
+    // differences are written one element at a time (a real patch has
+    // hundreds of thousands: as one tree they took gigabytes).
+    #[derive(serde::Serialize)]
+    struct Doc<'a, D: serde::Serialize, T: serde::Serialize> {
+        by_line: Value,
+        counts: Value,
+        differences: D,
+        first_rank: u32,
+        lock_order: Value,
+        new: &'a str,
+        old: &'a str,
+        peak_memory_mb: Option<u64>,
+        ranks_checked: u32,
+        through_changes: T,
+        through_changes_by_line: Value,
+        timing_ms: serde_json::Map<String, Value>,
+        version: u32,
+    }
+    let doc = Doc {
+        by_line: by_line_json(r, &s.differences),
+        counts: json!({"old": stats(&s.old_stats), "new": stats(&s.new_stats)}),
+        differences: Lazy(|| {
+            s.differences.iter().map(|d| {
+                let mut v = edges_json(r.version(d.only_in), d);
+                v["explanation"] = json!(explain(r, d));
+                v
+            })
+        }),
+        first_rank: s.first_rank,
+        lock_order: json!({
             "only_in_old": l.only_old.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
             "only_in_new": l.only_new.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
             "old_edges": l.old_edges.iter().map(|e| lock_edge_json(r.old, e)).collect::<Vec<_>>(),
             "new_edges": l.new_edges.iter().map(|e| lock_edge_json(r.new, e)).collect::<Vec<_>>(),
             "old_deadlocks": cycles(r.old, &l.old_cycles),
             "new_deadlocks": cycles(r.new, &l.new_cycles),
-        },
-        "counts": {"old": stats(&s.old_stats), "new": stats(&s.new_stats)},
-        "peak_memory_mb": r.peak_memory.map(|b| b >> 20),
-        "timing_ms": r.timing.iter().map(|(k, d)| (k.clone(), json!(d.as_secs_f64() * 1e3))).collect::<serde_json::Map<_, _>>(),
-    });
+        }),
+        new: &r.new.label,
+        old: &r.old.label,
+        peak_memory_mb: r.peak_memory.map(|b| b >> 20),
+        ranks_checked: s.ranks_checked,
+        through_changes: Lazy(|| {
+            s.through_changes
+                .iter()
+                .map(|d| edges_json(r.version(d.only_in), d))
+        }),
+        through_changes_by_line: by_line_json(r, &s.through_changes),
+        timing_ms: r
+            .timing
+            .iter()
+            .map(|(k, d)| (k.clone(), json!(d.as_secs_f64() * 1e3)))
+            .collect(),
+        version: JSON_VERSION,
+    };
     serde_json::to_string_pretty(&doc).expect("json")
+}
+
+/// A JSON list made one element at a time while it is written.
+struct Lazy<F>(F);
+
+impl<F, I> serde::Serialize for Lazy<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = Value>,
+{
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq((self.0)())
+    }
 }
 
 /// SARIF rule table: one entry per finding kind; results refer to these ids.
