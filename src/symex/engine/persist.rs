@@ -541,7 +541,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             // A summary too large to pay back its printing and parsing
             // (one grew to 13 MB of text) is not stored; storing fewer
             // summaries only means less reuse.
-            if !dag_within(&strict, MAX_STORED_NODES) {
+            if !summary::dag_within(&strict, summary::MAX_SUMMARY_TERMS) {
                 continue;
             }
             let strict_text = printer.print(&strict);
@@ -614,27 +614,6 @@ impl<'c> SmtPrinter<'c> {
     }
 }
 
-/// Distinct terms a stored summary may have.
-const MAX_STORED_NODES: usize = 4096;
-
-/// Whether `f` has at most `limit` distinct terms (walks at most that many).
-fn dag_within(f: &Bool<'_>, limit: usize) -> bool {
-    let mut seen = HashSet::new();
-    let mut todo: Vec<Dynamic<'_>> = vec![Dynamic::from_ast(f)];
-    while let Some(t) = todo.pop() {
-        if !seen.insert(t.clone()) {
-            continue;
-        }
-        if seen.len() > limit {
-            return false;
-        }
-        if t.is_app() {
-            todo.extend(t.children());
-        }
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -651,7 +630,7 @@ mod tests {
         }
         let f = t._eq(&BV::from_u64(&ctx, 0, 32));
         // 40 additions, x, the constant 0 and the equality: 43 terms.
-        assert!(dag_within(&f, 43));
-        assert!(!dag_within(&f, 42));
+        assert!(summary::dag_within(&f, 43));
+        assert!(!summary::dag_within(&f, 42));
     }
 }

@@ -200,9 +200,20 @@ impl<'c, 'm> Engine<'c, 'm> {
         match self.ps.get_mut(&slot) {
             Some(e) if e.key == key => {
                 if e.merges < maxm {
-                    e.f = wp_or(self.ctx, &self.simp, &e.f, wp);
-                    e.merges += 1;
-                    e.asleep.extend(sleep.iter().map(|(t, _)| *t));
+                    let merged = wp_or(self.ctx, &self.simp, &e.f, wp);
+                    if cond_within(&merged, MAX_SUMMARY_TERMS) {
+                        e.f = merged;
+                        e.merges += 1;
+                        e.asleep.extend(sleep.iter().map(|(t, _)| *t));
+                    } else {
+                        // Frozen, like a summary at the merge cap: what it
+                        // covers is still covered (an under-approximation,
+                        // §6.2), and every later simplification and
+                        // substitution stays small (needle's initial state
+                        // grew to 13.5 MB of SMT-LIB, and dpor+ag ran 60x
+                        // slower than dpor).
+                        e.merges = maxm;
+                    }
                 }
             }
             _ => {
@@ -499,6 +510,36 @@ fn walk_svars<'c>(
     f.children()
         .iter()
         .all(|ch| walk_svars(ch, seen, out, stop))
+}
+
+/// Distinct terms a summary may grow to by merging.
+pub(crate) const MAX_SUMMARY_TERMS: usize = 4096;
+
+/// Whether `c` has at most `limit` terms (a z3 formula's distinct terms).
+fn cond_within(c: &Cond<'_>, limit: usize) -> bool {
+    match c {
+        Cond::C(_) => true,
+        Cond::T(t) => t.size() as usize <= limit,
+        Cond::S(b) => dag_within(b, limit),
+    }
+}
+
+/// Whether `f` has at most `limit` distinct terms (walks at most that many).
+pub(crate) fn dag_within(f: &Bool<'_>, limit: usize) -> bool {
+    let mut seen = HashSet::new();
+    let mut todo: Vec<Dynamic<'_>> = vec![Dynamic::from_ast(f)];
+    while let Some(t) = todo.pop() {
+        if !seen.insert(t.clone()) {
+            continue;
+        }
+        if seen.len() > limit {
+            return false;
+        }
+        if t.is_app() {
+            todo.extend(t.children());
+        }
+    }
+    true
 }
 
 /// Simplified weakest preconditions by term.  z3 builds a fresh rewriter
