@@ -242,6 +242,81 @@ fn write_facts_and_rules(
     }
 }
 
+/// How relations travel between stages: which stage reads each last,
+/// which a stage derives, and which the generated `run` keeps in a local
+/// `rel_NAME` (read by some stage, or returned).
+struct Flow {
+    last_reader: Vec<Option<usize>>,
+    derived: std::collections::BTreeSet<usize>,
+    output: Vec<bool>,
+}
+
+impl Flow {
+    fn new(l: &Lowered, stages: &[crate::stage::Stage]) -> Flow {
+        let mut last_reader: Vec<Option<usize>> = vec![None; l.rels.len()];
+        for (k, st) in stages.iter().enumerate() {
+            for &r in &st.read {
+                last_reader[r] = Some(k);
+            }
+        }
+        Flow {
+            last_reader,
+            derived: stages
+                .iter()
+                .flat_map(|st| st.derived.iter().copied())
+                .collect(),
+            output: l.rels.iter().map(|r| r.kind == RelKind::Output).collect(),
+        }
+    }
+
+    fn kept(&self, r: usize) -> bool {
+        self.last_reader[r].is_some() || self.output[r]
+    }
+
+    /// `run`'s opening: the input cloned with the program's input facts
+    /// pushed, and one `rel_NAME` per kept relation (an input's moved out
+    /// of the clone, sorted and deduplicated).
+    fn write_locals(&self, s: &mut String, l: &Lowered) {
+        let _ = writeln!(s, "    let mut input = input.clone();");
+        s.push_str(&input_fact_pushes(l, &|r| format!("input.{}", r.snake)));
+        for ri in (0..l.rels.len()).filter(|&r| self.kept(r)) {
+            let r = &l.rels[ri];
+            if r.kind == RelKind::Input {
+                let _ = writeln!(s, "    input.{0}.sort_unstable();\n    input.{0}.dedup();\n    let mut rel_{0} = ::std::mem::take(&mut input.{0});", r.snake);
+            } else if self.derived.contains(&ri) {
+                // Assigned by the stage that derives it.
+                let _ = writeln!(
+                    s,
+                    "    let mut rel_{}: ::std::vec::Vec<{}>;",
+                    r.snake,
+                    tuple_ty(r.arity)
+                );
+            } else {
+                // An output no rule derives.
+                let _ = writeln!(
+                    s,
+                    "    let mut rel_{}: ::std::vec::Vec<{}> = ::std::vec::Vec::new();",
+                    r.snake,
+                    tuple_ty(r.arity)
+                );
+            }
+        }
+    }
+
+    /// `run`'s end: the outputs, sorted and deduplicated.
+    fn write_outputs(&self, s: &mut String, l: &Lowered) {
+        let _ = writeln!(s, "    let mut out = Output::default();");
+        for r in l.rels.iter().filter(|r| r.kind == RelKind::Output) {
+            let _ = writeln!(
+                s,
+                "    out.{0} = rel_{0};\n    out.{0}.sort_unstable();\n    out.{0}.dedup();",
+                r.snake
+            );
+        }
+        let _ = writeln!(s, "    out\n}}");
+    }
+}
+
 /// Generates Rust items for the ascent engine: `Input`, `Output`,
 /// `INPUT_RELATIONS`, `OUTPUT_RELATIONS`, `pub fn run(&Input) -> Output`, and
 /// per stage (see `stage.rs`) a module `stage_K` with the `ascent!` program
@@ -285,19 +360,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
         let _ = writeln!(s, "}}\n}}\n");
     }
 
-    // Which relations travel between stages: read by a stage, or returned.
-    let is_output = |r: usize| l.rels[r].kind == RelKind::Output;
-    let mut last_reader: Vec<Option<usize>> = vec![None; l.rels.len()];
-    for (k, st) in stages.iter().enumerate() {
-        for &r in &st.read {
-            last_reader[r] = Some(k);
-        }
-    }
-    let kept = |r: usize| last_reader[r].is_some() || is_output(r);
-    let derived: std::collections::BTreeSet<usize> = stages
-        .iter()
-        .flat_map(|st| st.derived.iter().copied())
-        .collect();
+    let flow = Flow::new(&l, &stages);
     let _ = writeln!(
         s,
         "/// Evaluates the rules on `input` with the ascent engine, stage by stage."
@@ -306,30 +369,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
         s,
         "#[allow(dead_code, unused_mut, clippy::field_reassign_with_default)]\npub fn run(input: &Input) -> Output {{"
     );
-    let _ = writeln!(s, "    let mut input = input.clone();");
-    s.push_str(&input_fact_pushes(&l, &|r| format!("input.{}", r.snake)));
-    for ri in (0..l.rels.len()).filter(|&r| kept(r)) {
-        let r = &l.rels[ri];
-        if r.kind == RelKind::Input {
-            let _ = writeln!(s, "    input.{0}.sort_unstable();\n    input.{0}.dedup();\n    let mut rel_{0} = ::std::mem::take(&mut input.{0});", r.snake);
-        } else if derived.contains(&ri) {
-            // Assigned by the stage that derives it.
-            let _ = writeln!(
-                s,
-                "    let mut rel_{}: ::std::vec::Vec<{}>;",
-                r.snake,
-                tuple_ty(r.arity)
-            );
-        } else {
-            // An output no rule derives.
-            let _ = writeln!(
-                s,
-                "    let mut rel_{}: ::std::vec::Vec<{}> = ::std::vec::Vec::new();",
-                r.snake,
-                tuple_ty(r.arity)
-            );
-        }
-    }
+    flow.write_locals(&mut s, &l);
     for (k, st) in stages.iter().enumerate() {
         let _ = writeln!(
             s,
@@ -337,7 +377,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
         );
         for &r in &st.read {
             let snake = &l.rels[r].snake;
-            if last_reader[r] == Some(k) && !is_output(r) {
+            if flow.last_reader[r] == Some(k) && !flow.output[r] {
                 let _ = writeln!(
                     s,
                     "        prog.{snake} = ::std::mem::take(&mut rel_{snake});"
@@ -347,7 +387,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
             }
         }
         let _ = writeln!(s, "        prog.run();");
-        for &r in st.derived.iter().filter(|&&r| kept(r)) {
+        for &r in st.derived.iter().filter(|&&r| flow.kept(r)) {
             let _ = writeln!(
                 s,
                 "        rel_{0} = ::std::mem::take(&mut prog.{0});",
@@ -356,108 +396,154 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
         }
         let _ = writeln!(s, "    }}");
     }
-    let _ = writeln!(s, "    let mut out = Output::default();");
-    for r in l.rels.iter().filter(|r| r.kind == RelKind::Output) {
-        let _ = writeln!(
-            s,
-            "    out.{0} = rel_{0};\n    out.{0}.sort_unstable();\n    out.{0}.dedup();",
-            r.snake
-        );
-    }
-    let _ = writeln!(s, "    out\n}}");
+    flow.write_outputs(&mut s, &l);
     s
 }
 
 /// Generates `pub mod <mod_name> { ... }` for the crepe engine with the same
 /// items as [`to_ascent`]: `Input`, `Output`, `INPUT_RELATIONS`,
-/// `OUTPUT_RELATIONS` and `pub fn run(&Input) -> Output`.
+/// `OUTPUT_RELATIONS` and `pub fn run(&Input) -> Output`. Staged like the
+/// ascent code (`crepe!` has the same superlinear compile time): a stage's
+/// relations from earlier stages are `@input`, those it derives for later
+/// stages or the output are `@output`.
 pub fn to_crepe(p: &CheckedProgram, mod_name: &str) -> String {
     let l = lowered(p);
+    let stages = crate::stage::stages(&l);
+    let flow = Flow::new(&l, &stages);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "#[allow(dead_code, unused_variables, unused_imports, clippy::all)]"
+        "#[allow(dead_code, unused_variables, unused_imports, unused_mut, clippy::all)]"
     );
     let _ = writeln!(s, "pub mod {mod_name} {{");
     s.push_str(&interface(p, &l, "crepe"));
-    let _ = writeln!(s, "::crepe::crepe! {{");
-    for r in &l.rels {
-        let attr = match r.kind {
-            RelKind::Input => "@input\n    ",
-            RelKind::Output => "@output\n    ",
-            RelKind::Internal => "",
-        };
+    // Per stage, its `@output` relations in declaration order (the order
+    // of the tuple `run()` returns).
+    let mut stage_outputs: Vec<Vec<usize>> = Vec::new();
+    for (k, st) in stages.iter().enumerate() {
         let _ = writeln!(
             s,
-            "    {attr}struct {}{};",
-            r.camel,
-            tuple_ty(r.arity).replace(",)", ")")
+            "/// Stage {k} of {}: its own `crepe!` program (see concord-rulec's stage.rs).",
+            stages.len()
         );
-    }
-    let all_facts: Vec<usize> = (0..l.facts.len()).collect();
-    let all_rules: Vec<usize> = (0..l.rules.len()).collect();
-    write_facts_and_rules(
-        &mut s,
-        &l,
-        (&all_facts, &all_rules),
-        |r| &r.camel,
-        "<-",
-        |a, op, b| format!("({} {} {})", larg(a), op, larg(b)),
-    );
-    let _ = writeln!(s, "}}\n");
-    let _ = writeln!(
-        s,
-        "/// Evaluates the rules on `input` with the crepe engine."
-    );
-    let _ = writeln!(
-        s,
-        "#[allow(dead_code, clippy::field_reassign_with_default)]\npub fn run(input: &Input) -> Output {{"
-    );
-    let pushes = input_fact_pushes(&l, &|r| format!("input.{}", r.snake));
-    if !pushes.is_empty() {
-        let _ = writeln!(s, "    let mut input = input.clone();");
-        s.push_str(&pushes);
-        let _ = writeln!(s, "    let input = &input;");
-    }
-    let _ = writeln!(s, "    let mut runtime = Crepe::new();");
-    for r in l.rels.iter().filter(|r| r.kind == RelKind::Input) {
-        let pat = tuple_pat(r.arity);
-        let elems: Vec<String> = (0..r.arity).map(|i| format!("a{i}")).collect();
+        let _ = writeln!(s, "mod stage_{k} {{\n::crepe::crepe! {{");
+        let mut outs = Vec::new();
+        for ri in st.relations() {
+            let r = &l.rels[ri];
+            let attr = if !st.derived.contains(&ri) {
+                "@input\n    "
+            } else if flow.kept(ri) {
+                outs.push(ri);
+                "@output\n    "
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                s,
+                "    {attr}struct {}{};",
+                r.camel,
+                tuple_ty(r.arity).replace(",)", ")")
+            );
+        }
+        write_facts_and_rules(
+            &mut s,
+            &l,
+            (&st.facts, &st.rules),
+            |r| &r.camel,
+            "<-",
+            |a, op, b| format!("({} {} {})", larg(a), op, larg(b)),
+        );
+        let _ = writeln!(s, "}}");
+        // crepe's runtime is private to this module: the stage's own `run`
+        // takes and returns plain tuples.
+        let params: Vec<String> = st
+            .read
+            .iter()
+            .map(|&ri| {
+                format!(
+                    "rel_{}: &[{}]",
+                    l.rels[ri].snake,
+                    tuple_ty(l.rels[ri].arity)
+                )
+            })
+            .collect();
+        let rets: Vec<String> = outs
+            .iter()
+            .map(|&ri| format!("::std::vec::Vec<{}>,", tuple_ty(l.rels[ri].arity)))
+            .collect();
         let _ = writeln!(
             s,
-            "    runtime.extend(input.{}.iter().map(|&{pat}| {}({})));",
-            r.snake,
-            r.camel,
-            elems.join(", ")
+            "pub fn run({}) -> ({}) {{\n    let mut runtime = Crepe::new();",
+            params.join(", "),
+            rets.join(" ")
         );
-    }
-    let outs: Vec<&LRel> = l
-        .rels
-        .iter()
-        .filter(|r| r.kind == RelKind::Output)
-        .collect();
-    let names: Vec<String> = outs.iter().map(|r| format!("rel_{}", r.snake)).collect();
-    if outs.is_empty() {
-        let _ = writeln!(s, "    let _ = runtime.run();");
-    } else {
-        let _ = writeln!(s, "    let ({},) = runtime.run();", names.join(", "));
-    }
-    let _ = writeln!(s, "    let mut out = Output::default();");
-    for (r, n) in outs.iter().zip(&names) {
-        let elems: Vec<String> = (0..r.arity).map(|i| format!("a{i}")).collect();
-        let tup = if r.arity == 1 {
-            "(a0,)".to_string()
+        for &ri in &st.read {
+            let r = &l.rels[ri];
+            let elems: Vec<String> = (0..r.arity).map(|i| format!("a{i}")).collect();
+            let _ = writeln!(
+                s,
+                "    runtime.extend(rel_{}.iter().map(|&{}| {}({})));",
+                r.snake,
+                tuple_pat(r.arity),
+                r.camel,
+                elems.join(", ")
+            );
+        }
+        let names: Vec<String> = outs
+            .iter()
+            .map(|&ri| format!("out_{}", l.rels[ri].snake))
+            .collect();
+        if outs.is_empty() {
+            let _ = writeln!(s, "    let _ = runtime.run();");
         } else {
-            format!("({})", elems.join(", "))
-        };
-        let _ = writeln!(
-            s,
-            "    out.{0} = {n}.into_iter().map(|{1}({2})| {tup}).collect();\n    out.{0}.sort_unstable();",
-            r.snake,
-            r.camel,
-            elems.join(", ")
-        );
+            let _ = writeln!(s, "    let ({},) = runtime.run();", names.join(", "));
+        }
+        let _ = write!(s, "    (");
+        for (&ri, n) in outs.iter().zip(&names) {
+            let r = &l.rels[ri];
+            let elems: Vec<String> = (0..r.arity).map(|i| format!("a{i}")).collect();
+            let tup = if r.arity == 1 {
+                "(a0,)".to_string()
+            } else {
+                format!("({})", elems.join(", "))
+            };
+            let _ = write!(
+                s,
+                "{n}.into_iter().map(|{}({})| {tup}).collect(), ",
+                r.camel,
+                elems.join(", ")
+            );
+        }
+        let _ = writeln!(s, ")\n}}\n}}\n");
+        stage_outputs.push(outs);
     }
-    let _ = writeln!(s, "    out\n}}\n}}");
+    let _ = writeln!(
+        s,
+        "/// Evaluates the rules on `input` with the crepe engine, stage by stage."
+    );
+    let _ = writeln!(
+        s,
+        "#[allow(dead_code, unused_mut, clippy::field_reassign_with_default)]\npub fn run(input: &Input) -> Output {{"
+    );
+    flow.write_locals(&mut s, &l);
+    for (k, (st, outs)) in stages.iter().zip(&stage_outputs).enumerate() {
+        let args: Vec<String> = st
+            .read
+            .iter()
+            .map(|&ri| format!("&rel_{}", l.rels[ri].snake))
+            .collect();
+        let names: Vec<String> = outs
+            .iter()
+            .map(|&ri| format!("rel_{}", l.rels[ri].snake))
+            .collect();
+        let call = format!("stage_{k}::run({})", args.join(", "));
+        if outs.is_empty() {
+            let _ = writeln!(s, "    {call};");
+        } else {
+            let _ = writeln!(s, "    ({},) = {call};", names.join(", "));
+        }
+    }
+    flow.write_outputs(&mut s, &l);
+    let _ = writeln!(s, "}}");
     s
 }
