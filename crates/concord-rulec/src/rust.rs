@@ -188,12 +188,17 @@ fn interface(p: &CheckedProgram, l: &Lowered, engine: &str) -> String {
     s
 }
 
-/// Facts for `.input` relations are added to the caller's rows in `run`.
-fn input_fact_pushes(l: &Lowered, target: &dyn Fn(&LRel) -> String) -> String {
+/// Facts for `.input` relations are added to the caller's rows in `run`
+/// (for the relations `wanted` names).
+fn input_fact_pushes(
+    l: &Lowered,
+    wanted: &dyn Fn(usize) -> bool,
+    target: &dyn Fn(&LRel) -> String,
+) -> String {
     let mut s = String::new();
     for (ri, row) in &l.facts {
         let r = &l.rels[*ri];
-        if r.kind == RelKind::Input {
+        if r.kind == RelKind::Input && wanted(*ri) {
             let vals: Vec<String> = row.iter().map(|v| format!("{v}u32")).collect();
             let tup = if vals.len() == 1 {
                 format!("({},)", vals[0])
@@ -273,16 +278,29 @@ impl Flow {
         self.last_reader[r].is_some() || self.output[r]
     }
 
-    /// `run`'s opening: the input cloned with the program's input facts
-    /// pushed, and one `rel_NAME` per kept relation (an input's moved out
-    /// of the clone, sorted and deduplicated).
+    /// `run`'s opening: one `rel_NAME` per kept relation; an input's is a
+    /// copy of the caller's rows (only those some stage reads), with the
+    /// program's own facts for it pushed, sorted and deduplicated.
     fn write_locals(&self, s: &mut String, l: &Lowered) {
-        let _ = writeln!(s, "    let mut input = input.clone();");
-        s.push_str(&input_fact_pushes(l, &|r| format!("input.{}", r.snake)));
+        let kept_input = |ri: usize| self.kept(ri) && l.rels[ri].kind == RelKind::Input;
+        for ri in (0..l.rels.len()).filter(|&r| kept_input(r)) {
+            let _ = writeln!(
+                s,
+                "    let mut rel_{0} = input.{0}.clone();",
+                l.rels[ri].snake
+            );
+        }
+        s.push_str(&input_fact_pushes(l, &kept_input, &|r| {
+            format!("rel_{}", r.snake)
+        }));
         for ri in (0..l.rels.len()).filter(|&r| self.kept(r)) {
             let r = &l.rels[ri];
             if r.kind == RelKind::Input {
-                let _ = writeln!(s, "    input.{0}.sort_unstable();\n    input.{0}.dedup();\n    let mut rel_{0} = ::std::mem::take(&mut input.{0});", r.snake);
+                let _ = writeln!(
+                    s,
+                    "    rel_{0}.sort_unstable();\n    rel_{0}.dedup();",
+                    r.snake
+                );
             } else if self.derived.contains(&ri) {
                 // Assigned by the stage that derives it.
                 let _ = writeln!(

@@ -125,14 +125,13 @@ use super::rulec_u32;
 /// Evaluates the rules on `input` with the ascent engine, stage by stage.
 #[allow(dead_code, unused_mut, clippy::field_reassign_with_default)]
 pub fn run(input: &Input) -> Output {
-    let mut input = input.clone();
-    input.edge.push((100u32, 101u32));
-    input.edge.sort_unstable();
-    input.edge.dedup();
-    let mut rel_edge = ::std::mem::take(&mut input.edge);
-    input.node.sort_unstable();
-    input.node.dedup();
-    let mut rel_node = ::std::mem::take(&mut input.node);
+    let mut rel_edge = input.edge.clone();
+    let mut rel_node = input.node.clone();
+    rel_edge.push((100u32, 101u32));
+    rel_edge.sort_unstable();
+    rel_edge.dedup();
+    rel_node.sort_unstable();
+    rel_node.dedup();
     let mut rel_reach: ::std::vec::Vec<(u32, u32)>;
     let mut rel_unreach: ::std::vec::Vec<(u32, u32)>;
     let mut rel_on_cycle: ::std::vec::Vec<(u32,)>;
