@@ -520,11 +520,7 @@ pub fn to_crepe(p: &CheckedProgram, mod_name: &str) -> String {
         for (&ri, n) in outs.iter().zip(&names) {
             let r = &l.rels[ri];
             let elems: Vec<String> = (0..r.arity).map(|i| format!("a{i}")).collect();
-            let tup = if r.arity == 1 {
-                "(a0,)".to_string()
-            } else {
-                format!("({})", elems.join(", "))
-            };
+            let tup = tuple_pat(r.arity);
             let _ = write!(
                 s,
                 "{n}.into_iter().map(|{}({})| {tup}).collect(), ",
