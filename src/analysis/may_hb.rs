@@ -6,7 +6,7 @@
 //! is reachable from a (`po_scc`, `po_scc_reach`); or they run in different
 //! threads and not hb_must(b, a).
 
-use super::must_hb::MustHb;
+use super::must_hb::{Bits, MustHb};
 use std::collections::HashMap;
 
 pub struct MayHb<'a> {
@@ -55,18 +55,38 @@ impl<'a> MayHb<'a> {
             .sum();
         let events: usize = thread_size.values().sum();
         let cross_all: usize = thread_size.values().map(|n| n * (events - n)).sum();
+        // per thread, its events; and every event that has a thread
+        let n = self.must.len();
+        let mut in_thread: HashMap<u32, Bits> = HashMap::new();
+        let mut threaded = Bits::new(n);
+        for i in 0..n {
+            if let Some(t) = self.must.thread_of(i) {
+                in_thread.entry(t).or_insert_with(|| Bits::new(n)).set(i);
+                threaded.set(i);
+            }
+        }
         let (mut must, mut p_and_must, mut reversed, mut x_and_must) = (0, 0, 0, 0);
-        self.must.for_each(|a, b| {
-            must += 1;
-            let (Some(t), Some(u)) = (self.must.thread(a), self.must.thread(b)) else {
+        self.must.for_each_row(|i, row, po| {
+            must += row.count();
+            let Some(same) = self.must.thread_of(i).map(|t| &in_thread[&t]) else {
                 return;
             };
-            if t == u {
-                p_and_must += usize::from(self.must.po(a, b));
-            } else {
-                // the pair (b, a) is outside X
-                reversed += 1;
-                x_and_must += usize::from(!self.must.holds(b, a));
+            for (w, ((&r, &s), (&p, &th))) in row
+                .words()
+                .iter()
+                .zip(same.words())
+                .zip(po.words().iter().zip(threaded.words()))
+                .enumerate()
+            {
+                p_and_must += (r & s & p).count_ones() as usize;
+                // pairs (i, j) across threads: (j, i) is outside X
+                let mut cross = r & th & !s;
+                reversed += cross.count_ones() as usize;
+                while cross != 0 {
+                    let j = w * 64 + cross.trailing_zeros() as usize;
+                    cross &= cross - 1;
+                    x_and_must += usize::from(!self.must.holds_dense(j, i));
+                }
             }
         });
         (

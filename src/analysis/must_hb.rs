@@ -6,22 +6,29 @@
 //! hb_must(a, b) is program order (a's component reaches b's, a different
 //! one), or hb_from_hub(a, b) (a is a hub), or hb_to_hub(a, b) (b is a hub),
 //! or hb_to_hub(a, h) and hb_from_hub(h, b) for some hub h.
+//!
+//! Events and components are numbered densely, so walking the pairs costs
+//! array reads and bit operations, no hashing per pair (the counts walk
+//! every pair: on pigz, hashing per pair took as long as the rules).
 
 use crate::facts::FactSet;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-/// A set of dense event indices.
+/// A set of dense indices.
 #[derive(Clone)]
-struct Bits(Vec<u64>);
+pub(super) struct Bits(Vec<u64>);
 
 impl Bits {
-    fn new(n: usize) -> Bits {
+    pub(super) fn new(n: usize) -> Bits {
         Bits(vec![0; n.div_ceil(64)])
     }
-    fn set(&mut self, i: usize) {
+    pub(super) fn words(&self) -> &[u64] {
+        &self.0
+    }
+    pub(super) fn set(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
     }
-    fn get(&self, i: usize) -> bool {
+    pub(super) fn get(&self, i: usize) -> bool {
         (self.0[i / 64] >> (i % 64)) & 1 == 1
     }
     fn or(&mut self, other: &Bits) {
@@ -29,7 +36,10 @@ impl Bits {
             *a |= b;
         }
     }
-    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+    pub(super) fn ones(&self) -> impl Iterator<Item = usize> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {
             let mut rest = bits;
             std::iter::from_fn(move || {
@@ -44,13 +54,18 @@ impl Bits {
 }
 
 pub struct MustHb {
-    /// hb events, in dense order, and back.
+    /// hb events (statement ids), in dense order, and back.
     events: Vec<u32>,
     index: HashMap<u32, usize>,
-    /// Component and thread of each dense event.
-    comp: Vec<u32>,
+    /// Dense component of each dense event, and the events of each component.
+    comp: Vec<usize>,
+    comp_events: Vec<Vec<usize>>,
+    /// Per dense component: the other components it reaches (sorted), and
+    /// whether it reaches itself (it lies on a loop).
+    comp_after: Vec<Vec<usize>>,
+    comp_loops: Vec<bool>,
+    /// Thread of each dense event.
     thread: Vec<Option<u32>>,
-    reach: HashSet<(u32, u32)>,
     /// Per dense event: the events after it on a path through a
     /// synchronisation edge (hubs), program order left out.
     sync: Vec<Bits>,
@@ -62,16 +77,39 @@ impl MustHb {
         let mut events = Vec::new();
         let mut comp = Vec::new();
         let mut index = HashMap::new();
+        let mut comp_index: HashMap<u32, usize> = HashMap::new();
+        let mut comp_events: Vec<Vec<usize>> = Vec::new();
         for r in facts.rows("po_scc") {
             if let std::collections::hash_map::Entry::Vacant(e) = index.entry(r[0]) {
-                e.insert(events.len());
+                let i = events.len();
+                e.insert(i);
                 events.push(r[0]);
-                comp.push(r[1]);
+                let c = *comp_index.entry(r[1]).or_insert_with(|| {
+                    comp_events.push(Vec::new());
+                    comp_events.len() - 1
+                });
+                comp.push(c);
+                comp_events[c].push(i);
             }
+        }
+        let mut comp_after = vec![Vec::new(); comp_events.len()];
+        let mut comp_loops = vec![false; comp_events.len()];
+        for r in facts.rows("po_scc_reach") {
+            let (Some(&c), Some(&d)) = (comp_index.get(&r[0]), comp_index.get(&r[1])) else {
+                continue;
+            };
+            if c == d {
+                comp_loops[c] = true;
+            } else {
+                comp_after[c].push(d);
+            }
+        }
+        for after in &mut comp_after {
+            after.sort_unstable();
+            after.dedup();
         }
         let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
         let thread = events.iter().map(|e| threads.get(e).copied()).collect();
-        let reach = facts.rows("po_scc_reach").map(|r| (r[0], r[1])).collect();
         let n = events.len();
         let mut hub_row: HashMap<u32, Bits> = HashMap::new();
         for &(h, b) in from_hub {
@@ -98,22 +136,60 @@ impl MustHb {
             events,
             index,
             comp,
+            comp_events,
+            comp_after,
+            comp_loops,
             thread,
-            reach,
             sync,
         }
     }
 
-    /// Program order on components (`c1` reaches `c2`, loops included).
+    /// Number of hb events (the dense indices are `0..len()`).
+    pub(super) fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub(super) fn dense(&self, a: u32) -> Option<usize> {
+        self.index.get(&a).copied()
+    }
+
+    /// Thread of dense event `i`.
+    pub(super) fn thread_of(&self, i: usize) -> Option<u32> {
+        self.thread[i]
+    }
+
+    /// Whether component `c` reaches the different component `d`.
+    fn comp_reaches(&self, c: usize, d: usize) -> bool {
+        self.comp_after[c].binary_search(&d).is_ok()
+    }
+
+    /// Program order between dense events: `i`'s component reaches `j`'s
+    /// (the same one only on a loop).
+    pub(super) fn po_dense(&self, i: usize, j: usize) -> bool {
+        let (c, d) = (self.comp[i], self.comp[j]);
+        if c == d {
+            self.comp_loops[c]
+        } else {
+            self.comp_reaches(c, d)
+        }
+    }
+
+    /// Whether dense event `i` must happen before dense event `j`.
+    pub(super) fn holds_dense(&self, i: usize, j: usize) -> bool {
+        let (c, d) = (self.comp[i], self.comp[j]);
+        (c != d && self.comp_reaches(c, d)) || self.sync[i].get(j)
+    }
+
+    /// Program order on components (`a`'s reaches `b`'s, loops included).
     pub fn po(&self, a: u32, b: u32) -> bool {
-        match (self.index.get(&a), self.index.get(&b)) {
-            (Some(&i), Some(&j)) => self.reach.contains(&(self.comp[i], self.comp[j])),
+        match (self.dense(a), self.dense(b)) {
+            (Some(i), Some(j)) => self.po_dense(i, j),
             _ => false,
         }
     }
 
     pub fn thread(&self, a: u32) -> Option<u32> {
-        self.index.get(&a).and_then(|&i| self.thread[i])
+        self.dense(a).and_then(|i| self.thread[i])
     }
 
     pub fn is_event(&self, a: u32) -> bool {
@@ -122,35 +198,42 @@ impl MustHb {
 
     /// Whether `a` must happen before `b`.
     pub fn holds(&self, a: u32, b: u32) -> bool {
-        let (Some(&i), Some(&j)) = (self.index.get(&a), self.index.get(&b)) else {
-            return false;
-        };
-        (self.comp[i] != self.comp[j] && self.reach.contains(&(self.comp[i], self.comp[j])))
-            || self.sync[i].get(j)
+        match (self.dense(a), self.dense(b)) {
+            (Some(i), Some(j)) => self.holds_dense(i, j),
+            _ => false,
+        }
+    }
+
+    /// Per dense event `i`: the set of dense events `j` with mustHb(i, j)
+    /// (`row`) and the events program order puts after `i` (`po`: the
+    /// components `i`'s reaches, `i`'s own when it lies on a loop).
+    pub(super) fn for_each_row(&self, mut f: impl FnMut(usize, &Bits, &Bits)) {
+        let n = self.len();
+        for (i, sync) in self.sync.iter().enumerate() {
+            let c = self.comp[i];
+            let mut after = Bits::new(n);
+            for &d in &self.comp_after[c] {
+                for &j in &self.comp_events[d] {
+                    after.set(j);
+                }
+            }
+            let mut row = sync.clone();
+            row.or(&after);
+            if self.comp_loops[c] {
+                for &j in &self.comp_events[c] {
+                    after.set(j);
+                }
+            }
+            f(i, &row, &after);
+        }
     }
 
     /// Every pair, one event's successors at a time (`f(a, b)`).
     pub fn for_each(&self, mut f: impl FnMut(u32, u32)) {
-        let mut comp_events: HashMap<u32, Vec<usize>> = HashMap::new();
-        for (i, &c) in self.comp.iter().enumerate() {
-            comp_events.entry(c).or_default().push(i);
-        }
-        let mut after: HashMap<u32, Vec<u32>> = HashMap::new();
-        for &(c, d) in &self.reach {
-            if c != d {
-                after.entry(c).or_default().push(d);
-            }
-        }
-        for ((&a, &c), sync) in self.events.iter().zip(&self.comp).zip(&self.sync) {
-            let mut row = sync.clone();
-            for d in after.get(&c).into_iter().flatten() {
-                for &j in &comp_events[d] {
-                    row.set(j);
-                }
-            }
+        self.for_each_row(|i, row, _| {
             for j in row.ones() {
-                f(a, self.events[j]);
+                f(self.events[i], self.events[j]);
             }
-        }
+        });
     }
 }
