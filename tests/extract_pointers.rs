@@ -119,6 +119,75 @@ fn vtable_calls_and_a_start_routine_read_from_a_struct_are_resolved() {
     assert_eq!(f.count("unresolved_call"), 0);
 }
 
+/// A pool allocator that carves `mmap`ed pages into blocks kept on a free
+/// list (nbds' `nbd_malloc`), and a thread started through a trampoline
+/// whose info block comes from that pool (nbds' `nbd_thread_create`).
+const POOL: &str = r#"#include <pthread.h>
+#include <sys/mman.h>
+#include <stddef.h>
+struct block { struct block *next; };
+static struct block *free_list;
+static void *get_region(size_t size) {
+  return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+static void *pool_alloc(size_t n) {
+  struct block *b = free_list;
+  if (b != NULL) { free_list = b->next; return b; }
+  char *page = get_region(4096);
+  for (int off = 64; off < 4096; off += 64) {
+    struct block *x = (struct block *)(page + off);
+    x->next = free_list;
+    free_list = x;
+  }
+  return page;
+}
+struct info { void *(*start)(void *); void *arg; };
+static void *trampoline(void *p) {
+  struct info *ti = p;
+  return ti->start(ti->arg);
+}
+static int start_thread(pthread_t *t, void *(*start)(void *), void *arg) {
+  struct info *ti = pool_alloc(sizeof *ti);
+  ti->start = start;
+  ti->arg = arg;
+  return pthread_create(t, NULL, trampoline, ti);
+}
+int hits;
+static void *work(void *arg) { hits++; return 0; }
+int main(void) {
+  pthread_t a, b;
+  start_thread(&a, work, 0);
+  start_thread(&b, work, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  return hits;
+}
+"#;
+
+#[test]
+fn a_start_routine_stored_in_pool_memory_carved_from_mmap_is_resolved() {
+    let f = facts_of_c(POOL);
+    // `mmap` returns fresh memory, so get_region and pool_alloc are
+    // allocation wrappers and `ti` points to an object: the store of
+    // `start` and the trampoline's load of it meet, and `work` is the
+    // routine of both trampoline threads (one per start_thread call).
+    assert_eq!(
+        thread_functions(&f),
+        vec!["main", "trampoline", "trampoline"],
+        "{:?}",
+        f.threads
+    );
+    // `hits++` (line 32) runs in each trampoline thread, never in main.
+    let stores = at(&f, 32, "store");
+    let mut threads: Vec<u32> = stores.iter().map(|&s| thread_of_stmt(&f, s)).collect();
+    threads.sort();
+    threads.dedup();
+    assert_eq!(threads.len(), 2, "work runs in both threads: {stores:?}");
+    assert!(!threads.contains(&0), "work does not run in main");
+    assert_eq!(f.count("unresolved_call"), 0);
+    assert_eq!(f.count("unresolved_thread_start"), 0);
+}
+
 /// An allocation wrapper (`new_lock` -> `xmalloc` -> `malloc`) called twice:
 /// two distinct locks, so the two critical sections do not exclude each other.
 const LOCKS: &str = r#"#include <pthread.h>

@@ -445,7 +445,7 @@ pub static IR_RELATIONS: &[Relation] = &[
         columns: &[col("i", Number), col("v", Number), col("o", Number)],
         group: Group::Ir,
         meaning: "instruction `i` defines value `v` as a pointer to the new object `o`",
-        source: "`alloca`; calls to `malloc`, `calloc`, `realloc`, `strdup`, ...",
+        source: "`alloca`; calls to `malloc`, `calloc`, `realloc`, `strdup`, `mmap`, ... (fresh memory; a pool allocator carving `mmap`ed pages is then an allocation wrapper)",
         example: "`40\\t9\\t21`",
     },
     Relation {

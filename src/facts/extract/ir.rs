@@ -259,8 +259,10 @@ pub fn classify(callee: &str) -> LibCall {
         "__assert_fail" | "__assert_rtn" | "__VERIFIER_error" | "reach_error" => {
             LibCall::AssertFail
         }
-        "malloc" | "calloc" | "aligned_alloc" | "strdup" | "valloc" => LibCall::Alloc,
-        "realloc" => LibCall::Realloc,
+        // mmap: fresh pages (custom allocators such as nbds' carve them up)
+        "malloc" | "calloc" | "aligned_alloc" | "strdup" | "strndup" | "valloc" | "pvalloc"
+        | "memalign" | "mmap" | "mmap64" => LibCall::Alloc,
+        "realloc" | "reallocarray" => LibCall::Realloc,
         "thrd_create" | "fork" | "clone" | "__kmpc_fork_call" => LibCall::UnmodelledThreads,
         name if name.starts_with("llvm.dbg.") || name.starts_with("llvm.lifetime.") => {
             LibCall::Debug
