@@ -10,6 +10,7 @@ pub mod ir;
 pub mod ir_facts;
 pub mod names;
 pub mod order;
+mod parallel;
 pub mod paths;
 pub mod pointsto;
 pub mod program;
@@ -248,9 +249,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         |c: LocId| pt.is_shared(c) && !sync_cells.contains(&c) && conflicting.contains(&c);
 
     // --- thread graphs, control dependence, SSA dependence ------------------
-    let graphs: Vec<ThreadGraph> = (0..model.threads.len())
-        .map(|t| ThreadGraph::build(&model, t))
-        .collect();
+    let thread_ids: Vec<usize> = (0..model.threads.len()).collect();
+    let graphs: Vec<ThreadGraph> = parallel::map(&thread_ids, |&t| ThreadGraph::build(&model, t));
     let mut control: BTreeSet<(StmtId, StmtId)> = BTreeSet::new();
     for tg in &graphs {
         control.extend(order::control_dependence(tg));
@@ -309,10 +309,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     events.extend(joins.iter().map(|(s, _)| *s));
 
     // --- critical sections (locksets, covered accesses) ----------------------
-    let held: Vec<Vec<Option<Held>>> = graphs
-        .iter()
-        .map(|tg| sections::locksets(tg, &sync))
-        .collect();
+    let held: Vec<Vec<Option<Held>>> = parallel::map(&graphs, |tg| sections::locksets(tg, &sync));
     // Stores that surely write one shared location (a store or atomic RMW
     // with a single target); cmpxchg may not write, memcpy may write part.
     let strong_write: BTreeMap<StmtId, LocId> = shared_writes
@@ -326,13 +323,16 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         .collect();
     let mut written_before: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
     let mut written_after: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
-    for (tg, held) in graphs.iter().zip(&held) {
+    let with_held: Vec<(&ThreadGraph, &Vec<Option<Held>>)> = graphs.iter().zip(&held).collect();
+    let covered = parallel::map(&with_held, |&(tg, held)| {
         let fx = NodeEffects {
             sync: &sync,
             strong_write: &strong_write,
             held,
         };
-        let (b, a) = sections::covered_accesses(tg, &fx, &shared_reads, &shared_writes);
+        sections::covered_accesses(tg, &fx, &shared_reads, &shared_writes)
+    });
+    for (b, a) in covered {
         written_before.extend(b);
         written_after.extend(a);
     }
@@ -463,8 +463,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let mut dom_pairs: HashSet<(u32, u32)> = HashSet::new();
     // Component ids are numbered across threads so that they stay distinct.
     let mut scc_base: u32 = 0;
-    for tg in &graphs {
-        let ord = order::event_order(tg, &events);
+    let orders = parallel::map(&graphs, |tg| order::event_order(tg, &events));
+    for (tg, ord) in graphs.iter().zip(orders) {
         dom_pairs.extend(ord.dom.iter().filter(|(_, b)| signals.contains(b)));
         for &(s, c) in &ord.scc {
             add!("po_scc", vec![s, scc_base + c as u32]);

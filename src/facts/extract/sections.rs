@@ -65,12 +65,13 @@ fn touches(op: Option<&SyncOp>) -> Option<LocId> {
 pub(super) fn locksets(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<Held>> {
     let n = tg.nodes.len();
     let preds = preds_of(tg);
-    let op = |i: usize| sync.get(&tg.nodes[i]);
+    // each node's operation, looked up once (the dataflows visit nodes many times)
+    let ops: Vec<Option<&SyncOp>> = tg.nodes.iter().map(|s| sync.get(s)).collect();
     let transfer = |i: usize, mut h: Held| -> Held {
-        if let Some(m) = released(op(i)) {
+        if let Some(m) = released(ops[i]) {
             h.remove(&m);
         }
-        if let Some(m) = acquired(op(i)) {
+        if let Some(m) = acquired(ops[i]) {
             h.insert(m, BTreeSet::from([tg.nodes[i]]));
         }
         h
@@ -91,23 +92,31 @@ pub(super) fn locksets(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec
             None => false,
         });
     });
-    let mutexes: BTreeSet<LocId> = may
-        .iter()
-        .flatten()
-        .flat_map(|h| h.keys().copied())
+    let must_holds = |i: usize, m: &LocId| must[i].as_ref().is_some_and(|h| h.contains_key(m));
+    // Only a mutex that may be held somewhere it is not surely held needs
+    // the release-ahead check (one backward search per such mutex; with
+    // balanced lock/unlock there are few, and a search per mutex of the
+    // program would grow with programs x mutexes).
+    let ambiguous: BTreeSet<LocId> = (0..n)
+        .filter_map(|i| Some((i, may[i].as_ref()?)))
+        .flat_map(|(i, h)| h.keys().filter(move |m| !must_holds(i, m)))
+        .copied()
         .collect();
-    let can_exit = reaches_exit(tg, &preds);
-    let mut unsafe_for: BTreeMap<LocId, Vec<bool>> = BTreeMap::new();
-    for &m in &mutexes {
-        unsafe_for.insert(m, may_leave_unreleased(tg, &preds, &can_exit, sync, m));
-    }
+    let can_exit = if ambiguous.is_empty() {
+        Vec::new()
+    } else {
+        reaches_exit(tg, &preds)
+    };
+    let unsafe_for: BTreeMap<LocId, Vec<bool>> = ambiguous
+        .iter()
+        .map(|&m| (m, may_leave_unreleased(tg, &preds, &can_exit, &ops, m)))
+        .collect();
     (0..n)
         .map(|i| {
             let may = may[i].as_ref()?;
-            let must = must[i].as_ref();
             Some(
                 may.iter()
-                    .filter(|(m, _)| must.is_some_and(|h| h.contains_key(m)) || !unsafe_for[m][i])
+                    .filter(|(m, _)| must_holds(i, m) || !unsafe_for[m][i])
                     .map(|(m, ls)| (*m, ls.clone()))
                     .collect(),
             )
@@ -186,15 +195,15 @@ fn may_leave_unreleased(
     tg: &ThreadGraph,
     preds: &[Vec<usize>],
     can_exit: &[bool],
-    sync: &BTreeMap<StmtId, SyncOp>,
+    ops: &[Option<&SyncOp>],
     m: LocId,
 ) -> Vec<bool> {
     let n = tg.nodes.len();
-    let releases = |i: usize| released(sync.get(&tg.nodes[i])) == Some(m);
+    let releases = |i: usize| released(ops[i]) == Some(m);
     let mut bad = vec![false; n];
     let mut queue = VecDeque::new();
     for i in 0..n {
-        let acquires = matches!(sync.get(&tg.nodes[i]), Some(SyncOp::Lock(x)) if *x == m);
+        let acquires = matches!(ops[i], Some(SyncOp::Lock(x)) if *x == m);
         if !releases(i) && (acquires || tg.succ[i].is_empty() || !can_exit[i]) {
             bad[i] = true;
             queue.push_back(i);

@@ -1,0 +1,63 @@
+//! Per-thread analyses (thread graphs, locksets, covered accesses, event
+//! order) are independent of each other: they run on the machine's cores,
+//! each worker taking the next thread as it finishes one, and the results
+//! come back in thread order, so the facts do not depend on scheduling.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Stack of each worker: the per-thread analyses recurse (SCCs,
+/// dominators) as deep as the main thread does.
+const WORKER_STACK: usize = 64 << 20;
+
+/// `items.iter().map(f).collect()`, on up to `available_parallelism`
+/// threads. Falls back to one thread when workers cannot be spawned.
+pub(super) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if workers <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        let r = f(item);
+        results.lock().expect("no worker panics holding the lock")[i] = Some(r);
+    };
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (1..workers)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        work();
+        for h in spawned {
+            if let Err(panic) = h.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+    results
+        .into_inner()
+        .expect("no worker panics holding the lock")
+        .into_iter()
+        .map(|r| r.expect("every item mapped"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn results_come_back_in_item_order() {
+        let items: Vec<u64> = (0..1000).collect();
+        let out = super::map(&items, |&x| x * x);
+        assert_eq!(out, items.iter().map(|x| x * x).collect::<Vec<_>>());
+        assert!(super::map(&Vec::<u64>::new(), |&x| x).is_empty());
+    }
+}
