@@ -136,34 +136,31 @@ fn forward<S: Clone + PartialEq>(
     let n = tg.nodes.len();
     let mut before: Vec<Option<S>> = vec![None; n];
     let mut after: Vec<Option<S>> = vec![None; n];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in 0..n {
-            let input = if i == 0 {
-                Some(init.clone())
-            } else {
-                preds[i]
-                    .iter()
-                    .filter_map(|&p| after[p].as_ref())
-                    .fold(None::<S>, |acc, s| match acc {
-                        None => Some(s.clone()),
-                        Some(mut a) => {
-                            meet(&mut a, s);
-                            Some(a)
-                        }
-                    })
-            };
-            let Some(input) = input else { continue };
-            let out = transfer(i, input.clone());
-            if before[i].as_ref() != Some(&input) {
-                before[i] = Some(input);
-                changed = true;
-            }
-            if after[i].as_ref() != Some(&out) {
-                after[i] = Some(out);
-                changed = true;
-            }
+    // A worklist, lowest node first: a node is recomputed only when the
+    // output of a predecessor changed (sweeping every node until nothing
+    // changes recomputed — and cloned the state of — all of them per sweep).
+    let mut work: BTreeSet<usize> = (0..n.min(1)).collect();
+    while let Some(i) = work.pop_first() {
+        let input = if i == 0 {
+            Some(init.clone())
+        } else {
+            preds[i]
+                .iter()
+                .filter_map(|&p| after[p].as_ref())
+                .fold(None::<S>, |acc, s| match acc {
+                    None => Some(s.clone()),
+                    Some(mut a) => {
+                        meet(&mut a, s);
+                        Some(a)
+                    }
+                })
+        };
+        let Some(input) = input else { continue };
+        let out = transfer(i, input.clone());
+        before[i] = Some(input);
+        if after[i].as_ref() != Some(&out) {
+            after[i] = Some(out);
+            work.extend(tg.succ[i].iter().copied());
         }
     }
     before
