@@ -24,6 +24,10 @@ struct Row {
     mem_mb: f64,
 }
 
+// The allocator of the `concord` binary, so the rates are what users get.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
