@@ -12,9 +12,8 @@
 //! into a constant without z3.  A term becomes a z3 term only when it
 //! meets a z3 formula, is stored, or grows past [`Z3_ABOVE`] nodes.
 
-use super::fasthash::FastHasher;
+use super::fasthash::{FastHasher, FastMap};
 use super::val::{num, Cond, Val};
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 use z3::ast::{Ast, Bool, Dynamic, BV};
@@ -262,16 +261,23 @@ impl<'c> Term<'c> {
     /// evaluated with the `Val`/`Cond` operations: constants fold, and a
     /// term whose variables all become concrete is a constant.
     pub(crate) fn subst(&self, f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>) -> TV<'c> {
-        let mut memo = HashMap::new();
+        let mut memo = FastMap::default();
         self.subst_memo(f, &mut memo)
+    }
+
+    /// The node's address as a memo key, alignment bits dropped: the fast
+    /// hasher multiplies, which keeps low zero bits zero, and the hash
+    /// table picks buckets by the low bits.
+    fn memo_key(&self) -> usize {
+        Rc::as_ptr(&self.0) as usize >> 3
     }
 
     fn subst_memo(
         &self,
         f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>,
-        memo: &mut HashMap<*const Node<'c>, TV<'c>>,
+        memo: &mut FastMap<usize, TV<'c>>,
     ) -> TV<'c> {
-        let key = Rc::as_ptr(&self.0);
+        let key = self.memo_key();
         if let Some(v) = memo.get(&key) {
             return v.clone();
         }
@@ -302,7 +308,7 @@ impl<'c> Term<'c> {
 
     /// The z3 term (state variables become constants of their name).
     pub(crate) fn to_z3(&self, ctx: &'c Context) -> Dynamic<'c> {
-        let mut memo = HashMap::new();
+        let mut memo = FastMap::default();
         self.z3_memo(ctx, &mut memo)
     }
 
@@ -317,9 +323,9 @@ impl<'c> Term<'c> {
     fn z3_memo(
         &self,
         ctx: &'c Context,
-        memo: &mut HashMap<*const Node<'c>, Dynamic<'c>>,
+        memo: &mut FastMap<usize, Dynamic<'c>>,
     ) -> Dynamic<'c> {
-        let key = Rc::as_ptr(&self.0);
+        let key = self.memo_key();
         if let Some(v) = memo.get(&key) {
             return v.clone();
         }
