@@ -178,12 +178,13 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
         .filter(|(_, s)| events.contains(s))
         .map(|(i, _)| i)
         .collect();
-    let slot: HashMap<usize, usize> = thread_events
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| (i, k))
-        .collect();
-    let reach = EventReach::compute(tg, &slot);
+    // node -> its index among the thread's events (dense: looked up per
+    // dominator-tree step and per edge)
+    let mut slot: Vec<Option<usize>> = vec![None; tg.nodes.len()];
+    for (k, &i) in thread_events.iter().enumerate() {
+        slot[i] = Some(k);
+    }
+    let reach = EventReach::compute(tg, &slot, thread_events.len());
     let mut event_comps: Vec<usize> = thread_events.iter().map(|&e| tg.scc[e]).collect();
     event_comps.sort_unstable();
     event_comps.dedup();
@@ -198,25 +199,60 @@ pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
         }
     }
     out.scc_next = transitive_reduction(&event_comps, &out.scc_reach);
+    // Walk only the events among each event's dominators (a walk over all
+    // dominators costs the depth of the dominator tree per event).
+    let is_event: Vec<bool> = slot.iter().map(Option::is_some).collect();
+    let event_idom = nearest_event_ancestor(&tg.idom, &is_event);
     for &b in &thread_events {
-        let mut d = tg.idom[b];
+        let mut d = event_idom[b];
         while let Some(a) = d {
-            if slot.contains_key(&a) && a != b && !reach.reaches(tg.scc[b], slot[&a]) {
+            let a_slot = slot[a].expect("an event");
+            if a != b && !reach.reaches(tg.scc[b], a_slot) {
                 out.dom.push((tg.nodes[a], tg.nodes[b]));
             }
-            d = tg.idom[a];
+            d = event_idom[a];
         }
     }
+    let event_ipdom = nearest_event_ancestor(&tg.ipdom, &is_event);
     for &a in &thread_events {
-        let mut p = tg.ipdom[a];
+        let a_slot = slot[a].expect("an event");
+        let mut p = event_ipdom[a];
         while let Some(b) = p {
-            if slot.contains_key(&b) && a != b && !reach.reaches(tg.scc[b], slot[&a]) {
+            if a != b && !reach.reaches(tg.scc[b], a_slot) {
                 out.postdom.push((tg.nodes[a], tg.nodes[b]));
             }
-            p = tg.ipdom[b];
+            p = event_ipdom[b];
         }
     }
     out
+}
+
+/// Per node, its nearest strict ancestor in the tree `parent` (immediate
+/// dominators or post-dominators) that is an event. Each node's answer is
+/// found once: a walk stops at the first event or at a node already
+/// answered, and every node it passed shares that answer.
+fn nearest_event_ancestor(parent: &[Option<usize>], is_event: &[bool]) -> Vec<Option<usize>> {
+    let mut answer: Vec<Option<Option<usize>>> = vec![None; parent.len()];
+    let mut path = Vec::new();
+    for start in 0..parent.len() {
+        path.clear();
+        let mut x = start;
+        let found = loop {
+            if let Some(known) = answer[x] {
+                break known;
+            }
+            path.push(x);
+            match parent[x] {
+                None => break None,
+                Some(p) if is_event[p] => break Some(p),
+                Some(p) => x = p,
+            }
+        };
+        for &y in &path {
+            answer[y] = Some(found);
+        }
+    }
+    answer.into_iter().map(Option::flatten).collect()
 }
 
 /// The pairs (c, d), c != d, of `reach` (a transitively closed relation over
@@ -274,8 +310,8 @@ struct EventReach {
 }
 
 impl EventReach {
-    fn compute(tg: &ThreadGraph, slot: &HashMap<usize, usize>) -> EventReach {
-        let words = slot.len().div_ceil(64).max(1);
+    fn compute(tg: &ThreadGraph, slot: &[Option<usize>], events: usize) -> EventReach {
+        let words = events.div_ceil(64).max(1);
         let comps = tg.scc_cyclic.len();
         let members = &tg.scc_members;
         let mut bits = vec![0u64; comps * words];
@@ -292,7 +328,7 @@ impl EventReach {
                     for w in 0..words {
                         acc[w] |= bits[c * words + w];
                     }
-                    if let Some(&e) = slot.get(&j) {
+                    if let Some(e) = slot[j] {
                         acc[e / 64] |= 1 << (e % 64);
                     }
                 }
@@ -300,7 +336,7 @@ impl EventReach {
             if tg.scc_cyclic[k] {
                 own.iter_mut().for_each(|w| *w = 0);
                 for &i in &members[k] {
-                    if let Some(&e) = slot.get(&i) {
+                    if let Some(e) = slot[i] {
                         own[e / 64] |= 1 << (e % 64);
                     }
                 }
