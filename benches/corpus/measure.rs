@@ -52,6 +52,22 @@ pub struct FactCounts {
     pub thread_functions: BTreeMap<String, usize>,
     /// Statements in threads other than main, per source file.
     pub files_in_threads: BTreeMap<String, usize>,
+    /// Per create site (threads of one `pthread_create` call and context),
+    /// what tells its threads apart: see [`SiteSummary`].
+    pub sites: Vec<SiteSummary>,
+}
+
+/// The threads of one create site: their start function, the functions
+/// only they run (so a trampoline's real routine shows, e.g. pigz's
+/// `ignition` running `compress_thread`), and the shared locations they
+/// access that threads of other sites (or main) access too.
+pub struct SiteSummary {
+    pub function: String,
+    pub instances: usize,
+    /// Up to 4 (function, statements), most statements first.
+    pub own_functions: Vec<(String, usize)>,
+    /// Up to 4 location names, most accesses first.
+    pub shared_with_others: Vec<String>,
 }
 
 pub fn read_counts(dir: &Path) -> Result<FactCounts, String> {
@@ -82,13 +98,112 @@ pub fn read_counts(dir: &Path) -> Result<FactCounts, String> {
                 .map_err(|e| format!("{}: {e}", p.display()))
         })
         .transpose()?;
+    let sites = site_summaries(dir, &statements, &threads)?;
     Ok(FactCounts {
         statements: statements.rows.len(),
         threads: threads.rows.len(),
         unresolved,
         thread_functions,
         files_in_threads,
+        sites,
     })
+}
+
+fn site_summaries(dir: &Path, statements: &Tsv, threads: &Tsv) -> Result<Vec<SiteSummary>, String> {
+    let (id_col, fn_col, th_col) = (
+        statements.column("id")?,
+        statements.column("function")?,
+        statements.column("thread")?,
+    );
+    let (tid_col, site_col, tfn_col) = (
+        threads.column("id")?,
+        threads.column("create_stmt")?,
+        threads.column("function")?,
+    );
+    // thread -> site key ("" for main); site -> (start function, instances)
+    let mut site_of: BTreeMap<String, String> = BTreeMap::new();
+    let mut sites: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    for row in &threads.rows {
+        let site = row.get(site_col).cloned().unwrap_or_default();
+        site_of.insert(row.get(tid_col).cloned().unwrap_or_default(), site.clone());
+        let e = sites
+            .entry(site)
+            .or_insert_with(|| (row.get(tfn_col).cloned().unwrap_or_default(), 0));
+        e.1 += 1;
+    }
+    let cell = |row: &Vec<String>, c: usize| row.get(c).cloned().unwrap_or_default();
+    // statement -> site; per function, the sites running it and its statements per site
+    let mut stmt_site: BTreeMap<String, String> = BTreeMap::new();
+    let mut fn_sites: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for row in &statements.rows {
+        let Some(site) = site_of.get(&cell(row, th_col)) else {
+            continue;
+        };
+        stmt_site.insert(cell(row, id_col), site.clone());
+        *fn_sites
+            .entry(cell(row, fn_col))
+            .or_default()
+            .entry(site.clone())
+            .or_insert(0) += 1;
+    }
+    // location -> accesses per site
+    let names =
+        read_tsv(&dir.join("names.tsv")).or_else(|_| read_tsv(&dir.join("locations.tsv")))?;
+    let (nid, nname) = (names.column("id")?, names.column("name")?);
+    let name_of: BTreeMap<String, String> = names
+        .rows
+        .iter()
+        .map(|r| (cell(r, nid), cell(r, nname)))
+        .collect();
+    let mut loc_sites: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for rel in ["shared_read.facts", "shared_write.facts"] {
+        let Ok(text) = std::fs::read_to_string(dir.join(rel)) else {
+            continue;
+        };
+        for line in text.lines() {
+            let mut it = line.split('\t');
+            let (Some(s), Some(l)) = (it.next(), it.next()) else {
+                continue;
+            };
+            if let Some(site) = stmt_site.get(s) {
+                *loc_sites
+                    .entry(l.to_string())
+                    .or_default()
+                    .entry(site.clone())
+                    .or_insert(0) += 1;
+            }
+        }
+    }
+    let top = |mut v: Vec<(String, usize)>| -> Vec<(String, usize)> {
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v.truncate(4);
+        v
+    };
+    Ok(sites
+        .into_iter()
+        .filter(|(site, _)| !site.is_empty())
+        .map(|(site, (function, instances))| {
+            let own = fn_sites
+                .iter()
+                .filter(|(_, by_site)| by_site.len() == 1)
+                .filter_map(|(f, by_site)| Some((f.clone(), *by_site.get(&site)?)))
+                .collect();
+            let shared = loc_sites
+                .iter()
+                .filter(|(_, by_site)| by_site.len() > 1)
+                .filter_map(|(l, by_site)| {
+                    let name = name_of.get(l).cloned().unwrap_or_else(|| format!("#{l}"));
+                    Some((name, *by_site.get(&site)?))
+                })
+                .collect();
+            SiteSummary {
+                function,
+                instances,
+                own_functions: top(own),
+                shared_with_others: top(shared).into_iter().map(|(n, _)| n).collect(),
+            }
+        })
+        .collect())
 }
 
 struct Tsv {

@@ -299,6 +299,28 @@ fn print_inside_threads(c: &FactCounts) {
         .map(|(f, n)| format!("{f}×{n}"))
         .collect();
     println!("          thread functions: {}", starts.join(", "));
+    for site in &c.sites {
+        let own: Vec<String> = site
+            .own_functions
+            .iter()
+            .map(|(f, n)| format!("{f} {n}"))
+            .collect();
+        println!(
+            "          {}×{}: runs only here: {}; shares with other threads: {}",
+            site.function,
+            site.instances,
+            if own.is_empty() {
+                "-".to_string()
+            } else {
+                own.join(", ")
+            },
+            if site.shared_with_others.is_empty() {
+                "-".to_string()
+            } else {
+                site.shared_with_others.join(", ")
+            }
+        );
+    }
     if c.files_in_threads.is_empty() {
         println!("          statements in threads other than main: none");
     } else {

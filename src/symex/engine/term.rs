@@ -320,11 +320,7 @@ impl<'c> Term<'c> {
         self.to_z3(ctx).as_bv().expect("bit-vector term")
     }
 
-    fn z3_memo(
-        &self,
-        ctx: &'c Context,
-        memo: &mut FastMap<usize, Dynamic<'c>>,
-    ) -> Dynamic<'c> {
+    fn z3_memo(&self, ctx: &'c Context, memo: &mut FastMap<usize, Dynamic<'c>>) -> Dynamic<'c> {
         let key = self.memo_key();
         if let Some(v) = memo.get(&key) {
             return v.clone();
