@@ -66,6 +66,7 @@ impl DebugTypes {
     /// Match IR layouts with the `DICompositeType`s of the metadata text.
     pub fn from_parts(layouts: &BTreeMap<String, Layout>, metadata: &str) -> DebugTypes {
         let md = di::parse(metadata);
+        let candidates = md.candidate_index();
         let mut structs = HashMap::new();
         for (ir_name, layout) in layouts {
             let Some(base) = ir_name
@@ -76,9 +77,11 @@ impl DebugTypes {
             };
             // `struct.pool.12`: a renamed copy (linking); C names have no dots.
             let base = base.split('.').next().unwrap_or(base);
-            let best = md
-                .candidates(base)
+            let best = candidates
+                .get(base)
                 .into_iter()
+                .flatten()
+                .cloned()
                 .filter(|(_, c)| md.size_of(*c) == Some(layout.size * 8))
                 .map(|(c_name, c)| StructNames {
                     c_name,
@@ -555,31 +558,35 @@ mod di {
             None
         }
 
-        /// The struct or union types an IR struct named `base` may be,
-        /// with their C names: `struct base`/`union base`, then typedefs
-        /// named `base` (clang names an anonymous typedef'd struct so).
-        pub fn candidates(&self, base: &str) -> Vec<(String, u32)> {
-            let mut ids: Vec<&u32> = self.nodes.keys().collect();
-            ids.sort();
-            let mut out = Vec::new();
-            for &id in &ids {
-                if self.name(*id).as_deref() != Some(base) {
-                    continue;
-                }
-                match self.tag(*id) {
-                    "DW_TAG_structure_type" => out.push((format!("struct {base}"), *id)),
-                    "DW_TAG_union_type" => out.push((format!("union {base}"), *id)),
-                    _ => {}
-                }
-            }
-            for &id in &ids {
-                if self.tag(*id) == "DW_TAG_typedef" && self.name(*id).as_deref() == Some(base) {
-                    if let Some(c) = self.composite(*id) {
-                        out.push((base.to_string(), c));
+        /// Per C name, the struct or union types an IR struct of that
+        /// name may be, with their C names: `struct base`/`union base`,
+        /// then typedefs named `base` (clang names an anonymous typedef'd
+        /// struct so); each group in metadata order. Built once: asking
+        /// per IR struct scanned every node (structs x nodes).
+        pub fn candidate_index(&self) -> HashMap<String, Vec<(String, u32)>> {
+            let mut ids: Vec<u32> = self.nodes.keys().copied().collect();
+            ids.sort_unstable();
+            let mut composites: HashMap<String, Vec<(String, u32)>> = HashMap::new();
+            let mut typedefs: HashMap<String, Vec<(String, u32)>> = HashMap::new();
+            for id in ids {
+                let Some(name) = self.name(id) else { continue };
+                let entry = match self.tag(id) {
+                    "DW_TAG_structure_type" => (format!("struct {name}"), id),
+                    "DW_TAG_union_type" => (format!("union {name}"), id),
+                    "DW_TAG_typedef" => {
+                        if let Some(c) = self.composite(id) {
+                            typedefs.entry(name.clone()).or_default().push((name, c));
+                        }
+                        continue;
                     }
-                }
+                    _ => continue,
+                };
+                composites.entry(name).or_default().push(entry);
             }
-            out
+            for (name, list) in typedefs {
+                composites.entry(name).or_default().extend(list);
+            }
+            composites
         }
 
         /// The member names of composite `c` per IR field of `layout`:
