@@ -81,11 +81,10 @@ impl DebugTypes {
                 .get(base)
                 .into_iter()
                 .flatten()
-                .cloned()
                 .filter(|(_, c)| md.size_of(*c) == Some(layout.size * 8))
                 .map(|(c_name, c)| StructNames {
-                    c_name,
-                    fields: md.fields(c, layout),
+                    c_name: c_name.clone(),
+                    fields: md.fields(*c, layout),
                 })
                 .max_by_key(|s| s.fields.iter().filter(|f| f.is_some()).count());
             if let Some(s) = best {
