@@ -14,6 +14,7 @@ pub mod facts;
 pub mod filelist;
 pub mod frontend;
 pub mod load;
+pub(crate) mod parallel;
 pub mod report;
 pub mod symex;
 pub mod versions;

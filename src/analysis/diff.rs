@@ -341,21 +341,11 @@ pub fn sync_diff(
         let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
         let stats = [&mut out.old_stats, &mut out.new_stats];
         if rank == 1 {
-            // the two versions' counts are independent: one thread each
-            let counts = |i: usize, facts: &FactSet| {
+            // the two versions' counts are independent: one core each
+            let both = crate::parallel::map(&[(0, old), (1, new)], |&(i, facts)| {
                 let must = r.hubs[i].must_hb(facts);
                 MayHb::new(&must).counts(facts)
-            };
-            let both = std::thread::scope(|scope| {
-                let old_counts = scope.spawn(|| counts(0, old));
-                let new_counts = counts(1, new);
-                (old_counts.join(), new_counts)
             });
-            let both = [
-                both.0
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                both.1,
-            ];
             for (i, s) in stats.into_iter().enumerate() {
                 (s.must_hb, s.may_hb) = both[i];
                 s.may_rf = r.may_rf_count[i];

@@ -1,4 +1,4 @@
-//! mayHb answered from mustHb and the compact program order, without
+//! mayHb counted from mustHb and the compact program order, without
 //! building the relation (rules/hb_may.dl has the definition; across
 //! threads it relates almost every pair of events, 40 million on pigz).
 //!
@@ -16,20 +16,6 @@ pub struct MayHb<'a> {
 impl<'a> MayHb<'a> {
     pub fn new(must: &'a MustHb) -> MayHb<'a> {
         MayHb { must }
-    }
-
-    /// Whether some execution may run `a` before `b`.
-    pub fn holds(&self, a: u32, b: u32) -> bool {
-        if self.must.holds(a, b) {
-            return true;
-        }
-        match (self.must.thread(a), self.must.thread(b)) {
-            (Some(t), Some(u)) if t == u => self.must.po(a, b),
-            (Some(_), Some(_)) => {
-                self.must.is_event(a) && self.must.is_event(b) && !self.must.holds(b, a)
-            }
-            _ => false,
-        }
     }
 
     /// (|mustHb|, |mayHb|) in one walk over the mustHb pairs, without

@@ -1,4 +1,4 @@
-//! mustHb answered from its stored parts (rules/hb.dl): program order in
+//! mustHb rebuilt from its stored parts (rules/hb.dl), one bit row per event: program order in
 //! compact form and the hub relations `hb_from_hub`, `hb_to_hub`. The diff
 //! programs never store the pairs themselves (ten million on pigz); the
 //! counts in the report and `--counts` come from here.
@@ -39,24 +39,9 @@ impl Bits {
     pub(super) fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
-    pub(super) fn ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut rest = bits;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let i = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    w * 64 + i
-                })
-            })
-        })
-    }
 }
 
 pub struct MustHb {
-    /// hb events (statement ids), in dense order, and back.
-    events: Vec<u32>,
-    index: HashMap<u32, usize>,
     /// Dense component of each dense event, and the events of each component.
     comp: Vec<usize>,
     comp_events: Vec<Vec<usize>>,
@@ -133,8 +118,6 @@ impl MustHb {
             }
         }
         MustHb {
-            events,
-            index,
             comp,
             comp_events,
             comp_after,
@@ -146,11 +129,7 @@ impl MustHb {
 
     /// Number of hb events (the dense indices are `0..len()`).
     pub(super) fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    pub(super) fn dense(&self, a: u32) -> Option<usize> {
-        self.index.get(&a).copied()
+        self.comp.len()
     }
 
     /// Thread of dense event `i`.
@@ -163,45 +142,10 @@ impl MustHb {
         self.comp_after[c].binary_search(&d).is_ok()
     }
 
-    /// Program order between dense events: `i`'s component reaches `j`'s
-    /// (the same one only on a loop).
-    pub(super) fn po_dense(&self, i: usize, j: usize) -> bool {
-        let (c, d) = (self.comp[i], self.comp[j]);
-        if c == d {
-            self.comp_loops[c]
-        } else {
-            self.comp_reaches(c, d)
-        }
-    }
-
     /// Whether dense event `i` must happen before dense event `j`.
     pub(super) fn holds_dense(&self, i: usize, j: usize) -> bool {
         let (c, d) = (self.comp[i], self.comp[j]);
         (c != d && self.comp_reaches(c, d)) || self.sync[i].get(j)
-    }
-
-    /// Program order on components (`a`'s reaches `b`'s, loops included).
-    pub fn po(&self, a: u32, b: u32) -> bool {
-        match (self.dense(a), self.dense(b)) {
-            (Some(i), Some(j)) => self.po_dense(i, j),
-            _ => false,
-        }
-    }
-
-    pub fn thread(&self, a: u32) -> Option<u32> {
-        self.dense(a).and_then(|i| self.thread[i])
-    }
-
-    pub fn is_event(&self, a: u32) -> bool {
-        self.index.contains_key(&a)
-    }
-
-    /// Whether `a` must happen before `b`.
-    pub fn holds(&self, a: u32, b: u32) -> bool {
-        match (self.dense(a), self.dense(b)) {
-            (Some(i), Some(j)) => self.holds_dense(i, j),
-            _ => false,
-        }
     }
 
     /// Per dense event `i`: the set of dense events `j` with mustHb(i, j)
@@ -226,14 +170,5 @@ impl MustHb {
             }
             f(i, &row, &after);
         }
-    }
-
-    /// Every pair, one event's successors at a time (`f(a, b)`).
-    pub fn for_each(&self, mut f: impl FnMut(u32, u32)) {
-        self.for_each_row(|i, row, _| {
-            for j in row.ones() {
-                f(self.events[i], self.events[j]);
-            }
-        });
     }
 }

@@ -447,19 +447,12 @@ pub fn load_both(
     let load = |path: &std::path::Path, input: &InputArgs| {
         crate::load::load_version(path, &input.compile_options(), &input.extract_options())
     };
-    let (o, n) = std::thread::scope(|s| {
-        // The main thread's stack size, not a spawned thread's 2 MiB.
-        let n = std::thread::Builder::new()
-            .stack_size(8 << 20)
-            .spawn_scoped(s, || load(new, &n_in));
-        let o = load(old, &o_in);
-        let n = match n {
-            Ok(h) => h.join().expect("loading the new version panicked"),
-            // No thread to be had: load it here, one after the other.
-            Err(_) => load(new, &n_in),
-        };
-        (o, n)
-    });
+    // the two loads are independent: one core each
+    let mut both = crate::parallel::map(&[(old, &o_in), (new, &n_in)], |&(path, input)| {
+        load(path, input)
+    })
+    .into_iter();
+    let (o, n) = (both.next().expect("old"), both.next().expect("new"));
     let (o, n) = (o?, n?);
     warn_unresolved(&o.facts);
     warn_unresolved(&n.facts);

@@ -1,18 +1,19 @@
-//! Per-thread analyses (thread graphs, locksets, covered accesses, event
-//! order) are independent of each other: they run on the machine's cores,
-//! each worker taking the next thread as it finishes one, and the results
-//! come back in thread order, so the facts do not depend on scheduling.
+//! Independent pieces of work on the machine's cores: the per-thread
+//! passes of extraction (thread graphs, locksets, covered accesses, event
+//! order), the two versions of a diff (loading, counting). Each worker
+//! takes the next item as it finishes one, and the results come back in
+//! item order, so outputs do not depend on scheduling.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Stack of each worker: the per-thread analyses recurse (SCCs,
-/// dominators) as deep as the main thread does.
+/// Stack of each worker: the work recurses (SCCs, dominators, the LLVM
+/// parser) as deep as it would on the main thread.
 const WORKER_STACK: usize = 64 << 20;
 
 /// `items.iter().map(f).collect()`, on up to `available_parallelism`
 /// threads. Falls back to one thread when workers cannot be spawned.
-pub(super) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(items.len());
