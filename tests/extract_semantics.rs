@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use concord::analysis::{run, Engine, Relations, RuleProgram};
 use concord::facts::FactSet;
 
 const THREADS: &str = r#"#include <pthread.h>
@@ -138,17 +139,32 @@ fn globals_initial_values_are_written_before_everything_in_main() {
     );
     // `priv = 1` (line 13): main writes what the reader thread reads.
     let main_store = one(&f, 13, "store");
-    assert!(has(&f, "dom", &[init[0], main_store]));
-    assert!(po(&f, init[0], main_store));
+    let order = order_of(&f);
+    assert!(order.dom(init[0], main_store));
+    assert!(order.po(&f, init[0], main_store));
 }
 
-/// Program order from its compact form: `b` reachable from `a`, i.e. the
-/// component of `b` is reachable from the component of `a`.
-fn po(f: &FactSet, a: u32, b: u32) -> bool {
-    let scc = |s: u32| f.rows("po_scc").find(|r| r[0] == s).map(|r| r[1]);
-    match (scc(a), scc(b)) {
-        (Some(ca), Some(cb)) => has(f, "po_scc_reach", &[ca, cb]),
-        _ => false,
+/// Program order and dominance as rules/order.dl derives them from the
+/// compact facts.
+struct Order(Relations);
+
+fn order_of(f: &FactSet) -> Order {
+    Order(run(RuleProgram::Sync1, Engine::Ascent, f))
+}
+
+impl Order {
+    /// `b` reachable from `a`: the component of `b` is reachable from the
+    /// component of `a`.
+    fn po(&self, f: &FactSet, a: u32, b: u32) -> bool {
+        let scc = |s: u32| f.rows("po_scc").find(|r| r[0] == s).map(|r| r[1]);
+        match (scc(a), scc(b)) {
+            (Some(ca), Some(cb)) => self.0["po_scc_reach"].contains(&vec![ca, cb]),
+            _ => false,
+        }
+    }
+
+    fn dom(&self, a: u32, b: u32) -> bool {
+        self.0["dom"].contains(&vec![a, b])
     }
 }
 
@@ -171,20 +187,21 @@ int main(void) { pthread_t h; pthread_create(&h, 0, t, 0); pthread_join(h, 0); r
 #[test]
 fn dominance_is_loop_aware() {
     let f = facts_of_c(ORDER);
+    let order = order_of(&f);
     let before = one(&f, 4, "store");
     let in_loop_a = one(&f, 6, "store");
     let in_loop_b = one(&f, 7, "store");
     let after = one(&f, 11, "store");
     assert!(
-        has(&f, "dom", &[before, in_loop_a]),
+        order.dom(before, in_loop_a),
         "statement before the loop dominates the body"
     );
     assert!(
-        !has(&f, "dom", &[in_loop_a, in_loop_b]),
+        !order.dom(in_loop_a, in_loop_b),
         "two statements of one loop are unordered"
     );
     assert!(
-        po(&f, in_loop_b, in_loop_a) && po(&f, in_loop_a, in_loop_b),
+        order.po(&f, in_loop_b, in_loop_a) && order.po(&f, in_loop_a, in_loop_b),
         "the back edge orders them both ways"
     );
     assert!(
@@ -196,7 +213,7 @@ fn dominance_is_loop_aware() {
         !has(&f, "postdom", &[before, conditional]),
         "z=2 may not run"
     );
-    assert!(!has(&f, "dom", &[conditional, after]));
+    assert!(!order.dom(conditional, after));
 }
 
 #[test]

@@ -51,7 +51,7 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
             "rank3_may.dl",
         ],
     ),
-    ("cia", &["cia.dl"]),
+    ("cia", &["order.dl", "cia.dl"]),
 ];
 
 /// Diff programs, one per rank: the single-version layers loaded twice

@@ -3,7 +3,7 @@
 //! threads it relates almost every pair of events, 40 million on pigz).
 //!
 //! mayHb(a, b) holds when hb_must(a, b); or a and b run in one thread and b
-//! is reachable from a (`po_scc`, `po_scc_reach`); or they run in different
+//! is reachable from a (`po_scc` and the closure of `po_scc_next`); or they run in different
 //! threads and not hb_must(b, a).
 
 use super::must_hb::{Bits, MustHb};
@@ -25,20 +25,14 @@ impl<'a> MayHb<'a> {
     /// so |mayHb| = |must| + |P| - |P ∩ must| + |X| - |X ∩ must|, with |P|
     /// from component sizes and |X| from thread sizes and the mustHb pairs.
     pub fn counts(&self, facts: &crate::facts::FactSet) -> (usize, usize) {
-        let mut comp_size: HashMap<u32, usize> = HashMap::new();
         let mut thread_size: HashMap<u32, usize> = HashMap::new();
         let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
         for r in facts.rows("po_scc") {
-            *comp_size.entry(r[1]).or_default() += 1;
             if let Some(t) = threads.get(&r[0]) {
                 *thread_size.entry(*t).or_default() += 1;
             }
         }
-        let size = |c: &u32| comp_size.get(c).copied().unwrap_or(0);
-        let p: usize = facts
-            .rows("po_scc_reach")
-            .map(|r| size(&r[0]) * size(&r[1]))
-            .sum();
+        let p = self.must.po_pair_count();
         let events: usize = thread_size.values().sum();
         let cross_all: usize = thread_size.values().map(|n| n * (events - n)).sum();
         // per thread, its events; and every event that has a thread

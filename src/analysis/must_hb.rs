@@ -36,6 +36,19 @@ impl Bits {
             *a |= b;
         }
     }
+    /// The set indices, ascending.
+    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + b
+                })
+            })
+        })
+    }
     pub(super) fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
@@ -77,22 +90,7 @@ impl MustHb {
                 comp_events[c].push(i);
             }
         }
-        let mut comp_after = vec![Vec::new(); comp_events.len()];
-        let mut comp_loops = vec![false; comp_events.len()];
-        for r in facts.rows("po_scc_reach") {
-            let (Some(&c), Some(&d)) = (comp_index.get(&r[0]), comp_index.get(&r[1])) else {
-                continue;
-            };
-            if c == d {
-                comp_loops[c] = true;
-            } else {
-                comp_after[c].push(d);
-            }
-        }
-        for after in &mut comp_after {
-            after.sort_unstable();
-            after.dedup();
-        }
+        let (comp_after, comp_loops) = component_reach(facts, &comp_index);
         let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
         let thread = events.iter().map(|e| threads.get(e).copied()).collect();
         let n = events.len();
@@ -125,6 +123,19 @@ impl MustHb {
             thread,
             sync,
         }
+    }
+
+    /// The pairs of events program order relates in one thread, loops
+    /// included (`po_scc(a, c), po_scc_reach(c, d), po_scc(b, d)`).
+    pub(super) fn po_pair_count(&self) -> usize {
+        let size = |c: usize| self.comp_events[c].len();
+        (0..self.comp_events.len())
+            .map(|c| {
+                let after: usize = self.comp_after[c].iter().map(|&d| size(d)).sum();
+                let own = if self.comp_loops[c] { size(c) } else { 0 };
+                size(c) * (after + own)
+            })
+            .sum()
     }
 
     /// Number of hb events (the dense indices are `0..len()`).
@@ -170,5 +181,108 @@ impl MustHb {
             }
             f(i, &row, &after);
         }
+    }
+}
+
+/// Per dense event component (`comp_index`): the other event components it
+/// reaches, sorted, and whether it lies on a loop. `po_scc_reach` of
+/// rules/order.dl, computed here with bit rows: the closure of
+/// `po_scc_next` (whose junction components get indices after the event
+/// components), one group of connected components at a time so that a row
+/// is as wide as its thread, not the program.
+fn component_reach(
+    facts: &FactSet,
+    comp_index: &HashMap<u32, usize>,
+) -> (Vec<Vec<usize>>, Vec<bool>) {
+    let events = comp_index.len();
+    let mut index = comp_index.clone();
+    let mut edges = Vec::new();
+    for r in facts.rows("po_scc_next") {
+        let mut dense = |c: u32| {
+            let next = index.len();
+            *index.entry(c).or_insert(next)
+        };
+        edges.push((dense(r[0]), dense(r[1])));
+    }
+    let n = index.len();
+    let mut succ = vec![Vec::new(); n];
+    let mut group = UnionFind::new(n);
+    for &(c, d) in &edges {
+        succ[c].push(d);
+        group.join(c, d);
+    }
+    // Components of a group in topological order (Kahn), then closed in
+    // reverse.
+    let mut indegree = vec![0usize; n];
+    for &(_, d) in &edges {
+        indegree[d] += 1;
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut ready: Vec<usize> = (0..n).filter(|&c| indegree[c] == 0).collect();
+    while let Some(c) = ready.pop() {
+        order.push(c);
+        for &d in &succ[c] {
+            indegree[d] -= 1;
+            if indegree[d] == 0 {
+                ready.push(d);
+            }
+        }
+    }
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    for &c in &order {
+        members.entry(group.root(c)).or_default().push(c);
+    }
+    let mut comp_after = vec![Vec::new(); events];
+    let mut slot = vec![0usize; n];
+    for topo in members.values() {
+        for (k, &c) in topo.iter().enumerate() {
+            slot[c] = k;
+        }
+        let mut reach: Vec<Bits> = vec![Bits::new(topo.len()); topo.len()];
+        for k in (0..topo.len()).rev() {
+            let mut row = Bits::new(topo.len());
+            for &d in &succ[topo[k]] {
+                row.set(slot[d]);
+                row.or(&reach[slot[d]]);
+            }
+            reach[k] = row;
+        }
+        for (k, &c) in topo.iter().enumerate() {
+            if c < events {
+                comp_after[c] = reach[k]
+                    .ones()
+                    .map(|j| topo[j])
+                    .filter(|&d| d < events)
+                    .collect();
+                comp_after[c].sort_unstable();
+            }
+        }
+    }
+    let mut comp_loops = vec![false; events];
+    for r in facts.rows("po_scc_cyclic") {
+        if let Some(&c) = comp_index.get(&r[0]) {
+            comp_loops[c] = true;
+        }
+    }
+    (comp_after, comp_loops)
+}
+
+/// Disjoint sets over `0..n` (path halving, no ranks: the sets are threads).
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn new(n: usize) -> UnionFind {
+        UnionFind((0..n).collect())
+    }
+    fn root(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+    fn join(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        self.0[ra] = rb;
     }
 }

@@ -40,10 +40,12 @@ pub struct QueryArgs {
 }
 
 /// Derived relations name their columns by convention: `t…` threads;
-/// `m…`, `c…`, `v…` locations; everything else statements.
+/// `m…`, `c…`, `v…` locations; `k…` plain numbers (components, kinds);
+/// everything else statements.
 fn derived_kind(column: &str) -> ColumnKind {
     match column.chars().next() {
         Some('t') => ColumnKind::Thread,
+        Some('k') => ColumnKind::Number,
         Some('m' | 'c' | 'v') => ColumnKind::Loc,
         _ => ColumnKind::Stmt,
     }

@@ -70,11 +70,14 @@ pub fn check(f: &FactSet) -> Result<(), String> {
 }
 
 /// Program order in compact form: every event lies in one component, the
-/// events of a component run in one thread, and `po_scc_reach` relates
-/// components that exist, of one thread.
+/// events of a component run in one thread, `po_scc_cyclic` names event
+/// components, `po_scc_next` is acyclic and links event components of one
+/// thread only, and `dom_parent` gives each event at most one parent, an
+/// event of its thread.
 fn check_order(f: &FactSet) -> Result<(), String> {
-    let mut comp_of = std::collections::HashMap::new();
-    let mut thread_of_comp = std::collections::HashMap::new();
+    use std::collections::{HashMap, HashSet};
+    let mut comp_of = HashMap::new();
+    let mut thread_of_comp = HashMap::new();
     for row in f.rows("po_scc") {
         let (s, c) = (row[0], row[1]);
         if let Some(old) = comp_of.insert(s, c) {
@@ -91,30 +94,62 @@ fn check_order(f: &FactSet) -> Result<(), String> {
             }
         }
     }
-    for row in f.rows("po_scc_reach") {
-        let (Some(t), Some(u)) = (thread_of_comp.get(&row[0]), thread_of_comp.get(&row[1])) else {
+    for row in f.rows("po_scc_cyclic") {
+        if !thread_of_comp.contains_key(&row[0]) {
             return Err(format!(
-                "po_scc_reach: {} -> {} names a component that po_scc does not have",
-                row[0], row[1]
-            ));
-        };
-        if t != u {
-            return Err(format!(
-                "po_scc_reach: components {} and {} belong to threads {t} and {u}",
-                row[0], row[1]
+                "po_scc_cyclic: component {} holds no event in po_scc",
+                row[0]
             ));
         }
     }
-    // The reduction must stay inside the reachability it reduces, or the
-    // rules walking it would order events the program does not order.
-    let reach: std::collections::HashSet<(u32, u32)> =
-        f.rows("po_scc_reach").map(|r| (r[0], r[1])).collect();
+    // A cycle in the component DAG would order events both ways.
+    let mut succ: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut indegree: HashMap<u32, usize> = HashMap::new();
     for row in f.rows("po_scc_next") {
-        if row[0] == row[1] || !reach.contains(&(row[0], row[1])) {
+        let (c, d) = (row[0], row[1]);
+        if let (Some(t), Some(u)) = (thread_of_comp.get(&c), thread_of_comp.get(&d)) {
+            if t != u {
+                return Err(format!(
+                    "po_scc_next: components {c} and {d} belong to threads {t} and {u}"
+                ));
+            }
+        }
+        succ.entry(c).or_default().push(d);
+        indegree.entry(c).or_default();
+        *indegree.entry(d).or_default() += 1;
+    }
+    let mut ready: Vec<u32> = indegree
+        .iter()
+        .filter(|(_, &n)| n == 0)
+        .map(|(&c, _)| c)
+        .collect();
+    let mut done = 0;
+    while let Some(c) = ready.pop() {
+        done += 1;
+        for d in succ.get(&c).into_iter().flatten() {
+            let n = indegree.get_mut(d).expect("counted");
+            *n -= 1;
+            if *n == 0 {
+                ready.push(*d);
+            }
+        }
+    }
+    if done != indegree.len() {
+        return Err("po_scc_next: the component graph has a cycle".into());
+    }
+    let mut has_parent = HashSet::new();
+    for row in f.rows("dom_parent") {
+        let (a, b) = (row[0], row[1]);
+        if !comp_of.contains_key(&a) || !comp_of.contains_key(&b) {
             return Err(format!(
-                "po_scc_next: {} -> {} is not a po_scc_reach row between two components",
-                row[0], row[1]
+                "dom_parent: {a} -> {b} names a statement that is not an event in po_scc"
             ));
+        }
+        if f.statements[a as usize].thread != f.statements[b as usize].thread {
+            return Err(format!("dom_parent: {a} and {b} run in different threads"));
+        }
+        if !has_parent.insert(b) {
+            return Err(format!("dom_parent: event {b} has two parents"));
         }
     }
     Ok(())

@@ -13,21 +13,21 @@ const COND: u32 = 2; // flag
 const MUTEX: u32 = 100;
 
 /// A straight-line thread: every statement runs, in order; program order
-/// (each statement its own component, numbered like the statement), dom and
-/// postdom between every ordered pair.
+/// (each statement its own component, numbered like the statement, each
+/// the next one's step and dominator parent) and postdom between every
+/// ordered pair.
 fn straight(i: &mut asc::Input, thread: u32, stmts: &[u32]) {
     for (k, &s) in stmts.iter().enumerate() {
         i.stmt_thread.push((s, thread));
         i.thread_always.push((s,));
         i.po_scc.push((s, s));
         for &t in &stmts[k + 1..] {
-            i.po_scc_reach.push((s, t));
-            i.dom.push((s, t));
             i.postdom.push((s, t));
         }
         if k + 1 < stmts.len() {
             i.po_next.push((s, stmts[k + 1]));
             i.po_scc_next.push((s, stmts[k + 1]));
+            i.dom_parent.push((s, stmts[k + 1]));
         }
     }
 }
@@ -115,7 +115,7 @@ fn fig5_busy_wait_orders_the_flag_write() {
     straight(&mut i, 0, &[1, 2, 3, 4]);
     straight(&mut i, 1, &[30, 31]);
     straight(&mut i, 2, &[40, 41]);
-    i.po_scc_reach.push((40, 40)); // the spin loop
+    i.po_scc_cyclic.push((40,)); // the spin loop
     i.shared_write
         .extend([(1, A), (2, COND), (30, A), (31, COND)]);
     i.shared_read.extend([(40, COND), (41, A)]);
@@ -145,8 +145,8 @@ fn conditional_store_does_not_kill() {
     straight(&mut i, 0, &[1, 10, 12]);
     i.stmt_thread.push((11, 0));
     i.po_scc.push((11, 11));
-    i.po_scc_reach.extend([(1, 11), (10, 11), (11, 12)]);
-    i.dom.extend([(1, 11), (10, 11)]);
+    i.po_scc_next.extend([(10, 11), (11, 12)]);
+    i.dom_parent.push((10, 11));
     i.shared_write.extend([(1, X), (10, X), (11, X)]);
     i.shared_read.push((12, X));
     let o = run_both(&i);
@@ -266,8 +266,8 @@ fn engines_agree_on_random_facts() {
         let dom = 6 + next(4);
         for (name, arity) in asc::INPUT_RELATIONS {
             // thread ids, mutexes, locations are small; statements range over dom
-            if *name == "po_scc" || *name == "po_scc_next" {
-                continue; // below: one component per statement, and steps
+            if *name == "po_scc" {
+                continue; // below: one component per statement
             }
             let rows = next(3 * dom);
             for _ in 0..rows {
@@ -277,19 +277,10 @@ fn engines_agree_on_random_facts() {
         }
         for s in 0..dom {
             i.stmt_thread.push((s, next(3)));
-            // each statement its own component: the random po_scc_reach
-            // rows are then random program-order pairs
+            // each statement its own component: the random po_scc_next
+            // rows are then random program-order steps
             i.po_scc.push((s, s));
         }
-        // the components' steps: the random reach rows between two
-        // components (their closure is the closure of po_scc_reach)
-        let steps: Vec<(u32, u32)> = i
-            .po_scc_reach
-            .iter()
-            .copied()
-            .filter(|(c, d)| c != d)
-            .collect();
-        i.po_scc_next.extend(steps);
         let a = asc::run(&i);
         let c = concord_crepe::run(&to_crepe(&i));
         for (name, _) in asc::OUTPUT_RELATIONS {

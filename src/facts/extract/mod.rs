@@ -463,17 +463,14 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let mut dom_pairs: HashSet<(u32, u32)> = HashSet::new();
     // Component ids are numbered across threads so that they stay distinct.
     let mut scc_base: u32 = 0;
-    let orders = parallel::map(&graphs, |tg| order::event_order(tg, &events));
+    let orders = parallel::map(&graphs, |tg| order::event_order(tg, &events, &signals));
     for (tg, ord) in graphs.iter().zip(orders) {
-        dom_pairs.extend(ord.dom.iter().filter(|(_, b)| signals.contains(b)));
+        dom_pairs.extend(ord.dom_of_wanted);
         for &(s, c) in &ord.scc {
             add!("po_scc", vec![s, scc_base + c as u32]);
         }
-        for &(c, d) in &ord.scc_reach {
-            add!(
-                "po_scc_reach",
-                vec![scc_base + c as u32, scc_base + d as u32]
-            );
+        for &c in &ord.scc_cyclic {
+            add!("po_scc_cyclic", vec![scc_base + c as u32]);
         }
         for &(c, d) in &ord.scc_next {
             add!(
@@ -482,8 +479,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             );
         }
         scc_base += tg.scc_cyclic.len() as u32;
-        for (a, b) in ord.dom {
-            add!("dom", vec![a, b]);
+        for (a, b) in ord.dom_parent {
+            add!("dom_parent", vec![a, b]);
         }
         for (a, b) in ord.postdom {
             add!("postdom", vec![a, b]);
@@ -588,21 +585,41 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     // The rules read diff_critical_section only for a shared store and a
     // shared load of the same cell (rf.dl's lock rules); all pairs of
     // events were 1.64 M rows on pigz, these pairs about a tenth of that.
-    let writes_what_reads =
-        |w: StmtId, r: StmtId| match (shared_writes.get(&w), shared_reads.get(&r)) {
-            (Some(ws), Some(rs)) => ws.iter().any(|c| rs.contains(c)),
-            _ => false,
-        };
+    // Both relations are built from their pairs only (by acquisition, by
+    // cell): testing every pair of events holding m was quadratic in the
+    // events under m whatever the output.
     for (&m, members) in &holders {
-        for (a, la) in members {
-            for (b, lb) in members {
-                if a == b {
-                    continue;
+        let mut by_acquirer: HashMap<StmtId, Vec<usize>> = HashMap::new();
+        let mut readers_of: HashMap<LocId, Vec<usize>> = HashMap::new();
+        for (i, (s, acquirers)) in members.iter().enumerate() {
+            for &l in acquirers {
+                by_acquirer.entry(l).or_default().push(i);
+            }
+            for &c in shared_reads.get(s).into_iter().flatten() {
+                readers_of.entry(c).or_default().push(i);
+            }
+        }
+        // A pair with several common acquisitions comes once per
+        // acquisition; the relation is a set.
+        for group in by_acquirer.values() {
+            for &i in group {
+                for &j in group {
+                    if i != j {
+                        add!(
+                            "same_critical_section",
+                            vec![members[i].0, members[j].0, lo(m)]
+                        );
+                    }
                 }
-                if !la.is_disjoint(lb) {
-                    add!("same_critical_section", vec![*a, *b, lo(m)]);
-                } else if writes_what_reads(*a, *b) {
-                    add!("diff_critical_section", vec![*a, *b, lo(m)]);
+            }
+        }
+        for (i, (w, held_w)) in members.iter().enumerate() {
+            for &c in shared_writes.get(w).into_iter().flatten() {
+                for &j in readers_of.get(&c).into_iter().flatten() {
+                    let (r, held_r) = &members[j];
+                    if i != j && held_w.is_disjoint(held_r) {
+                        add!("diff_critical_section", vec![*w, *r, lo(m)]);
+                    }
                 }
             }
         }

@@ -141,84 +141,86 @@ impl ThreadGraph {
     }
 }
 
-/// Order facts between hb events of one thread.
+/// Order facts between hb events of one thread, in a size linear in the
+/// thread's control-flow graph.
 ///
-/// Program order is kept in compact form: each event names its strongly
-/// connected component (`po_scc`) and each component the components it
-/// reaches (`po_scc_reach`). Every event of a loop body shares one
-/// component, so a loop of k events gives k rows instead of k² (pigz's main
-/// loop alone was 9 million `po` rows); `po(a, b)` is the join
-/// `po_scc(a, c), po_scc_reach(c, d), po_scc(b, d)`, which the rules only
-/// evaluate with both ends bound.
+/// Program order: each event names its strongly connected component
+/// (`po_scc`; every event of a loop body shares one), each event component
+/// on a loop is listed (`po_scc_cyclic`), and `po_scc_next` holds the edges
+/// of the component DAG with the components that hold no event contracted
+/// away where that adds no edge (see [`contract_components`]). The rules
+/// derive which component reaches which (`po_scc_reach`, rules/order.dl):
+/// that closure is quadratic in a thread's events (a 50 KLoC program gave
+/// 11 million rows), so it is not a fact.
+///
+/// Dominance: the nearest event dominating each event (`dom_parent`); the
+/// rules derive `dom` from it. Post-dominance is extracted as pairs: the
+/// post-dominator chains of events are short.
 #[derive(Default)]
 pub struct EventOrder {
     /// (event, component id local to the thread)
     pub scc: Vec<(StmtId, usize)>,
-    /// (component, component it reaches by a non-empty path); (c, c) for a
-    /// cyclic component. Only components holding events appear.
-    pub scc_reach: BTreeSet<(usize, usize)>,
-    /// The transitive reduction of `scc_reach` without its (c, c) rows:
-    /// (c, d) when d follows c with no event component in between. Rules
-    /// walk it to extend an order component by component instead of
-    /// composing `scc_reach` with itself (a cubic join on long threads).
-    pub scc_next: BTreeSet<(usize, usize)>,
-    /// (a, b): event a dominates event b. Each pair once (one walk up the
-    /// dominator tree per event), in no particular order.
-    pub dom: Vec<(StmtId, StmtId)>,
+    /// Event components that lie on a loop (reach themselves).
+    pub scc_cyclic: Vec<usize>,
+    /// Edges of the contracted component DAG, sorted: event components and
+    /// the junctions between them. Its transitive closure, restricted to
+    /// event components, is program order between components.
+    pub scc_next: Vec<(usize, usize)>,
+    /// (a, b): a is the nearest event that strictly dominates event b.
+    pub dom_parent: Vec<(StmtId, StmtId)>,
+    /// (a, b): event a strictly dominates event b and b does not reach a,
+    /// for the events b the caller asked about only.
+    pub dom_of_wanted: Vec<(StmtId, StmtId)>,
     /// (a, b): event b post-dominates event a; each pair once, unordered.
     pub postdom: Vec<(StmtId, StmtId)>,
 }
 
-pub fn event_order(tg: &ThreadGraph, events: &HashSet<StmtId>) -> EventOrder {
+/// `wanted`: the events whose dominating events the caller needs as pairs
+/// (`dom_of_wanted`).
+pub fn event_order(
+    tg: &ThreadGraph,
+    events: &HashSet<StmtId>,
+    wanted: &HashSet<StmtId>,
+) -> EventOrder {
     let mut out = EventOrder::default();
-    let thread_events: Vec<usize> = tg
-        .nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| events.contains(s))
-        .map(|(i, _)| i)
-        .collect();
-    // node -> its index among the thread's events (dense: looked up per
-    // dominator-tree step and per edge)
-    let mut slot: Vec<Option<usize>> = vec![None; tg.nodes.len()];
-    for (k, &i) in thread_events.iter().enumerate() {
-        slot[i] = Some(k);
-    }
-    let reach = EventReach::compute(tg, &slot, thread_events.len());
-    let mut event_comps: Vec<usize> = thread_events.iter().map(|&e| tg.scc[e]).collect();
-    event_comps.sort_unstable();
-    event_comps.dedup();
-    for &e in &thread_events {
-        out.scc.push((tg.nodes[e], tg.scc[e]));
-    }
-    for &c in &event_comps {
-        for (k, &f) in thread_events.iter().enumerate() {
-            if reach.reaches(c, k) {
-                out.scc_reach.insert((c, tg.scc[f]));
-            }
+    let is_event: Vec<bool> = tg.nodes.iter().map(|s| events.contains(s)).collect();
+    let mut comp_has_event = vec![false; tg.scc_cyclic.len()];
+    for (i, &s) in tg.nodes.iter().enumerate() {
+        if is_event[i] {
+            out.scc.push((s, tg.scc[i]));
+            comp_has_event[tg.scc[i]] = true;
         }
     }
-    out.scc_next = transitive_reduction(&event_comps, &out.scc_reach);
-    // Walk only the events among each event's dominators (a walk over all
-    // dominators costs the depth of the dominator tree per event).
-    let is_event: Vec<bool> = slot.iter().map(Option::is_some).collect();
+    out.scc_cyclic = (0..tg.scc_cyclic.len())
+        .filter(|&c| comp_has_event[c] && tg.scc_cyclic[c])
+        .collect();
+    out.scc_next = contract_components(tg, &comp_has_event);
+
+    // A dominator of b reaches b, so "b does not reach a" (the loop-aware
+    // part of dominance and post-dominance) is "a and b lie in different
+    // components": a lookup, not a reachability query.
     let event_idom = nearest_event_ancestor(&tg.idom, &is_event);
-    for &b in &thread_events {
-        let mut d = event_idom[b];
-        while let Some(a) = d {
-            let a_slot = slot[a].expect("an event");
-            if a != b && !reach.reaches(tg.scc[b], a_slot) {
-                out.dom.push((tg.nodes[a], tg.nodes[b]));
+    for (b, parent) in event_idom.iter().enumerate() {
+        let Some(a) = *parent else { continue };
+        if !is_event[b] {
+            continue;
+        }
+        out.dom_parent.push((tg.nodes[a], tg.nodes[b]));
+        if wanted.contains(&tg.nodes[b]) {
+            let mut d = Some(a);
+            while let Some(x) = d {
+                if tg.scc[x] != tg.scc[b] {
+                    out.dom_of_wanted.push((tg.nodes[x], tg.nodes[b]));
+                }
+                d = event_idom[x];
             }
-            d = event_idom[a];
         }
     }
     let event_ipdom = nearest_event_ancestor(&tg.ipdom, &is_event);
-    for &a in &thread_events {
-        let a_slot = slot[a].expect("an event");
+    for a in (0..tg.nodes.len()).filter(|&i| is_event[i]) {
         let mut p = event_ipdom[a];
         while let Some(b) = p {
-            if a != b && !reach.reaches(tg.scc[b], a_slot) {
+            if tg.scc[a] != tg.scc[b] {
                 out.postdom.push((tg.nodes[a], tg.nodes[b]));
             }
             p = event_ipdom[b];
@@ -255,103 +257,66 @@ fn nearest_event_ancestor(parent: &[Option<usize>], is_event: &[bool]) -> Vec<Op
     answer.into_iter().map(Option::flatten).collect()
 }
 
-/// The pairs (c, d), c != d, of `reach` (a transitively closed relation over
-/// `comps`) not implied by two others: d is in reach(c) but in no reach(e)
-/// for e in reach(c), e != c. One bitset per component keeps this at
-/// |reach| x |comps| / 64 word operations.
-fn transitive_reduction(
-    comps: &[usize],
-    reach: &BTreeSet<(usize, usize)>,
-) -> BTreeSet<(usize, usize)> {
-    let index: HashMap<usize, usize> = comps.iter().enumerate().map(|(k, &c)| (c, k)).collect();
-    let words = comps.len().div_ceil(64).max(1);
-    let mut strict = vec![0u64; comps.len() * words];
-    for &(c, d) in reach {
-        if c != d {
-            let (i, j) = (index[&c], index[&d]);
-            strict[i * words + j / 64] |= 1 << (j % 64);
-        }
-    }
-    let mut out = BTreeSet::new();
-    let mut implied = vec![0u64; words];
-    for (i, &c) in comps.iter().enumerate() {
-        implied.iter_mut().for_each(|w| *w = 0);
-        let row = &strict[i * words..(i + 1) * words];
-        for j in ones(row) {
-            for (w, x) in implied.iter_mut().zip(&strict[j * words..(j + 1) * words]) {
-                *w |= x;
-            }
-        }
-        for j in ones(row) {
-            if implied[j / 64] & (1 << (j % 64)) == 0 {
-                out.insert((c, comps[j]));
+/// The component DAG of a thread with the components that hold no event
+/// removed wherever that adds no edge: a component with at most one
+/// predecessor or at most one successor is replaced by edges from each
+/// predecessor to each successor (never more edges than it had), repeated
+/// until only event components and junctions (two or more of each) remain.
+/// Reachability between event components is unchanged. Projecting onto
+/// event components alone could need quadratically many edges (a run of
+/// `if (c) event;` statements: each event reaches every later one through
+/// the skipped branches), and the transitive reduction needs the closure.
+fn contract_components(tg: &ThreadGraph, has_event: &[bool]) -> Vec<(usize, usize)> {
+    let comps = tg.scc_cyclic.len();
+    let mut succ: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); comps];
+    let mut pred: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); comps];
+    for (i, ss) in tg.succ.iter().enumerate() {
+        let c = tg.scc[i];
+        for &j in ss {
+            let d = tg.scc[j];
+            if c != d {
+                succ[c].insert(d);
+                pred[d].insert(c);
             }
         }
     }
-    out
-}
-
-/// Indices of the set bits of a bitset.
-fn ones(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    bits.iter().enumerate().flat_map(|(w, &word)| {
-        (0..64)
-            .filter(move |b| word & (1 << b) != 0)
-            .map(move |b| w * 64 + b)
-    })
-}
-
-/// Which events each strongly connected component reaches by a non-empty
-/// path: one bitset per component, filled in reverse topological order
-/// (Tarjan's order), so the cost is edges x events / 64 rather than one
-/// graph search per event.
-struct EventReach {
-    words: usize,
-    bits: Vec<u64>,
-}
-
-impl EventReach {
-    fn compute(tg: &ThreadGraph, slot: &[Option<usize>], events: usize) -> EventReach {
-        let words = events.div_ceil(64).max(1);
-        let comps = tg.scc_cyclic.len();
-        let members = &tg.scc_members;
-        let mut bits = vec![0u64; comps * words];
-        let mut own = vec![0u64; words];
-        for k in 0..comps {
-            // Events of a successor component, and what it reaches.
-            let mut acc = vec![0u64; words];
-            for &i in &members[k] {
-                for &j in &tg.succ[i] {
-                    let c = tg.scc[j];
-                    if c == k {
-                        continue;
-                    }
-                    for w in 0..words {
-                        acc[w] |= bits[c * words + w];
-                    }
-                    if let Some(e) = slot[j] {
-                        acc[e / 64] |= 1 << (e % 64);
-                    }
-                }
-            }
-            if tg.scc_cyclic[k] {
-                own.iter_mut().for_each(|w| *w = 0);
-                for &i in &members[k] {
-                    if let Some(e) = slot[i] {
-                        own[e / 64] |= 1 << (e % 64);
-                    }
-                }
-                for w in 0..words {
-                    acc[w] |= own[w];
-                }
-            }
-            bits[k * words..(k + 1) * words].copy_from_slice(&acc);
+    let mut removed = vec![false; comps];
+    let mut queued: Vec<bool> = has_event.iter().map(|&e| !e).collect();
+    let mut work: Vec<usize> = (0..comps).filter(|&c| !has_event[c]).collect();
+    while let Some(x) = work.pop() {
+        queued[x] = false;
+        if removed[x] || (pred[x].len() > 1 && succ[x].len() > 1) {
+            continue;
         }
-        EventReach { words, bits }
+        removed[x] = true;
+        let ps = std::mem::take(&mut pred[x]);
+        let ss = std::mem::take(&mut succ[x]);
+        for &p in &ps {
+            succ[p].remove(&x);
+        }
+        for &s in &ss {
+            pred[s].remove(&x);
+        }
+        for &p in &ps {
+            for &s in &ss {
+                succ[p].insert(s);
+                pred[s].insert(p);
+            }
+        }
+        for &y in ps.iter().chain(&ss) {
+            if !has_event[y] && !queued[y] {
+                queued[y] = true;
+                work.push(y);
+            }
+        }
     }
-
-    fn reaches(&self, comp: usize, event_slot: usize) -> bool {
-        self.bits[comp * self.words + event_slot / 64] & (1 << (event_slot % 64)) != 0
+    let mut edges = Vec::new();
+    for (c, ss) in succ.iter().enumerate() {
+        if !removed[c] {
+            edges.extend(ss.iter().map(|&d| (c, d)));
+        }
     }
+    edges
 }
 
 /// Statements on every complete run of the thread: the post-dominator
