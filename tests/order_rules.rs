@@ -14,24 +14,10 @@
 //! checks that a run of conditional events keeps `po_scc_next` linear.
 
 mod common;
-use common::facts_of_c;
+use common::{bench_cases, facts_of_c, repo_root};
 use concord::analysis::{run, Engine, RuleProgram};
 use concord::facts::{io::read_dir, FactSet};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::Path;
-
-fn cases() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("facts");
-    let mut cases: Vec<String> = std::fs::read_dir(&root)
-        .expect("facts/")
-        .flatten()
-        .filter(|e| e.path().join("v1").is_dir())
-        .map(|e| e.file_name().to_string_lossy().to_string())
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 26, "found only {} bench pairs", cases.len());
-    cases
-}
 
 /// Statement-level successors, from `po_next`.
 fn successors(f: &FactSet) -> HashMap<u32, Vec<u32>> {
@@ -120,12 +106,11 @@ fn check_version(f: &FactSet, what: &str, engine: Engine) {
 
 #[test]
 fn derived_program_order_and_dominance_match_graph_search_on_every_bench_program() {
-    for case in cases() {
+    let cases = bench_cases();
+    assert!(cases.len() >= 26, "found only {} bench pairs", cases.len());
+    for case in cases {
         for v in ["v1", "v2"] {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("facts")
-                .join(&case)
-                .join(v);
+            let dir = repo_root().join("facts").join(&case).join(v);
             let f = read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
             check_version(&f, &format!("{case}/{v} (ascent)"), Engine::Ascent);
         }
@@ -137,10 +122,7 @@ fn the_reference_engine_derives_the_same_order() {
     // A few programs with loops, conditionals and several threads suffice
     // for the engines to disagree if they can.
     for case in ["ag-fig4", "conc-ise-fig7", "producer-consumer-condvar"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("facts")
-            .join(case)
-            .join("v2");
+        let dir = repo_root().join("facts").join(case).join("v2");
         let f = read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let a = run(RuleProgram::Sync1, Engine::Ascent, &f);
         let c = run(RuleProgram::Sync1, Engine::Crepe, &f);
@@ -200,7 +182,7 @@ fn a_run_of_conditional_events_keeps_the_component_graph_linear() {
 /// rows of the relation), not as location names.
 #[test]
 fn query_prints_derived_component_reachability_as_numbers() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("facts/ag-fig4/v1");
+    let dir = repo_root().join("facts/ag-fig4/v1");
     let f = read_dir(&dir).unwrap();
     let want: BTreeSet<Vec<String>> = run(RuleProgram::Sync1, Engine::Ascent, &f)["po_scc_reach"]
         .iter()
