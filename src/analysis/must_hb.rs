@@ -12,6 +12,9 @@
 //! every pair: on pigz, hashing per pair took as long as the rules).
 
 use crate::facts::FactSet;
+use petgraph::algo::toposort;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::unionfind::UnionFind;
 use std::collections::HashMap;
 
 /// A set of dense indices.
@@ -206,31 +209,25 @@ fn component_reach(
     }
     let n = index.len();
     let mut succ = vec![Vec::new(); n];
-    let mut group = UnionFind::new(n);
+    let mut group = UnionFind::<usize>::new(n);
+    let mut graph = DiGraph::<(), ()>::with_capacity(n, edges.len());
+    for _ in 0..n {
+        graph.add_node(());
+    }
     for &(c, d) in &edges {
         succ[c].push(d);
-        group.join(c, d);
+        group.union(c, d);
+        graph.add_edge(NodeIndex::new(c), NodeIndex::new(d), ());
     }
-    // Components of a group in topological order (Kahn), then closed in
-    // reverse.
-    let mut indegree = vec![0usize; n];
-    for &(_, d) in &edges {
-        indegree[d] += 1;
-    }
-    let mut order = Vec::with_capacity(n);
-    let mut ready: Vec<usize> = (0..n).filter(|&c| indegree[c] == 0).collect();
-    while let Some(c) = ready.pop() {
-        order.push(c);
-        for &d in &succ[c] {
-            indegree[d] -= 1;
-            if indegree[d] == 0 {
-                ready.push(d);
-            }
-        }
-    }
+    // Components in topological order, then closed in reverse. The facts
+    // check rejects a cyclic po_scc_next; were one to get here, its
+    // components would reach nothing.
+    let order: Vec<usize> = toposort(&graph, None)
+        .map(|o| o.into_iter().map(NodeIndex::index).collect())
+        .unwrap_or_default();
     let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
     for &c in &order {
-        members.entry(group.root(c)).or_default().push(c);
+        members.entry(group.find(c)).or_default().push(c);
     }
     let mut comp_after = vec![Vec::new(); events];
     let mut slot = vec![0usize; n];
@@ -238,7 +235,8 @@ fn component_reach(
         for (k, &c) in topo.iter().enumerate() {
             slot[c] = k;
         }
-        let mut reach: Vec<Bits> = vec![Bits::new(topo.len()); topo.len()];
+        // rows are filled from the last component back; empty until then
+        let mut reach: Vec<Bits> = vec![Bits::new(0); topo.len()];
         for k in (0..topo.len()).rev() {
             let mut row = Bits::new(topo.len());
             for &d in &succ[topo[k]] {
@@ -265,24 +263,4 @@ fn component_reach(
         }
     }
     (comp_after, comp_loops)
-}
-
-/// Disjoint sets over `0..n` (path halving, no ranks: the sets are threads).
-struct UnionFind(Vec<usize>);
-
-impl UnionFind {
-    fn new(n: usize) -> UnionFind {
-        UnionFind((0..n).collect())
-    }
-    fn root(&mut self, mut x: usize) -> usize {
-        while self.0[x] != x {
-            self.0[x] = self.0[self.0[x]];
-            x = self.0[x];
-        }
-        x
-    }
-    fn join(&mut self, a: usize, b: usize) {
-        let (ra, rb) = (self.root(a), self.root(b));
-        self.0[ra] = rb;
-    }
 }

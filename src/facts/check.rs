@@ -76,6 +76,7 @@ pub fn check(f: &FactSet) -> Result<(), String> {
 /// event of its thread.
 fn check_order(f: &FactSet) -> Result<(), String> {
     use std::collections::{HashMap, HashSet};
+
     let mut comp_of = HashMap::new();
     let mut thread_of_comp = HashMap::new();
     for row in f.rows("po_scc") {
@@ -103,8 +104,7 @@ fn check_order(f: &FactSet) -> Result<(), String> {
         }
     }
     // A cycle in the component DAG would order events both ways.
-    let mut succ: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut indegree: HashMap<u32, usize> = HashMap::new();
+    let mut graph = petgraph::graphmap::DiGraphMap::<u32, ()>::new();
     for row in f.rows("po_scc_next") {
         let (c, d) = (row[0], row[1]);
         if let (Some(t), Some(u)) = (thread_of_comp.get(&c), thread_of_comp.get(&d)) {
@@ -114,27 +114,9 @@ fn check_order(f: &FactSet) -> Result<(), String> {
                 ));
             }
         }
-        succ.entry(c).or_default().push(d);
-        indegree.entry(c).or_default();
-        *indegree.entry(d).or_default() += 1;
+        graph.add_edge(c, d, ());
     }
-    let mut ready: Vec<u32> = indegree
-        .iter()
-        .filter(|(_, &n)| n == 0)
-        .map(|(&c, _)| c)
-        .collect();
-    let mut done = 0;
-    while let Some(c) = ready.pop() {
-        done += 1;
-        for d in succ.get(&c).into_iter().flatten() {
-            let n = indegree.get_mut(d).expect("counted");
-            *n -= 1;
-            if *n == 0 {
-                ready.push(*d);
-            }
-        }
-    }
-    if done != indegree.len() {
+    if petgraph::algo::is_cyclic_directed(&graph) {
         return Err("po_scc_next: the component graph has a cycle".into());
     }
     let mut has_parent = HashSet::new();
