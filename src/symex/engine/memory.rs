@@ -382,12 +382,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                     }
                     let n = format!("m!{o}!{k}!{bytes}!{}", v.get_size());
                     match sv {
-                        Some(s) => st.seg.ov.insert(n, s),
-                        None => {
-                            st.seg.bad = true;
-                            None
-                        }
-                    };
+                        Some(s) => st.seg.overwrite(n, s),
+                        None => st.seg.bad = true,
+                    }
                 }
             }
             None => {

@@ -52,7 +52,7 @@ mod visibility;
 mod wide;
 
 use dpor::*;
-use fasthash::FastMap;
+use fasthash::{FastMap, FastSet};
 use models::is_thread_local_call;
 use odpor::*;
 use state::*;
@@ -124,9 +124,9 @@ pub(crate) struct Engine<'c, 'm> {
     /// Simplified summary formulas by term.
     simp: SimpCache<'c>,
     opts: SymexOptions,
-    bbidx: Vec<HashMap<Name, usize>>,
-    fidx: HashMap<String, usize>,
-    globals: HashMap<Name, u32>,
+    bbidx: Vec<FastMap<Name, usize>>,
+    fidx: FastMap<String, usize>,
+    globals: FastMap<Name, u32>,
     init_objs: Vec<Rc<Obj<'c>>>,
     stats: Stats,
     findings: Vec<Finding>,
@@ -139,7 +139,7 @@ pub(crate) struct Engine<'c, 'm> {
     /// the threads whose state at the node happens before it within the
     /// subtree (bit r; `commit`).
     rw: FastMap<u64, FastMap<(usize, Access), u64>>,
-    ps: HashMap<usize, PsEntry<'c>>,
+    ps: FastMap<usize, PsEntry<'c>>,
     dpor: bool,
     /// `odpor`: races fill wakeup trees instead of backtrack sets.
     odpor: bool,
@@ -148,7 +148,7 @@ pub(crate) struct Engine<'c, 'm> {
     stop: bool,
     last_progress: Instant,
     slice: Option<crate::symex::slice::Slice>,
-    obj_global: HashMap<u32, Name>,
+    obj_global: FastMap<u32, Name>,
     /// Per function: may it (or a callee) perform a visible operation?
     fn_visible: Vec<bool>,
     /// `CONCORD_SYMEX_DEBUG` set: trace the exploration on stderr.
@@ -159,7 +159,7 @@ pub(crate) struct Engine<'c, 'm> {
     /// there to the end of the block possibly visible?
     suffix_visible: Vec<Vec<Vec<bool>>>,
     /// Allocas never stored or passed on, per function.
-    private_allocas: Vec<HashSet<Name>>,
+    private_allocas: Vec<FastSet<Name>>,
     /// Each new finding is sent here as soon as it is found.
     sink: Option<std::sync::mpsc::Sender<Finding>>,
     /// The summary store, when used (`persist`).
@@ -172,7 +172,7 @@ pub(crate) struct Engine<'c, 'm> {
     /// Directed mode (`--directed`): recorded decisions and the order.
     directed: Option<directed::Directed>,
     /// Instructions whose result is wider than a value holds (`wide`).
-    wide: HashMap<(usize, usize, usize), u32>,
+    wide: FastMap<(usize, usize, usize), u32>,
 }
 
 pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -286,7 +286,7 @@ pub(crate) fn run(
 
 impl<'c, 'm> Engine<'c, 'm> {
     fn new(ctx: &'c Context, m: &'m Module, opts: SymexOptions) -> Result<Self, SymexError> {
-        let mut fidx = HashMap::new();
+        let mut fidx = FastMap::default();
         let mut bbidx = Vec::new();
         for (i, f) in m.functions.iter().enumerate() {
             fidx.insert(f.name.clone(), i);
@@ -316,7 +316,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             opts,
             bbidx,
             fidx,
-            globals: HashMap::new(),
+            globals: FastMap::default(),
             init_objs: Vec::new(),
             stats: Stats::default(),
             findings: Vec::new(),
@@ -324,12 +324,12 @@ impl<'c, 'm> Engine<'c, 'm> {
             nodes: Vec::new(),
             open: Vec::new(),
             rw: FastMap::default(),
-            ps: HashMap::new(),
+            ps: FastMap::default(),
             start: Instant::now(),
             stop: false,
             last_progress: Instant::now(),
             slice: None,
-            obj_global: HashMap::new(),
+            obj_global: FastMap::default(),
             fn_visible: Vec::new(),
             debug: std::env::var_os("CONCORD_SYMEX_DEBUG").is_some(),
             bb_reach_visible: Vec::new(),

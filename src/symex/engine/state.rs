@@ -72,13 +72,25 @@ pub(crate) struct Thread<'c> {
 /// variables of the segment's first node.
 #[derive(Clone, Default)]
 pub(crate) struct Seg<'c> {
-    pub(crate) ov: HashMap<String, Val<'c>>,
+    /// Written through [`Seg::overwrite`], which keeps `ov_mask`.
+    pub(crate) ov: FastMap<String, Val<'c>>,
+    /// The names of `ov` as a [`term::var_mask`] filter: a summary term
+    /// that mentions none of them is left as it is by `apply_seg`.
+    pub(crate) ov_mask: u64,
     pub(crate) assumes: Vec<Cond<'c>>,
     pub(crate) bad: bool,
     /// Objects allocated in this segment.
     pub(crate) fresh: HashSet<u32>,
     /// State variables of inputs created in this segment (quantified).
     pub(crate) havoc: Vec<BV<'c>>,
+}
+
+impl<'c> Seg<'c> {
+    /// Record that the segment overwrote state variable `n` with `v`.
+    pub(crate) fn overwrite(&mut self, n: String, v: Val<'c>) {
+        self.ov_mask |= term::var_mask(&n);
+        self.ov.insert(n, v);
+    }
 }
 
 impl<'c> State<'c> {

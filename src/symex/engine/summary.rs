@@ -70,7 +70,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 // Our own terms: the overwritten state variables the wp
                 // names are replaced, constants fold (no z3 call).
                 let w = match &wp {
-                    Cond::T(t) => match t.subst(&mut |n, w| {
+                    Cond::T(t) => match t.subst_within(seg.ov_mask, &mut |n, w| {
                         seg.ov
                             .get(n)
                             .filter(|v| v.get_size() == w)
@@ -305,7 +305,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         // on a concrete state the summary becomes `true` or `false`
         // without z3.
         let known_c = |n: &str, _: u32| (n == KNOWN).then(|| TV::B(Cond::C(known)));
-        let ps = match t.subst(&mut { known_c }) {
+        let ps = match t.subst_within(var_mask(KNOWN), &mut { known_c }) {
             TV::B(c) => c,
             TV::Bv(_) => unreachable!("a summary is a boolean"),
         };

@@ -80,6 +80,9 @@ struct Node<'c> {
     size: u32,
     /// Some `Z` leaf below.
     has_z: bool,
+    /// The variables below, as a [`var_mask`] filter (a substitution of
+    /// variables outside it leaves the node as it is).
+    vmask: u64,
 }
 
 /// A shared, immutable term; equality is structural (hash first).
@@ -121,6 +124,15 @@ fn str_hash(s: &str) -> u64 {
     })
 }
 
+/// A one-bit filter of a variable name: a node's `vmask` is the union of
+/// its variables' bits, so "mentions none of these names" is one `&`.
+pub(crate) fn var_mask(name: &str) -> u64 {
+    1 << (str_hash(name) >> 58)
+}
+
+/// Every variable may be substituted.
+const ALL_VARS: u64 = u64::MAX;
+
 /// The value of a term: a bit-vector or a boolean.
 #[derive(Clone, Debug)]
 pub(crate) enum TV<'c> {
@@ -130,13 +142,13 @@ pub(crate) enum TV<'c> {
 
 impl<'c> Term<'c> {
     fn node(kind: Kind<'c>, width: u32) -> Term<'c> {
-        let (hash, size, has_z) = match &kind {
-            Kind::Var(n) => (mix(1, str_hash(n)), 1, false),
-            Kind::Num(v) => (mix(mix(2, *v as u64), (*v >> 64) as u64), 1, false),
+        let (hash, size, has_z, vmask) = match &kind {
+            Kind::Var(n) => (mix(1, str_hash(n)), 1, false, var_mask(n)),
+            Kind::Num(v) => (mix(mix(2, *v as u64), (*v >> 64) as u64), 1, false, 0),
             Kind::Z(d) => {
                 let mut s = FastHasher::default();
                 d.hash(&mut s);
-                (mix(3, s.finish()), 1, true)
+                (mix(3, s.finish()), 1, true, 0)
             }
             Kind::App(op, args) => {
                 let mut s = FastHasher::default();
@@ -144,12 +156,14 @@ impl<'c> Term<'c> {
                 let mut h = mix(4, s.finish());
                 let mut size = 1u32;
                 let mut z = false;
+                let mut vmask = 0;
                 for a in args {
                     h = mix(h, a.0.hash);
                     size = size.saturating_add(a.0.size);
                     z |= a.0.has_z;
+                    vmask |= a.0.vmask;
                 }
-                (h, size, z)
+                (h, size, z, vmask)
             }
         };
         Term(Rc::new(Node {
@@ -158,6 +172,7 @@ impl<'c> Term<'c> {
             hash: mix(hash, width as u64),
             size,
             has_z,
+            vmask,
         }))
     }
 
@@ -235,24 +250,26 @@ impl<'c> Term<'c> {
     /// Each state variable once: (name, width).
     pub(crate) fn vars(&self) -> Vec<(Rc<str>, u32)> {
         let mut out = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = FastMap::default();
         self.vars_into(&mut seen, &mut out);
         out
     }
 
-    fn vars_into(
-        &self,
-        seen: &mut std::collections::HashSet<*const Node<'c>>,
-        out: &mut Vec<(Rc<str>, u32)>,
-    ) {
-        if !seen.insert(Rc::as_ptr(&self.0)) {
+    fn vars_into(&self, seen: &mut FastMap<usize, ()>, out: &mut Vec<(Rc<str>, u32)>) {
+        if self.0.vmask == 0 {
             return;
         }
         match &self.0.kind {
             Kind::Var(n) if !out.iter().any(|(m, _)| m == n) => {
                 out.push((n.clone(), self.0.width));
             }
-            Kind::App(_, xs) => xs.iter().for_each(|x| x.vars_into(seen, out)),
+            Kind::App(_, xs) => {
+                // As in `subst_memo`: only a shared node can be met twice.
+                if Rc::strong_count(&self.0) > 1 && seen.insert(self.memo_key(), ()).is_some() {
+                    return;
+                }
+                xs.iter().for_each(|x| x.vars_into(seen, out))
+            }
             _ => {}
         }
     }
@@ -261,8 +278,19 @@ impl<'c> Term<'c> {
     /// evaluated with the `Val`/`Cond` operations: constants fold, and a
     /// term whose variables all become concrete is a constant.
     pub(crate) fn subst(&self, f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>) -> TV<'c> {
+        self.subst_within(ALL_VARS, f)
+    }
+
+    /// `subst` where `f` replaces only variables whose [`var_mask`] bit
+    /// is in `mask`: subterms without such a variable are kept whole,
+    /// never walked.
+    pub(crate) fn subst_within(
+        &self,
+        mask: u64,
+        f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>,
+    ) -> TV<'c> {
         let mut memo = FastMap::default();
-        self.subst_memo(f, &mut memo)
+        self.subst_memo(mask, f, &mut memo)
     }
 
     /// The node's address as a memo key, alignment bits dropped: the fast
@@ -274,23 +302,33 @@ impl<'c> Term<'c> {
 
     fn subst_memo(
         &self,
+        mask: u64,
         f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>,
         memo: &mut FastMap<usize, TV<'c>>,
     ) -> TV<'c> {
-        let key = self.memo_key();
-        if let Some(v) = memo.get(&key) {
-            return v.clone();
+        if self.0.vmask & mask == 0 {
+            return self.as_tv();
         }
         let w = self.0.width;
-        let r = match &self.0.kind {
-            Kind::Var(n) => f(n, w).unwrap_or_else(|| self.as_tv()),
-            Kind::Num(_) | Kind::Z(_) => self.as_tv(),
-            Kind::App(op, xs) => {
-                let args: Vec<TV<'c>> = xs.iter().map(|x| x.subst_memo(f, memo)).collect();
-                apply(*op, &args, w)
-            }
+        let (op, xs) = match &self.0.kind {
+            Kind::Var(n) => return f(n, w).unwrap_or_else(|| self.as_tv()),
+            Kind::Num(_) | Kind::Z(_) => return self.as_tv(),
+            Kind::App(op, xs) => (op, xs),
         };
-        memo.insert(key, r.clone());
+        // Only a node with several parents can be reached twice (each
+        // parent is itself visited once), so only those are memoised.
+        let shared = Rc::strong_count(&self.0) > 1;
+        let key = self.memo_key();
+        if shared {
+            if let Some(v) = memo.get(&key) {
+                return v.clone();
+            }
+        }
+        let args: Vec<TV<'c>> = xs.iter().map(|x| x.subst_memo(mask, f, memo)).collect();
+        let r = apply(*op, &args, w);
+        if shared {
+            memo.insert(key, r.clone());
+        }
         r
     }
 
@@ -462,6 +500,65 @@ fn z3_app<'c>(ctx: &'c Context, op: Op, a: &[Dynamic<'c>]) -> Dynamic<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `subst_within` asks `f` only about variables in the mask (a filter
+    /// bit may be shared, so at most those whose bit collides), leaves a
+    /// subterm without them as the same node, and over a DAG visits a
+    /// shared subterm once.
+    #[test]
+    fn masked_substitution_skips_unmentioned_subterms() {
+        let x = Val::T(Term::var("r!0!0!x", 8));
+        let names: Vec<String> = (0..40).map(|i| format!("m!{i}!0!1!8")).collect();
+        let others: Vec<Val> = names.iter().map(|n| Val::T(Term::var(n, 8))).collect();
+        // A shared subterm s = o0 + o1 + … used twice, and x.
+        let s = others
+            .iter()
+            .skip(1)
+            .fold(others[0].clone(), |a, b| a.bvadd(b));
+        let c = Cond::all(&[s.bvugt(&Val::c(1, 8)), s._eq(&x).not()]);
+        let Cond::T(t) = &c else {
+            panic!("a term expected")
+        };
+        let mask = var_mask("r!0!0!x");
+        let mut asked = Vec::new();
+        let r = t.subst_within(mask, &mut |n, _| {
+            asked.push(n.to_string());
+            (n == "r!0!0!x").then(|| TV::Bv(Val::c(5, 8)))
+        });
+        assert!(asked.contains(&"r!0!0!x".to_string()));
+        assert!(asked
+            .iter()
+            .all(|n| n == "r!0!0!x" || var_mask(n) & mask != 0));
+        // The result names the others but no longer x.
+        let TV::B(Cond::T(rt)) = r else {
+            panic!("a term expected")
+        };
+        let vars: Vec<String> = rt.vars().iter().map(|(n, _)| n.to_string()).collect();
+        assert!(!vars.contains(&"r!0!0!x".to_string()));
+        assert_eq!(vars.len(), names.len());
+        // A mask none of the variables has: the very same node back.
+        let none = (0..64)
+            .map(|b| 1u64 << b)
+            .find(|b| t.0.vmask & b == 0)
+            .expect("41 names leave a bit free");
+        let TV::B(Cond::T(same)) = t.subst_within(none, &mut |_, _| panic!("not asked")) else {
+            panic!("a term expected")
+        };
+        assert!(Rc::ptr_eq(&same.0, &t.0));
+        // Every variable substituted: the whole term folds to a constant
+        // (0+…+39 = 780 = 12 mod 256 > 1, and 12 ≠ 5).
+        let all = t.subst(&mut |n, _| {
+            Some(TV::Bv(Val::c(
+                if n == "r!0!0!x" {
+                    5
+                } else {
+                    n.split('!').nth(1).unwrap().parse().unwrap()
+                },
+                8,
+            )))
+        });
+        assert!(matches!(all, TV::B(Cond::C(true))));
+    }
 
     /// A term over state variables, with values put in, folds to the
     /// constant z3 computes for the same term and values; with a symbolic

@@ -279,7 +279,10 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     pub(crate) fn reg_sv_name(st: &State<'c>, tid: usize, name: &Name) -> String {
         let d = st.threads[tid].frames.len() - 1;
-        format!("r!{tid}!{d}!{}", name_str(name))
+        match name {
+            Name::Name(s) => format!("r!{tid}!{d}!{s}"),
+            Name::Number(k) => format!("r!{tid}!{d}!{k}"),
+        }
     }
 
     /// State-variable (wp) view of an operand.
@@ -307,7 +310,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     ) {
         if self.ag {
             let n = Self::reg_sv_name(st, tid, name);
-            st.seg.ov.insert(n, sv.unwrap_or_else(|| v.clone()));
+            st.seg.overwrite(n, sv.unwrap_or_else(|| v.clone()));
         }
         st.top_mut(tid).regs.insert(name.clone(), v);
     }

@@ -182,8 +182,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn compute_private_allocas(&self, func: &Function) -> HashSet<Name> {
-        let mut out = HashSet::new();
+    pub(crate) fn compute_private_allocas(&self, func: &Function) -> FastSet<Name> {
+        let mut out = FastSet::default();
         let instrs: Vec<&Instruction> = func
             .basic_blocks
             .iter()

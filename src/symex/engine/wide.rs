@@ -29,8 +29,8 @@ fn repr_bits(m: &Module, ty: &Type) -> Option<u32> {
 
 /// Per instruction (function, block, index) whose result is wider than
 /// 128 bits: that width.
-pub(crate) fn wide_results(m: &Module) -> HashMap<(usize, usize, usize), u32> {
-    let mut out = HashMap::new();
+pub(crate) fn wide_results(m: &Module) -> FastMap<(usize, usize, usize), u32> {
+    let mut out = FastMap::default();
     for (f, func) in m.functions.iter().enumerate() {
         for (b, bb) in func.basic_blocks.iter().enumerate() {
             for (k, i) in bb.instrs.iter().enumerate() {
