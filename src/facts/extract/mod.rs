@@ -5,6 +5,7 @@
 //! calls, order and control dependence (`order`), critical sections and the
 //! synchronisation idioms of EC-Diff §4.3–4.4, then SSA dependence.
 
+mod dependence;
 pub mod guards;
 pub mod ir;
 pub mod ir_facts;
@@ -14,7 +15,9 @@ pub mod paths;
 pub mod pointsto;
 pub mod program;
 pub mod sections;
+mod statements;
 
+use self::dependence::{add_call_site_dependence, call_arguments, defining_stmt, ssa_dependence};
 use self::ir::LibCall;
 use self::ir_facts::IrFacts;
 use self::order::ThreadGraph;
@@ -22,13 +25,13 @@ use self::pointsto::{LocId, PointsTo};
 pub use self::program::ExtractOptions;
 use self::program::{ProgramModel, Site, StmtId};
 use self::sections::{Held, NodeEffects};
-use super::{FactSet, LocationInfo, Manifest, Row, StatementInfo, ThreadInfo};
+use self::statements::{dedupe_location_names, statement_table};
+use super::{FactSet, LocationInfo, Manifest, Row, ThreadInfo};
 use crate::error::Result;
 use crate::frontend::Program;
 use crate::parallel;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
-use llvm_ir::{HasDebugLoc, Operand};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// How deep the backward SSA slice of a branch condition goes when looking
@@ -754,185 +757,4 @@ pub fn unresolved_warnings(facts: &FactSet) -> Vec<String> {
         }
     }
     out.into_iter().collect()
-}
-
-/// The statement that defines an operand's value, following parameters
-/// back through call sites and thread creation.
-fn defining_stmt(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option<StmtId> {
-    let Operand::LocalOperand { name, .. } = op else {
-        return None;
-    };
-    if let Some(&d) = model.finsts[finst].defs.get(name) {
-        return Some(d);
-    }
-    let func = model.func(finst);
-    let index = func.parameters.iter().position(|p| &p.name == name)?;
-    let caller = model.finsts[finst].caller?;
-    let caller_finst = model.finst_of(caller)?;
-    let call = model.call(caller)?;
-    let arg_index = if model
-        .callee_of
-        .get(&caller)
-        .is_some_and(|v| v.contains(&finst))
-    {
-        index
-    } else {
-        3
-    };
-    let (arg, _) = call.arguments.get(arg_index)?;
-    defining_stmt(model, caller_finst, arg)
-}
-
-fn ssa_dependence(model: &ProgramModel<'_>) -> BTreeSet<(StmtId, StmtId)> {
-    let mut out = BTreeSet::new();
-    for s in 0..model.stmts.len() as StmtId {
-        let Some(finst) = model.finst_of(s) else {
-            continue;
-        };
-        let ops: Vec<&Operand> = match (model.instr(s), model.term(s)) {
-            (Some(i), _) => ir::instr_operands(i),
-            (_, Some(t)) => ir::term_operands(t),
-            _ => vec![],
-        };
-        for op in ops {
-            if let Some(d) = defining_stmt(model, finst, op) {
-                out.insert((d, s));
-            }
-        }
-        for &callee in model.callee_of.get(&s).into_iter().flatten() {
-            for r in model.returns_of(callee) {
-                if let Some(T::Ret(ret)) = model.term(r) {
-                    if ret.return_operand.is_some() {
-                        out.insert((r, s));
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-fn call_arguments(model: &ProgramModel<'_>) -> Vec<(StmtId, u32, StmtId)> {
-    let mut out = Vec::new();
-    for s in 0..model.stmts.len() as StmtId {
-        let (Some(call), Some(finst)) = (model.call(s), model.finst_of(s)) else {
-            continue;
-        };
-        for (i, (a, _)) in call.arguments.iter().enumerate() {
-            if let Some(d) = defining_stmt(model, finst, a) {
-                out.push((s, i as u32, d));
-            }
-        }
-    }
-    out
-}
-
-/// A call (or create) controls the statements of its callee's entry region:
-/// those that depend on no branch inside the callee.
-fn add_call_site_dependence(model: &ProgramModel<'_>, control: &mut BTreeSet<(StmtId, StmtId)>) {
-    let finst_stmts =
-        |f: usize| -> Vec<StmtId> { model.finsts[f].blocks.iter().flatten().copied().collect() };
-    let mut extra = Vec::new();
-    let mut callers: Vec<(StmtId, usize)> = model
-        .callee_of
-        .iter()
-        .flat_map(|(&c, fs)| fs.iter().map(move |&f| (c, f)))
-        .collect();
-    for t in model.threads.iter().skip(1) {
-        if let Some(c) = t.create_stmt {
-            callers.push((c, t.entry));
-        }
-    }
-    // Statements that depend on a branch of their own function instance.
-    let controlled_inside: HashSet<StmtId> = control
-        .iter()
-        .filter(|&&(b, x)| model.finst_of(b) == model.finst_of(x))
-        .map(|&(_, x)| x)
-        .collect();
-    for (call, f) in callers {
-        for s in finst_stmts(f) {
-            if !controlled_inside.contains(&s) {
-                extra.push((call, s));
-            }
-        }
-    }
-    control.extend(extra);
-}
-
-fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
-    let module = model.module;
-    (0..model.stmts.len() as StmtId)
-        .map(|s| {
-            let stmt = &model.stmts[s as usize];
-            let (loc, function, kind, text) = match stmt.site {
-                Site::Init { global } => {
-                    let g = &module.global_vars[global];
-                    let init = g
-                        .initializer
-                        .as_ref()
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| "zeroinitializer".into());
-                    (
-                        g.debugloc.clone(),
-                        String::new(),
-                        "init".to_string(),
-                        format!("@{} = {}", ir::plain_name(&g.name), init),
-                    )
-                }
-                Site::Instr { finst, .. } => {
-                    let i = model.instr(s).expect("instruction");
-                    (
-                        i.get_debug_loc().clone(),
-                        model.func(finst).name.clone(),
-                        ir::opcode(i).to_string(),
-                        i.to_string(),
-                    )
-                }
-                Site::Term { finst, .. } => {
-                    let t = model.term(s).expect("terminator");
-                    (
-                        t.get_debug_loc().clone(),
-                        model.func(finst).name.clone(),
-                        ir::term_opcode(t).to_string(),
-                        t.to_string(),
-                    )
-                }
-            };
-            let (file, line, col) = loc
-                .map(|d| (d.filename, d.line, d.col.unwrap_or(0)))
-                .unwrap_or_default();
-            StatementInfo {
-                id: s,
-                file,
-                line,
-                col,
-                function,
-                thread: stmt.thread,
-                kind,
-                text: shorten(&text, 1000),
-            }
-        })
-        .collect()
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    // llvm-ir's Display appends this marker; the location columns say it already.
-    let text = text.trim_end_matches(" (with debugloc)");
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max).collect();
-    format!("{cut}…")
-}
-
-/// Two instances of one function have stack slots with one name: number them.
-fn dedupe_location_names(locs: &mut [LocationInfo]) {
-    let mut seen: HashMap<String, u32> = HashMap::new();
-    for l in locs.iter_mut() {
-        let n = seen.entry(l.name.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            l.name = format!("{}#{}", l.name, n);
-        }
-    }
 }
