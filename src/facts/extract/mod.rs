@@ -5,6 +5,7 @@
 //! calls, order and control dependence (`order`), critical sections and the
 //! synchronisation idioms of EC-Diff §4.3–4.4, then SSA dependence.
 
+mod accesses;
 mod dependence;
 pub mod guards;
 pub mod ir;
@@ -17,8 +18,8 @@ pub mod program;
 pub mod sections;
 mod statements;
 
-use self::dependence::{add_call_site_dependence, call_arguments, defining_stmt, ssa_dependence};
-use self::ir::LibCall;
+use self::accesses::{AccessScan, SyncOp};
+use self::dependence::{add_call_site_dependence, call_arguments, ssa_dependence};
 use self::ir_facts::IrFacts;
 use self::order::ThreadGraph;
 use self::pointsto::{LocId, PointsTo};
@@ -38,22 +39,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// for the flag read of a guarded wait or a spin loop.
 const CONDITION_SLICE_DEPTH: usize = 8;
 
-#[derive(Default)]
-struct Accesses {
-    reads: BTreeMap<StmtId, BTreeSet<LocId>>,
-    writes: BTreeMap<StmtId, BTreeSet<LocId>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SyncOp {
-    Lock(LocId),
-    Unlock(LocId),
-    Trylock(LocId),
-    Wait { cond: LocId, mutex: LocId },
-    Signal(LocId),
-    Broadcast(LocId),
-}
-
 pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let pt = PointsTo::compute(IrFacts::build(&program.module));
     let model = ProgramModel::build(&program.module, &program.input, opts, &pt)?;
@@ -71,131 +56,14 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     }
 
     // --- memory accesses and synchronisation calls -------------------------
-    let mut acc = Accesses::default();
-    let mut sync: BTreeMap<StmtId, SyncOp> = BTreeMap::new();
-    let mut sync_cells: BTreeSet<LocId> = BTreeSet::new();
-    let mut handle_of_create: HashMap<StmtId, BTreeSet<LocId>> = HashMap::new();
-    let mut joins: Vec<(StmtId, BTreeSet<LocId>)> = Vec::new();
-    let mut asserts: BTreeSet<StmtId> = BTreeSet::new();
-    for s in 0..model.stmts.len() as StmtId {
-        let Some(finst) = model.finst_of(s) else {
-            continue;
-        };
-        let Some(instr) = model.instr(s) else {
-            continue;
-        };
-        match instr {
-            I::Load(l) => {
-                let cells = pt.address_cells(&model, finst, &l.address);
-                acc.reads.entry(s).or_default().extend(cells);
-            }
-            I::Store(st) => {
-                let cells = pt.address_cells(&model, finst, &st.address);
-                acc.writes.entry(s).or_default().extend(cells);
-            }
-            I::AtomicRMW(r) => {
-                let cells = pt.address_cells(&model, finst, &r.address);
-                acc.reads
-                    .entry(s)
-                    .or_default()
-                    .extend(cells.iter().copied());
-                acc.writes.entry(s).or_default().extend(cells);
-            }
-            I::CmpXchg(x) => {
-                let cells = pt.address_cells(&model, finst, &x.address);
-                acc.reads
-                    .entry(s)
-                    .or_default()
-                    .extend(cells.iter().copied());
-                acc.writes.entry(s).or_default().extend(cells);
-            }
-            I::Call(call) => {
-                if model.callee_of.contains_key(&s) {
-                    continue;
-                }
-                let arg = |i: usize| call.arguments.get(i).map(|(a, _)| a);
-                let cells_of = |i: usize, pt: &PointsTo| -> BTreeSet<LocId> {
-                    arg(i)
-                        .map(|a| pt.address_cells(&model, finst, a))
-                        .unwrap_or_default()
-                };
-                let unique =
-                    |c: &BTreeSet<LocId>| (c.len() == 1).then(|| *c.iter().next().unwrap());
-                let callee = ir::direct_callee(call).unwrap_or("");
-                match ir::classify(callee) {
-                    LibCall::MutexLock | LibCall::MutexUnlock | LibCall::MutexTrylock => {
-                        let m = cells_of(0, &pt);
-                        sync_cells.extend(m.iter().copied());
-                        if let Some(m) = unique(&m) {
-                            let op = match ir::classify(callee) {
-                                LibCall::MutexLock => SyncOp::Lock(m),
-                                LibCall::MutexUnlock => SyncOp::Unlock(m),
-                                _ => SyncOp::Trylock(m),
-                            };
-                            sync.insert(s, op);
-                        }
-                    }
-                    LibCall::CondWait => {
-                        let c = cells_of(0, &pt);
-                        let m = cells_of(1, &pt);
-                        sync_cells.extend(c.iter().chain(m.iter()).copied());
-                        if let (Some(cond), Some(mutex)) = (unique(&c), unique(&m)) {
-                            sync.insert(s, SyncOp::Wait { cond, mutex });
-                        }
-                    }
-                    LibCall::CondSignal | LibCall::CondBroadcast => {
-                        let c = cells_of(0, &pt);
-                        sync_cells.extend(c.iter().copied());
-                        if let Some(c) = unique(&c) {
-                            let op = if ir::classify(callee) == LibCall::CondSignal {
-                                SyncOp::Signal(c)
-                            } else {
-                                SyncOp::Broadcast(c)
-                            };
-                            sync.insert(s, op);
-                        }
-                    }
-                    LibCall::ThreadCreate => {
-                        let h = cells_of(0, &pt);
-                        sync_cells.extend(h.iter().copied());
-                        handle_of_create.insert(s, h);
-                    }
-                    LibCall::ThreadJoin => {
-                        // The handle is a value loaded from where create stored it.
-                        let handle_cells = arg(0)
-                            .and_then(|op| defining_stmt(&model, finst, op))
-                            .and_then(|d| match model.instr(d) {
-                                Some(I::Load(l)) => model
-                                    .finst_of(d)
-                                    .map(|df| pt.address_cells(&model, df, &l.address)),
-                                _ => None,
-                            })
-                            .unwrap_or_default();
-                        joins.push((s, handle_cells));
-                    }
-                    LibCall::AssertFail => {
-                        asserts.insert(s);
-                    }
-                    LibCall::MemCopy => {
-                        let d = cells_of(0, &pt);
-                        let r = cells_of(1, &pt);
-                        acc.writes.entry(s).or_default().extend(d);
-                        acc.reads.entry(s).or_default().extend(r);
-                    }
-                    _ if callee.starts_with("llvm.memset.") => {
-                        let d = cells_of(0, &pt);
-                        acc.writes.entry(s).or_default().extend(d);
-                    }
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
-    }
-    // Handle storage written by pthread_create is the library's business.
-    for cells in handle_of_create.values() {
-        sync_cells.extend(cells.iter().copied());
-    }
+    let AccessScan {
+        mut acc,
+        sync,
+        sync_cells,
+        handle_of_create,
+        joins,
+        asserts,
+    } = AccessScan::collect(&model, &pt);
 
     // Initial values of globals: one pseudo-write per global, of its cells
     // that some statement reads or writes (an unused global, or a mutex
