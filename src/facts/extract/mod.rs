@@ -2,8 +2,9 @@
 //!
 //! Layers, in order: thread instances and their inlined CFGs (`program`),
 //! points-to and sharing (`pointsto`), memory accesses and synchronisation
-//! calls, order and control dependence (`order`), critical sections and the
-//! synchronisation idioms of EC-Diff §4.3–4.4, then SSA dependence.
+//! calls (`accesses`), order and control dependence (`order`), critical
+//! sections and the synchronisation idioms of EC-Diff §4.3–4.4, then SSA
+//! dependence (`dependence`) and the statement table (`statements`).
 
 mod accesses;
 mod dependence;
