@@ -1,13 +1,14 @@
 //! The first pass of extraction: which cells each statement reads and
 //! writes, and which statements are synchronisation calls (lock, wait,
-//! signal, create, join) on which cells, all through points-to.
+//! signal, create, join) on which cells, all through points-to; global
+//! initialisers count as writes of the cells some statement touches.
 
 use super::dependence::defining_stmt;
 use super::ir::{self, LibCall};
 use super::pointsto::{LocId, PointsTo};
-use super::program::{ProgramModel, StmtId};
+use super::program::{ProgramModel, Site, StmtId};
 use llvm_ir::instruction::Instruction as I;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Cells read and written per statement.
 #[derive(Default)]
@@ -24,6 +25,35 @@ pub(super) enum SyncOp {
     Wait { cond: LocId, mutex: LocId },
     Signal(LocId),
     Broadcast(LocId),
+}
+
+impl Accesses {
+    /// Cells that two threads access, one of them writing (initial values
+    /// count as main's writes).
+    pub(super) fn conflicting_cells(&self, model: &ProgramModel<'_>) -> HashSet<LocId> {
+        let mut writers: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
+        let mut accessors: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
+        for (map, is_write) in [(&self.writes, true), (&self.reads, false)] {
+            for (&s, cells) in map {
+                let t = model.stmts[s as usize].thread;
+                for &c in cells {
+                    accessors.entry(c).or_default().insert(t);
+                    if is_write {
+                        writers.entry(c).or_default().insert(t);
+                    }
+                }
+            }
+        }
+        writers
+            .iter()
+            .filter(|(c, ws)| {
+                accessors
+                    .get(c)
+                    .is_some_and(|ts| ws.iter().any(|w| ts.iter().any(|t| t != w)))
+            })
+            .map(|(&c, _)| c)
+            .collect()
+    }
 }
 
 /// What the access pass found.
@@ -167,6 +197,27 @@ impl AccessScan {
         for cells in handle_of_create.values() {
             sync_cells.extend(cells.iter().copied());
         }
+        // Initial values of globals: one pseudo-write per global, of its cells
+        // that some statement reads or writes (an unused global, or a mutex
+        // never locked, has no initial value worth a fact).
+        let touched: BTreeSet<LocId> = acc
+            .reads
+            .values()
+            .chain(acc.writes.values())
+            .flatten()
+            .copied()
+            .collect();
+        for &s in &model.init_stmts {
+            if let Site::Init { global } = model.stmts[s as usize].site {
+                let cells = pt
+                    .global_cells(global)
+                    .iter()
+                    .copied()
+                    .filter(|c| touched.contains(c));
+                acc.writes.entry(s).or_default().extend(cells);
+            }
+        }
+
         AccessScan {
             acc,
             sync,

@@ -25,7 +25,7 @@ use self::ir_facts::IrFacts;
 use self::order::ThreadGraph;
 use self::pointsto::{LocId, PointsTo};
 pub use self::program::ExtractOptions;
-use self::program::{ProgramModel, Site, StmtId};
+use self::program::{ProgramModel, StmtId};
 use self::sections::{Held, NodeEffects};
 use self::statements::{dedupe_location_names, statement_table};
 use super::{FactSet, LocationInfo, Manifest, Row, ThreadInfo};
@@ -58,34 +58,13 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
 
     // --- memory accesses and synchronisation calls -------------------------
     let AccessScan {
-        mut acc,
+        acc,
         sync,
         sync_cells,
         handle_of_create,
         joins,
         asserts,
     } = AccessScan::collect(&model, &pt);
-
-    // Initial values of globals: one pseudo-write per global, of its cells
-    // that some statement reads or writes (an unused global, or a mutex
-    // never locked, has no initial value worth a fact).
-    let touched: BTreeSet<LocId> = acc
-        .reads
-        .values()
-        .chain(acc.writes.values())
-        .flatten()
-        .copied()
-        .collect();
-    for &s in &model.init_stmts {
-        if let Site::Init { global } = model.stmts[s as usize].site {
-            let cells = pt
-                .global_cells(global)
-                .iter()
-                .copied()
-                .filter(|c| touched.contains(c));
-            acc.writes.entry(s).or_default().extend(cells);
-        }
-    }
 
     // --- sharing ----------------------------------------------------------------
     // A cell is shared when its object may be reached by several threads
@@ -95,28 +74,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     // cross-thread read-from and in no ordering the rules derive, so its
     // accesses are not hb events: this keeps the events, and the order
     // relations over them, to the memory threads really communicate through.
-    let mut writers: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
-    let mut accessors: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
-    for (map, is_write) in [(&acc.writes, true), (&acc.reads, false)] {
-        for (&s, cells) in map {
-            let t = model.stmts[s as usize].thread;
-            for &c in cells {
-                accessors.entry(c).or_default().insert(t);
-                if is_write {
-                    writers.entry(c).or_default().insert(t);
-                }
-            }
-        }
-    }
-    let conflicting: HashSet<LocId> = writers
-        .iter()
-        .filter(|(c, ws)| {
-            accessors
-                .get(c)
-                .is_some_and(|ts| ws.iter().any(|w| ts.iter().any(|t| t != w)))
-        })
-        .map(|(&c, _)| c)
-        .collect();
+    let conflicting = acc.conflicting_cells(&model);
     let is_shared =
         |c: LocId| pt.is_shared(c) && !sync_cells.contains(&c) && conflicting.contains(&c);
 
