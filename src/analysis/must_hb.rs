@@ -208,14 +208,12 @@ fn component_reach(
         edges.push((dense(r[0]), dense(r[1])));
     }
     let n = index.len();
-    let mut succ = vec![Vec::new(); n];
     let mut group = UnionFind::<usize>::new(n);
     let mut graph = DiGraph::<(), ()>::with_capacity(n, edges.len());
     for _ in 0..n {
         graph.add_node(());
     }
     for &(c, d) in &edges {
-        succ[c].push(d);
         group.union(c, d);
         graph.add_edge(NodeIndex::new(c), NodeIndex::new(d), ());
     }
@@ -239,7 +237,10 @@ fn component_reach(
         let mut reach: Vec<Bits> = vec![Bits::new(0); topo.len()];
         for k in (0..topo.len()).rev() {
             let mut row = Bits::new(topo.len());
-            for &d in &succ[topo[k]] {
+            for d in graph
+                .neighbors(NodeIndex::new(topo[k]))
+                .map(NodeIndex::index)
+            {
                 row.set(slot[d]);
                 row.or(&reach[slot[d]]);
             }

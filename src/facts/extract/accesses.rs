@@ -7,7 +7,7 @@ use super::dependence::defining_stmt;
 use super::ir::{self, LibCall};
 use super::pointsto::{LocId, PointsTo};
 use super::program::{ProgramModel, Site, StmtId};
-use llvm_ir::instruction::Instruction as I;
+use llvm_ir::instruction::{self as ins, Instruction as I};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Cells read and written per statement.
@@ -94,16 +94,10 @@ impl AccessScan {
                     let cells = pt.address_cells(model, finst, &st.address);
                     acc.writes.entry(s).or_default().extend(cells);
                 }
-                I::AtomicRMW(r) => {
-                    let cells = pt.address_cells(model, finst, &r.address);
-                    acc.reads
-                        .entry(s)
-                        .or_default()
-                        .extend(cells.iter().copied());
-                    acc.writes.entry(s).or_default().extend(cells);
-                }
-                I::CmpXchg(x) => {
-                    let cells = pt.address_cells(model, finst, &x.address);
+                // Read-modify-writes read and write their address.
+                I::AtomicRMW(ins::AtomicRMW { address, .. })
+                | I::CmpXchg(ins::CmpXchg { address, .. }) => {
+                    let cells = pt.address_cells(model, finst, address);
                     acc.reads
                         .entry(s)
                         .or_default()

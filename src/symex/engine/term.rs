@@ -12,7 +12,7 @@
 //! into a constant without z3.  A term becomes a z3 term only when it
 //! meets a z3 formula, is stored, or grows past [`Z3_ABOVE`] nodes.
 
-use super::fasthash::{FastHasher, FastMap};
+use super::fasthash::{FastHasher, FastMap, FastSet};
 use super::val::{num, Cond, Val};
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
@@ -250,12 +250,12 @@ impl<'c> Term<'c> {
     /// Each state variable once: (name, width).
     pub(crate) fn vars(&self) -> Vec<(Rc<str>, u32)> {
         let mut out = Vec::new();
-        let mut seen = FastMap::default();
+        let mut seen = FastSet::default();
         self.vars_into(&mut seen, &mut out);
         out
     }
 
-    fn vars_into(&self, seen: &mut FastMap<usize, ()>, out: &mut Vec<(Rc<str>, u32)>) {
+    fn vars_into(&self, seen: &mut FastSet<usize>, out: &mut Vec<(Rc<str>, u32)>) {
         if self.0.vmask == 0 {
             return;
         }
@@ -265,7 +265,7 @@ impl<'c> Term<'c> {
             }
             Kind::App(_, xs) => {
                 // As in `subst_memo`: only a shared node can be met twice.
-                if Rc::strong_count(&self.0) > 1 && seen.insert(self.memo_key(), ()).is_some() {
+                if Rc::strong_count(&self.0) > 1 && !seen.insert(self.memo_key()) {
                     return;
                 }
                 xs.iter().for_each(|x| x.vars_into(seen, out))
