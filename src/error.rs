@@ -18,6 +18,8 @@ pub mod exit {
     pub const OUTPUT_FAILED: i32 = 8;
     /// `--timeout` or `--max-memory` exceeded; nothing was written.
     pub const BUDGET: i32 = 9;
+    /// `symex`: no violation found, but the search was incomplete.
+    pub const INCONCLUSIVE: i32 = 10;
     pub const INTERNAL: i32 = 70;
 }
 

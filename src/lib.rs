@@ -15,6 +15,7 @@ pub mod filelist;
 pub mod frontend;
 pub mod load;
 pub(crate) mod parallel;
+pub mod pipeline;
 pub mod report;
 pub mod symex;
 pub mod versions;

@@ -1,11 +1,13 @@
 //! Loading one version of a program — a source or IR file, a build (a
 //! directory with `compile_commands.json`), a list of C files (`a.c,b.c`,
 //! `@FILE`, see [`crate::filelist`]) or a fact directory — with the
-//! source text its statements point at, and matching two loaded versions.
+//! source text its statements point at and the warnings of its model, and
+//! matching two loaded versions. Every command loads through here; what to
+//! show of the warnings is the caller's choice (`-q`).
 
 use crate::error::Result;
 use crate::facts::{self, extract::ExtractOptions, FactSet};
-use crate::frontend::{self, CompileOptions};
+use crate::frontend::{self, CompileOptions, Program};
 use crate::versions::{self, Version, VersionMatch};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -26,6 +28,28 @@ pub struct LoadedVersion {
     /// build's root). Empty for a single file.
     pub files: BTreeMap<String, String>,
     pub label: String,
+    /// What the model of this version could not resolve (see [`unresolved`]).
+    pub warnings: Vec<LoadWarning>,
+}
+
+/// A part of a program the model could not resolve (an indirect call with
+/// no known target, a thread with no known start routine): the answer does
+/// not cover it. Its text is the message a user sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadWarning(pub String);
+
+impl std::fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The warnings of a version's facts, in a stable order.
+pub fn unresolved(facts: &FactSet) -> Vec<LoadWarning> {
+    facts::extract::unresolved_warnings(facts)
+        .into_iter()
+        .map(LoadWarning)
+        .collect()
 }
 
 impl LoadedVersion {
@@ -51,23 +75,66 @@ impl LoadedVersion {
     }
 }
 
+/// Whether a single file must define `main` (builds and lists always must).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Main,
+    /// `symex --entry` names its own entry function.
+    Any,
+}
+
+fn read_program(path: &Path, compile: &CompileOptions, entry: Entry) -> Result<Program> {
+    if crate::filelist::is_list(path) {
+        let list = crate::filelist::parse(path)?;
+        frontend::load_units(&list.root, list.units, path, compile)
+    } else if path.is_dir() && (entry == Entry::Main || crate::compdb::find(path).is_some()) {
+        frontend::load_build(path, compile)
+    } else if entry == Entry::Main {
+        frontend::load_program(path, compile)
+    } else {
+        // A directory that is no build is refused here, as any non-file.
+        frontend::load_module(path, compile)
+    }
+}
+
+/// Compile (if needed) and load the module of one program, build or list
+/// of C files, for the symbolic executor: a single file need not define
+/// `main`.
+pub fn load_module(path: &Path, compile: &CompileOptions) -> Result<Program> {
+    read_program(path, compile, Entry::Any)
+}
+
+fn extract_from(
+    program: &Program,
+    compile: &CompileOptions,
+    extract: &ExtractOptions,
+) -> Result<FactSet> {
+    let mut facts = facts::extract::extract(program, extract)?;
+    facts.manifest.cflags.extend(compile.extra_flags.clone());
+    Ok(facts)
+}
+
 /// Compile (if needed), load and extract one program, build or list of C files.
 pub fn extract_program(
     path: &Path,
     compile: &CompileOptions,
     extract: &ExtractOptions,
 ) -> Result<FactSet> {
-    let program = if crate::filelist::is_list(path) {
-        let list = crate::filelist::parse(path)?;
-        frontend::load_units(&list.root, list.units, path, compile)?
-    } else if path.is_dir() {
-        frontend::load_build(path, compile)?
-    } else {
-        frontend::load_program(path, compile)?
-    };
-    let mut facts = facts::extract::extract(&program, extract)?;
-    facts.manifest.cflags.extend(compile.extra_flags.clone());
-    Ok(facts)
+    let program = read_program(path, compile, Entry::Main)?;
+    extract_from(&program, compile, extract)
+}
+
+/// Load a version with its module, for the symbolic executor (`symex OLD
+/// NEW`): a program, a build or a list of C files, never a fact directory
+/// (there is nothing to execute in one).
+pub fn load_version_with_module(
+    path: &Path,
+    compile: &CompileOptions,
+    extract: &ExtractOptions,
+) -> Result<(LoadedVersion, Program)> {
+    let program = load_module(path, compile)?;
+    let facts = extract_from(&program, compile, extract)?;
+    Ok((with_sources(path, facts)?, program))
 }
 
 /// Load a version from a program, a build, a list of C files or a fact directory.
@@ -76,6 +143,19 @@ pub fn load_version(
     compile: &CompileOptions,
     extract: &ExtractOptions,
 ) -> Result<LoadedVersion> {
+    if facts::io::is_fact_dir(path) {
+        return with_sources(path, facts::io::read_dir(path)?);
+    }
+    let is_build = crate::filelist::is_list(path) || crate::compdb::find(path).is_some();
+    if path.is_dir() && !is_build {
+        return Err(facts::io::not_a_fact_dir(path));
+    }
+    with_sources(path, extract_program(path, compile, extract)?)
+}
+
+/// `facts` of the version at `path` with the source text its statements
+/// point at and its warnings.
+fn with_sources(path: &Path, facts: FactSet) -> Result<LoadedVersion> {
     // Where a build's or a list's sources are named from.
     let root = if crate::filelist::is_list(path) {
         Some(crate::filelist::parse(path)?.root)
@@ -85,13 +165,6 @@ pub fn load_version(
         None
     };
     let is_build = root.is_some();
-    let facts = if facts::io::is_fact_dir(path) {
-        facts::io::read_dir(path)?
-    } else if path.is_dir() && !is_build {
-        return Err(facts::io::not_a_fact_dir(path));
-    } else {
-        extract_program(path, compile, extract)?
-    };
     let mut files = BTreeMap::new();
     let mut source_name = None;
     let mut headers = BTreeMap::new();
@@ -141,12 +214,13 @@ pub fn load_version(
         source_path.and_then(|p| std::fs::read_to_string(p).ok())
     };
     Ok(LoadedVersion {
-        facts,
         source,
         source_name,
         headers,
         files,
         label: path.display().to_string(),
+        warnings: unresolved(&facts),
+        facts,
     })
 }
 
@@ -207,4 +281,27 @@ fn files_of(l: &LoadedVersion) -> BTreeMap<String, String> {
         m.insert(name, text.clone());
     }
     m
+}
+
+/// Where one version comes from and how to compile it (a version of a pair
+/// may have flags of its own: `--old-cflags`, `--new-cflags`).
+#[derive(Debug, Clone)]
+pub struct VersionSource {
+    pub path: PathBuf,
+    pub compile: CompileOptions,
+}
+
+/// Load two versions side by side (compiling, parsing and extracting are
+/// independent: one core each); old's error, if both fail, is the one
+/// reported.
+pub fn load_both(
+    old: &VersionSource,
+    new: &VersionSource,
+    extract: &ExtractOptions,
+) -> Result<(LoadedVersion, LoadedVersion)> {
+    let mut both =
+        crate::parallel::map(&[old, new], |v| load_version(&v.path, &v.compile, extract))
+            .into_iter();
+    let (o, n) = (both.next().expect("old"), both.next().expect("new"));
+    Ok((o?, n?))
 }

@@ -119,7 +119,7 @@ fn quiet_is_quiet_everywhere() {
 }
 
 /// A bare command line runs with the library's defaults: `concord symex P`
-/// explores with `symex::cli::cli_defaults()`, which is
+/// explores with `cli::symex::cli_defaults()`, which is
 /// `SymexOptions::default()` (reduction `dpor+ag` included) plus iterative
 /// deepening, the one thing only the command line turns on; `facts`
 /// models with `ExtractOptions::default()`; `diff` analyses with
@@ -129,14 +129,15 @@ fn quiet_is_quiet_everywhere() {
 fn bare_command_lines_run_with_the_librarys_defaults() {
     use clap::Parser;
     use concord::analysis::diff::DiffOptions;
+    use concord::cli::symex as sx;
     use concord::cli::{Cli, Command};
-    use concord::symex::{cli as sx, Reduction, SymexOptions};
+    use concord::symex::{Reduction, SymexOptions};
 
     let cli = Cli::try_parse_from(["concord", "symex", "p.c"]).unwrap();
     let Command::Symex(args) = &cli.command else {
         panic!("parsed as {:?}", cli.command)
     };
-    let got = sx::options(args, std::path::Path::new("p.c"), true);
+    let got = sx::options(args, true);
     let want = sx::cli_defaults();
     let lib = SymexOptions::default();
     let fields = |o: &SymexOptions| {
@@ -197,14 +198,20 @@ fn bare_command_lines_run_with_the_librarys_defaults() {
     let Command::Impact(args) = &cli.command else {
         panic!("parsed as {:?}", cli.command)
     };
-    assert_eq!(args.engine, diff_lib.engine);
+    assert_eq!(
+        concord::analysis::Engine::from(args.engine),
+        diff_lib.engine
+    );
     assert_eq!(format!("{:?}", args.input.extract_options()), lib_extract);
 
     let cli = Cli::try_parse_from(["concord", "query", "a.c", "rf_may"]).unwrap();
     let Command::Query(args) = &cli.command else {
         panic!("parsed as {:?}", cli.command)
     };
-    assert_eq!(args.engine, diff_lib.engine);
+    assert_eq!(
+        concord::analysis::Engine::from(args.engine),
+        diff_lib.engine
+    );
     assert_eq!(format!("{:?}", args.input.extract_options()), lib_extract);
 
     let cli = Cli::try_parse_from(["concord", "changes", "a.c", "b.c"]).unwrap();

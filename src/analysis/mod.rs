@@ -66,7 +66,7 @@ impl DiffProgram {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RuleProgram {
     Sync1,
     Sync2,
@@ -145,7 +145,7 @@ impl RuleProgram {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
     /// ascent, serial: the production engine.
     Ascent,

@@ -1,13 +1,12 @@
 //! `concord diff`: synchronisation differences between two versions.
 
-use super::{emit_committed, load_pair, BudgetArgs, InputArgs, DIFF_EXIT_CODES};
-use crate::analysis::diff::{sync_diff, DiffOptions};
-use crate::analysis::diff_reference::sync_diff_reference;
-use crate::analysis::lockorder::lock_order_diff;
-use crate::analysis::Engine;
+use super::values::EngineArg;
+use super::{emit_committed, show_events, BudgetArgs, InputArgs, DIFF_EXIT_CODES};
+use crate::analysis::diff::DiffOptions;
 use crate::budget::Budget;
-use crate::error::{exit, Result};
-use crate::report::diff::{self as report, DiffReport};
+use crate::error::Result;
+use crate::pipeline::diff::{self as pipeline, DiffRequest};
+use crate::report::diff as report;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -37,8 +36,8 @@ pub struct DiffArgs {
     #[arg(long, help_heading = "Analysis")]
     pub counts: bool,
     /// Datalog engine (crepe is the reference engine, slower).
-    #[arg(long, value_enum, default_value_t = DiffOptions::default().engine, help_heading = "Analysis")]
-    pub engine: Engine,
+    #[arg(long, value_enum, default_value_t = EngineArg::from(DiffOptions::default().engine), help_heading = "Analysis")]
+    pub engine: EngineArg,
     /// Run the previous implementation (each version's rank-k sets compared
     /// in Rust): the reference for tests and benchmarks.
     #[arg(long, hide = true)]
@@ -62,36 +61,24 @@ impl DiffArgs {
         DiffOptions {
             max_rank: self.max_rank,
             all_ranks: self.all_ranks,
-            engine: self.engine,
+            engine: self.engine.into(),
             counts: self.counts,
+        }
+    }
+
+    /// The request these arguments make.
+    pub fn request(&self) -> DiffRequest {
+        DiffRequest {
+            versions: self.input.pair(&self.old, &self.new, &self.versions),
+            options: self.options(),
+            reference: self.reference,
         }
     }
 }
 
 pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
-    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, &args.versions, budget)?;
-    if !quiet {
-        eprintln!("concord: comparing {} and {} ...", old.label, new.label);
-    }
-    let opts = args.options();
-    let sync = if args.reference {
-        sync_diff_reference(&old.facts, &new.facts, &m, &opts, budget)?
-    } else {
-        sync_diff(&old.facts, &new.facts, &m, &opts, budget)?
-    };
-    budget.phase("lock order")?;
-    let locks = lock_order_diff(&old.facts, &sync.old_sync1, &new.facts, &sync.new_sync1);
-    budget.end_phase();
-    let report = DiffReport {
-        old: &old,
-        new: &new,
-        sync: &sync,
-        locks: &locks,
-        map: &m.map,
-        timing: budget.phase_times(),
-        peak_memory: crate::budget::peak_rss(),
-        inverse: Default::default(),
-    };
+    let outcome = pipeline::diff(&args.request(), budget, &mut show_events(quiet))?;
+    let report = outcome.report();
     let text = match args.format {
         DiffFormat::Text => report::text(&report),
         DiffFormat::Json => report::json(&report) + "\n",
@@ -99,6 +86,5 @@ pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
         DiffFormat::Dot => report::dot(&report, &args.dot.options()),
     };
     emit_committed(budget, &text)?;
-    let different = sync.first_rank != 0 || locks.has_difference();
-    Ok(if different { exit::FINDINGS } else { exit::OK })
+    Ok(outcome.answer().exit_code())
 }

@@ -1,13 +1,13 @@
-//! `concord impact`: arguments and dispatch for the change-impact analysis.
+//! `concord impact`: arguments and the change-impact reports.
 
-use super::{load_both, load_version, InputArgs};
-use crate::analysis::impact::{self, Direction};
-use crate::analysis::Engine;
+use super::values::EngineArg;
+use super::{show_events, InputArgs};
+use crate::analysis::impact::Direction;
 use crate::budget::Budget;
-use crate::error::{exit, Result};
+use crate::error::{ConcordError, Result};
+use crate::pipeline::impact::{self as pipeline, ImpactRequest, SourceLine};
 use crate::report::impact as report;
 use clap::Args;
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -48,8 +48,8 @@ pub struct ImpactArgs {
     #[arg(long, value_enum, default_value_t = ImpactFormat::Text)]
     pub format: ImpactFormat,
     /// Rule engine (crepe is the reference engine used in tests).
-    #[arg(long, value_enum, default_value_t = crate::analysis::diff::DiffOptions::default().engine, hide = true)]
-    pub engine: Engine,
+    #[arg(long, value_enum, default_value_t = EngineArg::from(crate::analysis::diff::DiffOptions::default().engine), hide = true)]
+    pub engine: EngineArg,
     #[command(flatten)]
     pub dot: super::DotArgs,
     #[command(flatten)]
@@ -70,127 +70,74 @@ pub fn parse_line_spec(spec: &str) -> std::result::Result<(Option<String>, u32),
     }
 }
 
-/// A command-line mistake clap cannot see: reported like clap's own (exit 2).
-fn usage(msg: &str) -> Result<i32> {
-    eprintln!("concord: error: {msg}");
-    Ok(exit::USAGE)
-}
-
-pub fn run_impact(args: &ImpactArgs, budget: &Budget) -> Result<i32> {
-    let given: Vec<(Option<String>, u32)> = match args
-        .changed
+/// `--changed` and `--explain` as lines; a malformed one is a usage error.
+fn lines(specs: &[String]) -> Result<Vec<SourceLine>> {
+    specs
         .iter()
         .filter(|s| !s.trim().is_empty())
-        .map(|s| parse_line_spec(s))
-        .collect::<std::result::Result<_, _>>()
-    {
-        Ok(g) => g,
-        Err(e) => return usage(&e),
-    };
-    let explain = match args.explain.as_deref().map(parse_line_spec).transpose() {
-        Ok(e) => e,
-        Err(e) => return usage(&e),
-    };
-    budget.phase("load")?;
-    let (old, new) = match &args.new {
-        Some(n) => {
-            let (o, n) = load_both(&args.old, n, &args.input, &args.versions)?;
-            (Some(o), n)
-        }
-        None => {
-            if given.is_empty() {
-                return usage(
-                    "give two versions (OLD NEW), or one program and --changed FILE:LINE,...",
-                );
-            }
-            let input = args.input.with_cflags(args.versions.new_cflags.as_deref());
-            (None, load_version(&args.old, &input)?)
-        }
-    };
-    if let Some((file, line)) = given.iter().find(|(file, line)| {
-        !new.facts.statements.iter().any(|s| {
-            s.line == *line
-                && file
-                    .as_deref()
-                    .map_or(true, |f| impact::file_matches(&s.file, f))
-        })
-    }) {
-        let at = file.as_deref().map_or(String::new(), |f| format!("{f}:"));
-        return usage(&format!(
-            "--changed {at}{line}: no statement of {} is on that line",
-            new.label
-        ));
-    }
-    budget.phase("match versions")?;
-    let (groups, map) = if !given.is_empty() {
-        (impact::given_groups(&new.facts, &given), Default::default())
-    } else {
-        let old = old.as_ref().expect("two versions");
-        let m = super::match_loaded(old, &new);
-        (impact::change_groups(&m, &old.facts, &new.facts), m.map)
-    };
-    let old_facts = if given.is_empty() {
-        old.as_ref().map(|o| &o.facts)
-    } else {
-        None
-    };
-    budget.phase("impact rules")?;
-    let result = impact::analyse(args.engine, groups, old_facts, &new.facts, &map);
-    budget.phase("report")?;
-    let dirs: Vec<Direction> = match args.direction {
-        DirectionArg::Fwd => vec![Direction::Fwd],
-        DirectionArg::Bwd => vec![Direction::Bwd],
-        DirectionArg::Both => vec![Direction::Fwd, Direction::Bwd],
-    };
-    let old_view = old.as_ref().filter(|_| given.is_empty());
-    let new_view = &new;
-    if let Some((file, line)) = explain {
-        let target = match &file {
-            Some(f) => format!("{f}:{line}"),
-            None => format!("line {line}"),
+        .map(|s| source_line(s))
+        .collect()
+}
+
+fn source_line(spec: &str) -> Result<SourceLine> {
+    let (file, line) = parse_line_spec(spec).map_err(ConcordError::Usage)?;
+    Ok(SourceLine { file, line })
+}
+
+impl ImpactArgs {
+    /// The request these arguments make.
+    pub fn request(&self) -> Result<ImpactRequest> {
+        let changed = lines(&self.changed)?;
+        let explain = self.explain.as_deref().map(source_line).transpose()?;
+        let (old, new) = match &self.new {
+            Some(new) => (
+                Some(
+                    self.input
+                        .version(&self.old, self.versions.old_cflags.as_deref()),
+                ),
+                self.input.version(new, self.versions.new_cflags.as_deref()),
+            ),
+            // One program: its changes are the given lines of it.
+            None => (
+                None,
+                self.input
+                    .version(&self.old, self.versions.new_cflags.as_deref()),
+            ),
         };
-        let targets: BTreeSet<u32> = new
-            .facts
-            .statements
-            .iter()
-            .filter(|s| {
-                s.line == line
-                    && file
-                        .as_deref()
-                        .map_or(true, |f| impact::file_matches(&s.file, f))
-            })
-            .map(|s| s.id)
-            .collect();
-        if targets.is_empty() {
-            return usage(&format!("no statement of {} is on {target}", new.label));
-        }
-        let mut out = String::new();
-        let mut any = false;
-        for &d in &dirs {
-            let chain = impact::explain(&result, d, &targets);
-            any |= chain.is_some();
-            out.push_str(&report::explain_text(
-                &result,
-                old_view,
-                new_view,
-                d,
-                &target,
-                chain.as_deref(),
-            ));
-        }
-        super::emit_committed(budget, &out)?;
-        return Ok(if any { exit::FINDINGS } else { exit::OK });
+        Ok(ImpactRequest {
+            old,
+            new,
+            extract: self.input.extract_options(),
+            changed,
+            explain,
+            directions: match self.direction {
+                DirectionArg::Fwd => vec![Direction::Fwd],
+                DirectionArg::Bwd => vec![Direction::Bwd],
+                DirectionArg::Both => vec![Direction::Fwd, Direction::Bwd],
+            },
+            engine: self.engine.into(),
+        })
     }
-    let text = match args.format {
-        ImpactFormat::Text => report::impact_text(&result, old_view, new_view, &dirs),
-        ImpactFormat::Json => report::impact_json(&result, old_view, new_view, &dirs) + "\n",
-        ImpactFormat::Dot => report::impact_dot(&result, new_view, &dirs, &args.dot.options()),
-        ImpactFormat::Sarif => report::impact_sarif(&result, old_view, new_view, &dirs) + "\n",
+}
+
+pub fn run(args: &ImpactArgs, quiet: bool, budget: &Budget) -> Result<i32> {
+    let outcome = pipeline::impact(&args.request()?, budget, &mut show_events(quiet))?;
+    let (old, new, dirs) = (outcome.old_view(), &outcome.new, &outcome.directions);
+    let text = match (&outcome.explained, args.format) {
+        (Some(e), _) => e
+            .chains
+            .iter()
+            .map(|(d, chain)| {
+                report::explain_text(&outcome.result, old, new, *d, &e.target, chain.as_deref())
+            })
+            .collect(),
+        (None, ImpactFormat::Text) => report::impact_text(&outcome.result, old, new, dirs),
+        (None, ImpactFormat::Json) => report::impact_json(&outcome.result, old, new, dirs) + "\n",
+        (None, ImpactFormat::Dot) => {
+            report::impact_dot(&outcome.result, new, dirs, &args.dot.options())
+        }
+        (None, ImpactFormat::Sarif) => report::impact_sarif(&outcome.result, old, new, dirs) + "\n",
     };
     super::emit_committed(budget, &text)?;
-    let impacted = dirs.iter().any(|d| match d {
-        Direction::Fwd => !result.fwd.is_empty() || !result.fwd_old.is_empty(),
-        Direction::Bwd => !result.bwd.is_empty() || !result.bwd_old.is_empty(),
-    });
-    Ok(if impacted { exit::FINDINGS } else { exit::OK })
+    Ok(outcome.answer().exit_code())
 }

@@ -1,19 +1,27 @@
-//! The command line: clap definitions and dispatch, nothing else.
+//! The command line: clap definitions, turning arguments into a
+//! [`crate::pipeline`] request, rendering its outcome and exiting with its
+//! answer. The only module that knows clap.
 
+pub mod changes;
 pub mod diff;
+pub mod facts;
+pub mod impact;
 pub mod query;
+pub mod store;
+pub mod symex;
+pub mod values;
 
 use crate::budget::{Budget, Limits};
 use crate::error::{exit, ConcordError, Result};
-use crate::facts::{self, extract::ExtractOptions, io::FactFormat};
+use crate::facts::extract::ExtractOptions;
 use crate::frontend::{self, CompileOptions};
+use crate::load::VersionSource;
+use crate::pipeline::{Event, VersionPair};
 use crate::report::style::{self, ColorChoice};
 use clap::{Args, Parser, Subcommand};
-use std::path::PathBuf;
-use std::time::Instant;
-
-pub mod impact;
-pub mod store;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use values::ColorArg;
 
 /// An "Exit codes:" block: the command's own 0/1 lines, then the errors
 /// it can end with (docs/cli.md lists the same per command).
@@ -129,8 +137,8 @@ pub struct Cli {
     #[arg(long, short, global = true)]
     pub quiet: bool,
     /// Colour in text output and progress (auto: on a terminal, unless NO_COLOR is set).
-    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::default(), value_name = "WHEN")]
-    pub color: ColorChoice,
+    #[arg(long, value_enum, global = true, default_value_t = ColorArg::from(ColorChoice::default()), value_name = "WHEN")]
+    pub color: ColorArg,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -139,7 +147,7 @@ pub struct Cli {
 pub enum Command {
     /// Extract facts from a program and write them as Soufflé-style files.
     #[command(after_help = FACTS_EXIT_CODES)]
-    Facts(FactsArgs),
+    Facts(facts::FactsArgs),
     /// Print the facts schema (the text of docs/facts.md).
     #[command(after_help = PRINT_EXIT_CODES)]
     Schema,
@@ -152,13 +160,13 @@ pub enum Command {
     Rules(query::RulesArgs),
     /// Symbolically execute a pthread program and report assertion violations, error calls and deadlocks.
     #[command(after_help = SYMEX_EXIT_CODES)]
-    Symex(crate::symex::cli::SymexArgs),
+    Symex(symex::SymexArgs),
     /// Re-execute a test case written by `concord symex` and confirm its violation.
     #[command(after_help = REPLAY_EXIT_CODES)]
-    Replay(crate::symex::cli::ReplayArgs),
+    Replay(symex::ReplayArgs),
     /// Show which statements a patch added, deleted, modified or moved (Δdiff).
     #[command(after_help = CHANGES_EXIT_CODES)]
-    Changes(ChangesArgs),
+    Changes(changes::ChangesArgs),
     /// Forward and backward change-impact sets across threads and functions.
     #[command(after_help = IMPACT_EXIT_CODES)]
     Impact(impact::ImpactArgs),
@@ -259,14 +267,32 @@ pub struct VersionFlags {
 }
 
 impl InputArgs {
-    /// These arguments plus one version's own flags.
-    pub fn with_cflags(&self, extra: Option<&str>) -> InputArgs {
-        let mut i = self.clone();
+    /// The compile options plus one version's own flags (after `--cflags`).
+    pub fn compile_options_with(&self, extra: Option<&str>) -> CompileOptions {
+        let mut compile = self.compile_options();
         if let Some(e) = extra {
-            let all = format!("{} {e}", i.compile.cflags.take().unwrap_or_default());
-            i.compile.cflags = Some(all);
+            compile
+                .extra_flags
+                .extend(e.split_whitespace().map(String::from));
         }
-        i
+        compile
+    }
+
+    /// One version at `path`, compiled with these arguments plus `extra`.
+    pub fn version(&self, path: &Path, extra: Option<&str>) -> VersionSource {
+        VersionSource {
+            path: path.to_path_buf(),
+            compile: self.compile_options_with(extra),
+        }
+    }
+
+    /// Two versions, each with its own flags.
+    pub fn pair(&self, old: &Path, new: &Path, flags: &VersionFlags) -> VersionPair {
+        VersionPair {
+            old: self.version(old, flags.old_cflags.as_deref()),
+            new: self.version(new, flags.new_cflags.as_deref()),
+            extract: self.extract_options(),
+        }
     }
 }
 
@@ -303,44 +329,6 @@ impl BudgetArgs {
     }
 }
 
-#[derive(Args, Debug)]
-pub struct FactsArgs {
-    /// The program: a .c, .ll or .bc file with a main function, a build
-    /// directory (compile_commands.json), or C files `a.c,b.c` or `@LIST`.
-    pub program: PathBuf,
-    /// Output directory (created if missing).
-    #[arg(short, long, value_name = "DIR")]
-    pub output: PathBuf,
-    /// File format of the relations.
-    #[arg(long, value_enum, default_value_t = FactFormat::Tsv)]
-    pub format: FactFormat,
-    #[command(flatten)]
-    pub input: InputArgs,
-    #[command(flatten)]
-    pub budget: BudgetArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct ChangesArgs {
-    /// The old version: a program (.c, .ll, .bc), a build directory
-    /// (compile_commands.json), C files `a.c,b.c` or `@LIST`, or a fact directory.
-    pub old: PathBuf,
-    /// The new version, in the same forms.
-    pub new: PathBuf,
-    /// Output format (SARIF: one note per changed line).
-    #[arg(long, value_enum, default_value_t = ChangesFormat::Text)]
-    pub format: ChangesFormat,
-    /// Show each changed statement's LLVM instruction under its source line.
-    #[arg(long)]
-    pub ir: bool,
-    #[command(flatten)]
-    pub input: InputArgs,
-    #[command(flatten)]
-    pub versions: VersionFlags,
-    #[command(flatten)]
-    pub budget: BudgetArgs,
-}
-
 /// `--limit` and `--focus` of a command that draws DOT graphs.
 #[derive(Args, Debug, Clone, Default)]
 pub struct DotArgs {
@@ -366,141 +354,20 @@ impl DotArgs {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TextOrJson {
-    Text,
-    Json,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ChangesFormat {
-    Text,
-    Json,
-    Sarif,
-}
-
-pub use crate::load::LoadedVersion;
-
-/// Load a version from a program, a build or a fact directory.
-pub fn load_version(path: &std::path::Path, input: &InputArgs) -> Result<LoadedVersion> {
-    let loaded =
-        crate::load::load_version(path, &input.compile_options(), &input.extract_options())?;
-    warn_unresolved(&loaded.facts);
-    Ok(loaded)
-}
-
-/// Parts of the program the model could not resolve, on stderr unless `-q`.
-fn warn_unresolved(facts: &facts::FactSet) {
-    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
-        for w in facts::extract::unresolved_warnings(facts) {
-            eprintln!("concord: warning: {w}");
+/// Show a pipeline's events on stderr, except under `-q` (where only
+/// those [`Event::shown_when_quiet`] are). A closed or full stderr is not
+/// worth failing for.
+pub fn show_events(quiet: bool) -> impl FnMut(Event) {
+    move |e| {
+        if !quiet || e.shown_when_quiet() {
+            let _ = writeln!(std::io::stderr(), "{e}");
         }
     }
-}
-
-/// Δdiff and Δmap between two loaded versions.
-pub fn match_loaded(old: &LoadedVersion, new: &LoadedVersion) -> crate::versions::VersionMatch {
-    crate::load::match_loaded(old, new)
-}
-
-/// `-q` was given: warnings stay silent too.
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Load and extract a program's facts (shared by every subcommand). Parts
-/// of the program the model could not resolve are warned about on stderr.
-pub fn extract_program(path: &std::path::Path, input: &InputArgs) -> Result<facts::FactSet> {
-    let facts =
-        crate::load::extract_program(path, &input.compile_options(), &input.extract_options())?;
-    warn_unresolved(&facts);
-    Ok(facts)
-}
-
-/// Load both versions and match them, each step a phase of `budget`.
-pub fn load_pair(
-    old: &std::path::Path,
-    new: &std::path::Path,
-    input: &InputArgs,
-    flags: &VersionFlags,
-    budget: &Budget,
-) -> Result<(LoadedVersion, LoadedVersion, crate::versions::VersionMatch)> {
-    budget.phase("load both versions")?;
-    let (o, n) = load_both(old, new, input, flags)?;
-    budget.phase("match versions")?;
-    let m = match_loaded(&o, &n);
-    budget.end_phase();
-    Ok((o, n, m))
-}
-
-/// Load two versions side by side (compiling, parsing and extracting are
-/// independent); old's error, if both fail, is the one reported, and
-/// warnings come after both, old's first.
-pub fn load_both(
-    old: &std::path::Path,
-    new: &std::path::Path,
-    input: &InputArgs,
-    flags: &VersionFlags,
-) -> Result<(LoadedVersion, LoadedVersion)> {
-    let (o_in, n_in) = (
-        input.with_cflags(flags.old_cflags.as_deref()),
-        input.with_cflags(flags.new_cflags.as_deref()),
-    );
-    let load = |path: &std::path::Path, input: &InputArgs| {
-        crate::load::load_version(path, &input.compile_options(), &input.extract_options())
-    };
-    // the two loads are independent: one core each
-    let mut both = crate::parallel::map(&[(old, &o_in), (new, &n_in)], |&(path, input)| {
-        load(path, input)
-    })
-    .into_iter();
-    let (o, n) = (both.next().expect("old"), both.next().expect("new"));
-    let (o, n) = (o?, n?);
-    warn_unresolved(&o.facts);
-    warn_unresolved(&n.facts);
-    Ok((o, n))
 }
 
 /// Write `text` to stdout inside the budget's commit (never cut by a limit).
 pub fn emit_committed(budget: &Budget, text: &str) -> Result<()> {
     budget.commit(|| emit(text))
-}
-
-fn run_facts(args: &FactsArgs, quiet: bool, budget: &Budget) -> Result<i32> {
-    let start = Instant::now();
-    budget.phase("extract facts")?;
-    let facts = extract_program(&args.program, &args.input)?;
-    budget.commit(|| facts::io::write_dir(&facts, &args.output, args.format))?;
-    if !quiet {
-        let total: usize = facts.relations.values().map(|r| r.len()).sum();
-        eprintln!(
-            "concord: {} statements, {} threads, {} locations, {} facts in {} relations -> {} ({:.1?})",
-            facts.statements.len(),
-            facts.threads.len(),
-            facts.locations.len(),
-            total,
-            facts.relations.len(),
-            args.output.display(),
-            start.elapsed()
-        );
-    }
-    // The process exits next: freeing millions of rows one by one took
-    // about 5% of a `facts` run on pigz, for memory the exit returns anyway.
-    std::mem::forget(facts);
-    Ok(exit::OK)
-}
-
-fn run_changes(args: &ChangesArgs, budget: &Budget) -> Result<i32> {
-    let (old, new, m) = load_pair(&args.old, &args.new, &args.input, &args.versions, budget)?;
-    let text = match args.format {
-        ChangesFormat::Json => crate::report::changes::json(&m, &old, &new) + "\n",
-        ChangesFormat::Sarif => crate::report::changes::sarif(&m, &old, &new) + "\n",
-        ChangesFormat::Text => crate::report::changes::text(&m, &old, &new, args.ir),
-    };
-    emit_committed(budget, &text)?;
-    Ok(if m.changes.is_empty() {
-        exit::OK
-    } else {
-        exit::FINDINGS
-    })
 }
 
 pub fn main() -> i32 {
@@ -551,20 +418,19 @@ fn run() -> i32 {
             };
         }
     };
-    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
-    style::init(cli.color);
+    style::init(cli.color.into());
     let q = cli.quiet;
     let result = match &cli.command {
-        Command::Facts(args) => run_facts(args, q, &args.budget.start(q)),
-        Command::Changes(args) => run_changes(args, &args.budget.start(q)),
+        Command::Facts(args) => facts::run(args, q, &args.budget.start(q)),
+        Command::Changes(args) => changes::run(args, q, &args.budget.start(q)),
         Command::Diff(args) => diff::run(args, q, &args.budget.start(q)),
-        Command::Query(args) => query::run(args, &args.budget.start(q)),
+        Command::Query(args) => query::run(args, q, &args.budget.start(q)),
         Command::Rules(args) => query::run_rules(args),
-        Command::Symex(args) => crate::symex::cli::symex(args, cli.quiet),
-        Command::Replay(args) => crate::symex::cli::replay(args),
-        Command::Impact(args) => impact::run_impact(args, &args.budget.start(q)),
+        Command::Symex(args) => symex::run(args, q),
+        Command::Replay(args) => symex::replay(args),
+        Command::Impact(args) => impact::run(args, q, &args.budget.start(q)),
         Command::Store(args) => store::run(args),
-        Command::Schema => emit(&facts::schema::schema_markdown()).map(|()| exit::OK),
+        Command::Schema => emit(&crate::facts::schema::schema_markdown()).map(|()| exit::OK),
     };
     match result {
         Ok(code) => code,
@@ -576,7 +442,6 @@ fn run() -> i32 {
 /// is an error with its own exit code: the answer was not delivered, so
 /// the exit code must not claim one ("no difference" would be a lie).
 pub fn emit(text: &str) -> Result<()> {
-    use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())

@@ -1,12 +1,14 @@
 //! `concord query` (any relation, statements as source locations) and
 //! `concord rules` (the rules for other engines).
 
-use super::{emit, load_version, InputArgs, QUERY_EXIT_CODES};
+use super::values::EngineArg;
+use super::{emit, show_events, InputArgs, QUERY_EXIT_CODES};
 use crate::analysis::diff::DiffOptions;
-use crate::analysis::{run as run_rules_on, DiffProgram, Engine, RuleProgram};
-use crate::error::{exit, ConcordError, Result};
-use crate::facts::schema::{self, ColumnKind};
+use crate::analysis::{DiffProgram, RuleProgram};
+use crate::error::{exit, Result};
+use crate::facts::schema::ColumnKind;
 use crate::facts::FactSet;
+use crate::pipeline::query::{self as pipeline, QueryRequest};
 use clap::Args;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -31,74 +33,12 @@ pub struct QueryArgs {
     #[arg(long, value_enum, default_value_t = QueryFormat::Tsv)]
     pub format: QueryFormat,
     /// Datalog engine for derived relations (crepe is the reference engine).
-    #[arg(long, value_enum, default_value_t = DiffOptions::default().engine)]
-    pub engine: Engine,
+    #[arg(long, value_enum, default_value_t = EngineArg::from(DiffOptions::default().engine))]
+    pub engine: EngineArg,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub budget: super::BudgetArgs,
-}
-
-/// Derived relations name their columns by convention: `t…` threads;
-/// `m…`, `c…`, `v…` locations; `k…` plain numbers (components, kinds);
-/// everything else statements.
-fn derived_kind(column: &str) -> ColumnKind {
-    match column.chars().next() {
-        Some('t') => ColumnKind::Thread,
-        Some('k') => ColumnKind::Number,
-        Some('m' | 'c' | 'v') => ColumnKind::Loc,
-        _ => ColumnKind::Stmt,
-    }
-}
-
-/// Column names and kinds of a relation, and the program deriving it (None: extracted).
-type RelationShape = (Vec<(String, ColumnKind)>, Option<RuleProgram>);
-
-fn columns_of(relation: &str) -> Option<RelationShape> {
-    if let Some(r) = schema::relation(relation) {
-        return Some((
-            r.columns
-                .iter()
-                .map(|c| (c.name.to_string(), c.kind))
-                .collect(),
-            None,
-        ));
-    }
-    let program = RuleProgram::deriving(relation)?;
-    let (_, cols) = program.outputs().iter().find(|(n, _)| *n == relation)?;
-    // Points-to columns are IR ids (contexts, values, objects, paths).
-    let kind = |c: &str| match program {
-        RuleProgram::Pointsto => ColumnKind::Number,
-        _ => derived_kind(c),
-    };
-    Some((
-        cols.iter().map(|c| (c.to_string(), kind(c))).collect(),
-        Some(program),
-    ))
-}
-
-fn matches(f: &FactSet, kind: ColumnKind, id: u32, value: &str) -> bool {
-    match kind {
-        ColumnKind::Stmt => {
-            let Some(s) = f.statement(id) else {
-                return false;
-            };
-            if let Some((file, line)) = value.rsplit_once(':') {
-                line.parse::<u32>().is_ok_and(|l| l == s.line)
-                    && (s.file == file || s.file.ends_with(&format!("/{file}")))
-            } else {
-                value.parse::<u32>().is_ok_and(|v| v == s.line || v == id)
-            }
-        }
-        ColumnKind::Loc => {
-            f.location(id).is_some_and(|l| l.name == value)
-                || value.parse::<u32>().is_ok_and(|v| v == id)
-        }
-        ColumnKind::Thread | ColumnKind::Number => value
-            .trim_start_matches('t')
-            .parse::<u32>()
-            .is_ok_and(|v| v == id),
-    }
 }
 
 fn cell_text(f: &FactSet, kind: ColumnKind, id: u32) -> String {
@@ -132,51 +72,16 @@ fn cell_json(f: &FactSet, kind: ColumnKind, id: u32) -> Value {
     }
 }
 
-pub fn run(args: &QueryArgs, budget: &crate::budget::Budget) -> Result<i32> {
-    let (columns, program) = columns_of(&args.relation).ok_or_else(|| {
-        let mut known: Vec<&str> = schema::all().map(|r| r.name).collect();
-        known.extend(RuleProgram::Sync3.outputs().iter().map(|(n, _)| *n));
-        ConcordError::Usage(format!(
-            "unknown relation `{}`; known: {}",
-            args.relation,
-            known.join(", ")
-        ))
-    })?;
-    let mut filters = Vec::new();
-    for f in &args.filters {
-        let (col, value) = f
-            .split_once('=')
-            .ok_or_else(|| ConcordError::Usage(format!("--where takes COL=VALUE, got `{f}`")))?;
-        let index = columns.iter().position(|(c, _)| c == col).ok_or_else(|| {
-            let names: Vec<&str> = columns.iter().map(|(c, _)| c.as_str()).collect();
-            ConcordError::Usage(format!(
-                "`{}` has no column `{col}` (columns: {})",
-                args.relation,
-                names.join(", ")
-            ))
-        })?;
-        filters.push((index, value.to_string()));
-    }
-    budget.phase("load")?;
-    let version = load_version(&args.program, &args.input)?;
-    budget.phase("rules")?;
-    let f = &version.facts;
-    let rows: Vec<Vec<u32>> = match program {
-        None => f.rows(&args.relation).cloned().collect(),
-        Some(p) => run_rules_on(p, args.engine, f)
-            .remove(&args.relation)
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
+pub fn run(args: &QueryArgs, quiet: bool, budget: &crate::budget::Budget) -> Result<i32> {
+    let req = QueryRequest {
+        program: args.input.version(&args.program, None),
+        extract: args.input.extract_options(),
+        relation: args.relation.clone(),
+        filters: args.filters.clone(),
+        engine: args.engine.into(),
     };
-    let kept: Vec<&Vec<u32>> = rows
-        .iter()
-        .filter(|row| {
-            filters
-                .iter()
-                .all(|(i, v)| matches(f, columns[*i].1, row[*i], v))
-        })
-        .collect();
+    let outcome = pipeline::query(&req, budget, &mut show_events(quiet))?;
+    let (f, columns, kept) = (&outcome.version.facts, &outcome.columns, &outcome.rows);
     let out = match args.format {
         QueryFormat::Tsv => {
             let mut s = columns
@@ -185,10 +90,10 @@ pub fn run(args: &QueryArgs, budget: &crate::budget::Budget) -> Result<i32> {
                 .collect::<Vec<_>>()
                 .join("\t")
                 + "\n";
-            for row in &kept {
+            for row in kept {
                 let cells: Vec<String> = row
                     .iter()
-                    .zip(&columns)
+                    .zip(columns.iter())
                     .map(|(&id, (_, k))| cell_text(f, *k, id))
                     .collect();
                 s.push_str(&cells.join("\t"));
@@ -202,7 +107,7 @@ pub fn run(args: &QueryArgs, budget: &crate::budget::Budget) -> Result<i32> {
                 .map(|row| {
                     Value::Object(
                         row.iter()
-                            .zip(&columns)
+                            .zip(columns.iter())
                             .map(|(&id, (c, k))| (c.clone(), cell_json(f, *k, id)))
                             .collect(),
                     )
@@ -213,7 +118,7 @@ pub fn run(args: &QueryArgs, budget: &crate::budget::Budget) -> Result<i32> {
         }
     };
     super::emit_committed(budget, &out)?;
-    Ok(exit::OK)
+    Ok(outcome.answer().exit_code())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

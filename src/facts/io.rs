@@ -11,7 +11,7 @@ use crate::error::{ConcordError, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FactFormat {
     /// `<relation>.facts`, tab-separated (Soufflé's input format).
     Tsv,

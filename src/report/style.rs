@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ColorChoice {
     #[default]
     Auto,

@@ -10,7 +10,7 @@ use crate::symex::{Exploration, Finding, FindingKind, TraceStep, Verdict};
 use serde_json::json;
 
 /// Output format of the summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SymexFormat {
     #[default]
     Text,

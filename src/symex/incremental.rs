@@ -181,6 +181,16 @@ pub fn plan(old: &VersionInput<'_>, new: &VersionInput<'_>) -> Plan {
             source: new.source,
         },
     );
+    plan_matched(matching, old, new)
+}
+
+/// [`plan`] with the versions already matched (a build's versions are
+/// matched file by file: `load::match_loaded`).
+pub fn plan_matched(
+    matching: VersionMatch,
+    old: &VersionInput<'_>,
+    new: &VersionInput<'_>,
+) -> Plan {
     let groups = impact::change_groups(&matching, old.facts, new.facts);
     let result = impact::analyse(
         crate::analysis::Engine::Ascent,

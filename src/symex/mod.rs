@@ -16,8 +16,6 @@
 //! # Ok(()) }
 //! ```
 
-pub mod cli;
-mod cli_incremental;
 pub mod directed;
 mod engine;
 pub mod incremental;
