@@ -67,6 +67,21 @@ const RULES: &[Rule] = &[
         allowed_in: &[],
     },
     Rule {
+        name: "loading produces versions; it runs no analysis and renders nothing",
+        modules: &["load"],
+        forbidden: &["analysis", "report", "symex", "pipeline", "cli"],
+        allowed_in: &[],
+    },
+    Rule {
+        name: "pipelines are the top of the library: nothing below calls them",
+        modules: &[
+            "frontend", "compdb", "filelist", "facts", "datalog", "versions", "analysis", "load",
+            "report", "symex",
+        ],
+        forbidden: &["pipeline"],
+        allowed_in: &[],
+    },
+    Rule {
         name: "reports render results; they do not run symex or parse arguments",
         modules: &["report"],
         forbidden: &["cli", "symex::engine"],
@@ -514,6 +529,8 @@ fn violating_graphs_are_caught() {
     }
     let fine = [
         edge("cli::diff", "clap::Parser"),
+        edge("cli::diff", "pipeline::diff"),
+        edge("pipeline::diff", "report::diff"),
         edge("cli", "analysis::diff"),
         edge("report::diff", "analysis::diff::SyncDiff"),
         edge("symex::incremental", "analysis::impact"),
