@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod budget;
+pub mod calls;
 pub mod cli;
 pub mod compdb;
 pub mod error;

@@ -258,9 +258,16 @@ pub fn plan(old: &VersionInput<'_>, new: &VersionInput<'_>) -> Plan {
 fn is_sync(s: &crate::facts::StatementInfo) -> bool {
     matches!(s.kind.as_str(), "atomicrmw" | "cmpxchg" | "fence")
         || (s.kind == "call"
-            && (s.text.contains("@pthread_")
-                || s.text.contains("@__VERIFIER_atomic")
-                || s.text.contains("@sem_")))
+            && global_names(&s.text).any(|n| {
+                crate::calls::is_pthread_api(n)
+                    || n.starts_with("__VERIFIER_atomic")
+                    || n.starts_with("sem_")
+            }))
+}
+
+/// The `@name`s an instruction's text refers to (callee and arguments).
+fn global_names(text: &str) -> impl Iterator<Item = &str> {
+    text.split('@').skip(1)
 }
 
 /// Where an OLD finding stands in NEW.

@@ -21,6 +21,7 @@
 //! * accesses to globals that no relevant instruction reads are left out of
 //!   the DPOR dependence relation (their order cannot matter).
 
+use crate::calls;
 use llvm_ir::instruction::Call;
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -171,18 +172,18 @@ impl Slice {
                                 // intrinsics (which also write memory).
                                 // Assumptions and synchronisation shape
                                 // every later path: always criteria.
-                                if name.starts_with("pthread_") || name.contains("assume") {
+                                if calls::is_pthread_api(&name) || name.contains("assume") {
                                     work.push(id);
                                 } else {
                                     finding_seeds.push(id);
                                 }
                                 // The +CIA slice knows which library calls
                                 // write no program memory.
-                                if !(cia && writes_no_memory(&name)) {
+                                if !(cia && calls::writes_no_memory(&name)) {
                                     stores.push((id, Mem::Any));
                                 }
                             }
-                            if name == "pthread_create" {
+                            if calls::role(&name) == calls::Role::ThreadCreate {
                                 if let Some(Operand::ConstantOperand(c2)) =
                                     c.arguments.get(2).map(|a| &a.0)
                                 {
@@ -416,42 +417,6 @@ fn blocks_later_findings(f: &Function, b: usize, hit: &[Id]) -> bool {
     from.push(b);
     hit.iter()
         .any(|a| from.contains(&a.1) || reaches(&succ, &from, a.1))
-}
-
-/// Library calls that write no memory of the program (the mutex and
-/// condition objects they update are only accessed through these calls).
-fn writes_no_memory(name: &str) -> bool {
-    matches!(
-        name,
-        "__assert_fail"
-            | "__assert"
-            | "__assert_rtn"
-            | "reach_error"
-            | "__VERIFIER_error"
-            | "__VERIFIER_assert"
-            | "abort"
-            | "exit"
-            | "malloc"
-            | "calloc"
-            | "free"
-            | "printf"
-            | "puts"
-            | "putchar"
-            | "pthread_mutex_lock"
-            | "pthread_mutex_unlock"
-            | "pthread_mutex_trylock"
-            | "pthread_mutex_init"
-            | "pthread_mutex_destroy"
-            | "pthread_cond_wait"
-            | "pthread_cond_signal"
-            | "pthread_cond_broadcast"
-            | "pthread_cond_init"
-            | "pthread_cond_destroy"
-            | "pthread_self"
-            | "sleep"
-            | "usleep"
-            | "sched_yield"
-    ) || name.starts_with("__VERIFIER_nondet_")
 }
 
 fn mem_of(

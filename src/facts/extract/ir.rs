@@ -224,52 +224,9 @@ pub fn term_opcode(term: &T) -> &'static str {
     }
 }
 
-/// Library calls with a meaning in concord's model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LibCall {
-    ThreadCreate,
-    ThreadJoin,
-    MutexLock,
-    MutexUnlock,
-    MutexTrylock,
-    CondWait,
-    CondSignal,
-    CondBroadcast,
-    AssertFail,
-    Alloc,
-    Realloc,
-    MemCopy,
-    /// A debug intrinsic: not a statement.
-    Debug,
-    /// Threading APIs concord does not model (refused).
-    UnmodelledThreads,
-    Other,
-}
+/// What a library call means to the facts: a row of `crate::calls`.
+pub use crate::calls::Role as LibCall;
 
 pub fn classify(callee: &str) -> LibCall {
-    match callee {
-        "pthread_create" => LibCall::ThreadCreate,
-        "pthread_join" => LibCall::ThreadJoin,
-        "pthread_mutex_lock" | "pthread_spin_lock" => LibCall::MutexLock,
-        "pthread_mutex_unlock" | "pthread_spin_unlock" => LibCall::MutexUnlock,
-        "pthread_mutex_trylock" | "pthread_spin_trylock" => LibCall::MutexTrylock,
-        "pthread_cond_wait" | "pthread_cond_timedwait" => LibCall::CondWait,
-        "pthread_cond_signal" => LibCall::CondSignal,
-        "pthread_cond_broadcast" => LibCall::CondBroadcast,
-        "__assert_fail" | "__assert_rtn" | "__VERIFIER_error" | "reach_error" => {
-            LibCall::AssertFail
-        }
-        // mmap: fresh pages (custom allocators such as nbds' carve them up)
-        "malloc" | "calloc" | "aligned_alloc" | "strdup" | "strndup" | "valloc" | "pvalloc"
-        | "memalign" | "mmap" | "mmap64" => LibCall::Alloc,
-        "realloc" | "reallocarray" => LibCall::Realloc,
-        "thrd_create" | "fork" | "clone" | "__kmpc_fork_call" => LibCall::UnmodelledThreads,
-        name if name.starts_with("llvm.dbg.") || name.starts_with("llvm.lifetime.") => {
-            LibCall::Debug
-        }
-        name if name.starts_with("llvm.memcpy.") || name.starts_with("llvm.memmove.") => {
-            LibCall::MemCopy
-        }
-        _ => LibCall::Other,
-    }
+    crate::calls::role(callee)
 }
