@@ -387,7 +387,11 @@ pub fn is_thread_local(callee: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{
+        is_thread_local, lookup, role, semantics, writes_no_memory, Exact, Prefix, Role, CALLS,
+        COND_MUTEX_ARGS, P, V,
+    };
+    use super::{Pthread, Unsupported, Verifier};
 
     #[test]
     fn names_are_unique_and_prefixes_do_not_overlap() {

@@ -14,6 +14,7 @@ pub mod error;
 pub mod facts;
 pub mod filelist;
 pub mod frontend;
+pub mod ir;
 pub mod load;
 pub(crate) mod parallel;
 pub mod report;

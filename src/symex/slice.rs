@@ -22,7 +22,7 @@
 //!   the DPOR dependence relation (their order cannot matter).
 
 use crate::calls;
-use llvm_ir::instruction::Call;
+use crate::ir::{callee_name, instr_operands};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -42,19 +42,6 @@ pub struct Slice {
     relevant: HashSet<Id>,
     relevant_mem: HashSet<Name>,
     all_mem: bool,
-}
-
-fn callee(c: &Call) -> Option<String> {
-    match c.function.as_ref().right() {
-        Some(Operand::ConstantOperand(cr)) => match cr.as_ref() {
-            Constant::GlobalReference { name, .. } => Some(match name {
-                Name::Name(s) => s.to_string(),
-                Name::Number(n) => n.to_string(),
-            }),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// Which finding-producing instructions are the slicing criteria.
@@ -153,8 +140,8 @@ impl Slice {
                         | Instruction::URem(_)
                         | Instruction::SRem(_) => finding_seeds.push(id),
                         Instruction::Call(c) => {
-                            let name = callee(c).unwrap_or_default();
-                            let target = fidx.get(name.as_str()).copied();
+                            let name = callee_name(c).unwrap_or_default();
+                            let target = fidx.get(name).copied();
                             let defined = target
                                 .map(|t| !m.functions[t].basic_blocks.is_empty())
                                 .unwrap_or(false);
@@ -244,7 +231,7 @@ impl Slice {
                                 | Instruction::Call(_)
                                 | Instruction::AtomicRMW(_)
                                 | Instruction::CmpXchg(_)
-                        ) && !matches!(i, Instruction::Call(c) if callee(c).map(|n| n.starts_with("llvm.dbg.")).unwrap_or(false))
+                        ) && !matches!(i, Instruction::Call(c) if callee_name(c).is_some_and(|n| n.starts_with("llvm.dbg.")))
                     })
                 });
                 // (+CIA: sliced stores and synchronisation calls bring
@@ -333,7 +320,7 @@ impl Slice {
                     }
                     Instruction::Call(c) => {
                         ops.extend(c.arguments.iter().map(|a| &a.0));
-                        if let Some(t) = callee(c).and_then(|n| fidx.get(n.as_str()).copied()) {
+                        if let Some(t) = callee_name(c).and_then(|n| fidx.get(n).copied()) {
                             for (bj, bb) in m.functions[t].basic_blocks.iter().enumerate() {
                                 if let Terminator::Ret(_) = bb.term {
                                     work.push((t, bj, bb.instrs.len()));
@@ -341,7 +328,7 @@ impl Slice {
                             }
                         }
                     }
-                    _ => ops.extend(operands(i)),
+                    _ => ops.extend(instr_operands(i)),
                 }
             }
             for o in ops {
@@ -448,44 +435,6 @@ fn mem_of(
             _ => Mem::Any,
         },
         _ => Mem::Any,
-    }
-}
-
-fn operands(i: &Instruction) -> Vec<&Operand> {
-    use Instruction as I;
-    match i {
-        I::Add(b) => vec![&b.operand0, &b.operand1],
-        I::Sub(b) => vec![&b.operand0, &b.operand1],
-        I::Mul(b) => vec![&b.operand0, &b.operand1],
-        I::UDiv(b) => vec![&b.operand0, &b.operand1],
-        I::SDiv(b) => vec![&b.operand0, &b.operand1],
-        I::URem(b) => vec![&b.operand0, &b.operand1],
-        I::SRem(b) => vec![&b.operand0, &b.operand1],
-        I::And(b) => vec![&b.operand0, &b.operand1],
-        I::Or(b) => vec![&b.operand0, &b.operand1],
-        I::Xor(b) => vec![&b.operand0, &b.operand1],
-        I::Shl(b) => vec![&b.operand0, &b.operand1],
-        I::LShr(b) => vec![&b.operand0, &b.operand1],
-        I::AShr(b) => vec![&b.operand0, &b.operand1],
-        I::ICmp(b) => vec![&b.operand0, &b.operand1],
-        I::ZExt(c) => vec![&c.operand],
-        I::SExt(c) => vec![&c.operand],
-        I::Trunc(c) => vec![&c.operand],
-        I::BitCast(c) => vec![&c.operand],
-        I::PtrToInt(c) => vec![&c.operand],
-        I::IntToPtr(c) => vec![&c.operand],
-        I::Freeze(c) => vec![&c.operand],
-        I::Select(s) => vec![&s.condition, &s.true_value, &s.false_value],
-        I::GetElementPtr(g) => {
-            let mut v = vec![&g.address];
-            v.extend(g.indices.iter());
-            v
-        }
-        I::Store(s) => vec![&s.address, &s.value],
-        I::AtomicRMW(a) => vec![&a.address, &a.value],
-        I::CmpXchg(a) => vec![&a.address, &a.expected, &a.replacement],
-        I::ExtractValue(e) => vec![&e.aggregate],
-        _ => vec![],
     }
 }
 
