@@ -159,18 +159,18 @@ impl Slice {
                                 // intrinsics (which also write memory).
                                 // Assumptions and synchronisation shape
                                 // every later path: always criteria.
-                                if calls::is_pthread_api(&name) || name.contains("assume") {
+                                if calls::is_pthread_api(name) || name.contains("assume") {
                                     work.push(id);
                                 } else {
                                     finding_seeds.push(id);
                                 }
                                 // The +CIA slice knows which library calls
                                 // write no program memory.
-                                if !(cia && calls::writes_no_memory(&name)) {
+                                if !(cia && calls::writes_no_memory(name)) {
                                     stores.push((id, Mem::Any));
                                 }
                             }
-                            if calls::role(&name) == calls::Role::ThreadCreate {
+                            if calls::role(name) == calls::Role::ThreadCreate {
                                 if let Some(Operand::ConstantOperand(c2)) =
                                     c.arguments.get(2).map(|a| &a.0)
                                 {
