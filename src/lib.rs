@@ -7,12 +7,14 @@
 
 pub mod analysis;
 pub mod budget;
+pub mod calls;
 pub mod cli;
 pub mod compdb;
 pub mod error;
 pub mod facts;
 pub mod filelist;
 pub mod frontend;
+pub mod ir;
 pub mod load;
 pub(crate) mod parallel;
 pub mod pipeline;

@@ -22,6 +22,12 @@ pub struct StatementInfo {
     pub thread: u32,
     pub kind: String,
     pub text: String,
+    /// The instruction this statement is, in the module it was extracted
+    /// from. In memory only (not a column of `statements.tsv`): `None`
+    /// for facts read from a fact directory and for globals' initial
+    /// values.
+    #[serde(skip)]
+    pub instr: Option<crate::ir::InstrLoc>,
 }
 
 impl StatementInfo {

@@ -43,30 +43,59 @@ pub struct Plan {
     pub sync_changed: bool,
 }
 
-/// Index of a module's instructions by (function, printed text).
+/// A module's instructions, for mapping statements to them: by the
+/// instruction id a statement carries when it was extracted from this
+/// module, else (facts read from a fact directory) by function and
+/// printed text, built on first need.
 struct InstrIndex<'m> {
     m: &'m Module,
-    by_text: HashMap<(String, String), Vec<InstrId>>,
+    by_text: std::cell::OnceCell<HashMap<(String, String), Vec<InstrId>>>,
 }
 
 impl<'m> InstrIndex<'m> {
     fn new(m: &'m Module) -> Self {
-        let mut by_text: HashMap<(String, String), Vec<InstrId>> = HashMap::new();
-        for (fi, f) in m.functions.iter().enumerate() {
-            for (bi, b) in f.basic_blocks.iter().enumerate() {
-                for (ii, i) in b.instrs.iter().enumerate() {
-                    by_text
-                        .entry((f.name.clone(), plain_text(&i.to_string())))
-                        .or_default()
-                        .push((fi, bi, ii));
-                }
-                by_text
-                    .entry((f.name.clone(), plain_text(&b.term.to_string())))
-                    .or_default()
-                    .push((fi, bi, b.instrs.len()));
-            }
+        InstrIndex {
+            m,
+            by_text: std::cell::OnceCell::new(),
         }
-        InstrIndex { m, by_text }
+    }
+
+    fn by_text(&self) -> &HashMap<(String, String), Vec<InstrId>> {
+        self.by_text.get_or_init(|| {
+            let mut by_text: HashMap<(String, String), Vec<InstrId>> = HashMap::new();
+            for (fi, f) in self.m.functions.iter().enumerate() {
+                for (bi, b) in f.basic_blocks.iter().enumerate() {
+                    for (ii, i) in b.instrs.iter().enumerate() {
+                        by_text
+                            .entry((f.name.clone(), plain_text(&i.to_string())))
+                            .or_default()
+                            .push((fi, bi, ii));
+                    }
+                    by_text
+                        .entry((f.name.clone(), plain_text(&b.term.to_string())))
+                        .or_default()
+                        .push((fi, bi, b.instrs.len()));
+                }
+            }
+            by_text
+        })
+    }
+
+    /// The statement's own instruction, when its id names an instruction
+    /// of this module with the statement's function and text (facts of
+    /// another build of the program fall back to the text).
+    fn by_id(&self, s: &crate::facts::StatementInfo) -> Option<InstrId> {
+        let at = s.instr?;
+        let f = self.m.functions.get(at.function)?;
+        let b = f.basic_blocks.get(at.block)?;
+        let text = match b.instrs.get(at.index) {
+            Some(i) => i.to_string(),
+            None if at.index == b.instrs.len() => b.term.to_string(),
+            None => return None,
+        };
+        // Long texts are shortened in the statement table (ending in '…').
+        let same_text = plain_text(&text) == s.text || s.text.ends_with('…');
+        (f.name == s.function && same_text).then_some((at.function, at.block, at.index))
     }
 
     fn debug_loc(&self, id: InstrId) -> (String, u32) {
@@ -107,14 +136,18 @@ impl<'m> InstrIndex<'m> {
         false
     }
 
-    /// The instructions a statement stands for: same function and text, at
-    /// the statement's line and column (all of them if none is there: a
-    /// statement matching several instructions impacts each of them).
+    /// The instructions a statement stands for: its own (by id), else
+    /// those with its function and text at its line and column (all of
+    /// them if none is there: a statement matching several instructions
+    /// impacts each of them).
     fn instrs_of(&self, facts: &FactSet, stmt: u32) -> Vec<InstrId> {
         let Some(s) = facts.statement(stmt) else {
             return Vec::new();
         };
-        let Some(cands) = self.by_text.get(&(s.function.clone(), s.text.clone())) else {
+        if let Some(id) = self.by_id(s) {
+            return vec![id];
+        }
+        let Some(cands) = self.by_text().get(&(s.function.clone(), s.text.clone())) else {
             return Vec::new();
         };
         let at: Vec<InstrId> = cands
@@ -268,9 +301,16 @@ pub fn plan_matched(
 fn is_sync(s: &crate::facts::StatementInfo) -> bool {
     matches!(s.kind.as_str(), "atomicrmw" | "cmpxchg" | "fence")
         || (s.kind == "call"
-            && (s.text.contains("@pthread_")
-                || s.text.contains("@__VERIFIER_atomic")
-                || s.text.contains("@sem_")))
+            && global_names(&s.text).any(|n| {
+                crate::calls::is_pthread_api(n)
+                    || n.starts_with("__VERIFIER_atomic")
+                    || n.starts_with("sem_")
+            }))
+}
+
+/// The `@name`s an instruction's text refers to (callee and arguments).
+fn global_names(text: &str) -> impl Iterator<Item = &str> {
+    text.split('@').skip(1)
 }
 
 /// Where an OLD finding stands in NEW.
@@ -511,4 +551,59 @@ pub fn explore_incremental(
     st.old_runs = if reused { 0 } else { old_runs(&old_res.stats) };
     st.old_reused = reused;
     Ok((x, st))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::statement_of_instrs;
+    use crate::facts::extract::{extract, ExtractOptions};
+    use crate::frontend::{load_program, CompileOptions};
+
+    const PROGRAM: &str = r#"#include <pthread.h>
+int x;
+pthread_mutex_t m;
+void *worker(void *a) { pthread_mutex_lock(&m); x = x + 1; pthread_mutex_unlock(&m); return 0; }
+int main(void) {
+  pthread_t t;
+  pthread_create(&t, 0, worker, 0);
+  x = 2;
+  pthread_join(t, 0);
+  return x;
+}
+"#;
+
+    /// Extracted statements carry their instruction: mapping by id gives
+    /// what mapping by (function, text, line, column) gave, and facts
+    /// without ids (as read from a fact directory) still map by text.
+    #[test]
+    fn statements_map_to_instructions_by_id_and_without_ids_by_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prog.c");
+        std::fs::write(&path, PROGRAM).unwrap();
+        let program = load_program(&path, &CompileOptions::default()).unwrap();
+        let facts = extract(&program, &ExtractOptions::default()).unwrap();
+        let with_ids: Vec<_> = facts
+            .statements
+            .iter()
+            .filter(|s| s.instr.is_some())
+            .collect();
+        assert!(
+            with_ids.len() > 10,
+            "{} statements with ids",
+            with_ids.len()
+        );
+        let by_id = statement_of_instrs(&program.module, &facts);
+        for s in &with_ids {
+            let at = s.instr.unwrap();
+            assert!(
+                by_id.contains_key(&(at.function, at.block, at.index)),
+                "{s:?}"
+            );
+        }
+        let mut without = facts.clone();
+        for s in &mut without.statements {
+            s.instr = None;
+        }
+        assert_eq!(statement_of_instrs(&program.module, &without), by_id);
+    }
 }

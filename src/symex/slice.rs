@@ -21,7 +21,8 @@
 //! * accesses to globals that no relevant instruction reads are left out of
 //!   the DPOR dependence relation (their order cannot matter).
 
-use llvm_ir::instruction::Call;
+use crate::calls;
+use crate::ir::{callee_name, instr_operands};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -41,19 +42,6 @@ pub struct Slice {
     relevant: HashSet<Id>,
     relevant_mem: HashSet<Name>,
     all_mem: bool,
-}
-
-fn callee(c: &Call) -> Option<String> {
-    match c.function.as_ref().right() {
-        Some(Operand::ConstantOperand(cr)) => match cr.as_ref() {
-            Constant::GlobalReference { name, .. } => Some(match name {
-                Name::Name(s) => s.to_string(),
-                Name::Number(n) => n.to_string(),
-            }),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// Which finding-producing instructions are the slicing criteria.
@@ -152,8 +140,8 @@ impl Slice {
                         | Instruction::URem(_)
                         | Instruction::SRem(_) => finding_seeds.push(id),
                         Instruction::Call(c) => {
-                            let name = callee(c).unwrap_or_default();
-                            let target = fidx.get(name.as_str()).copied();
+                            let name = callee_name(c).unwrap_or_default();
+                            let target = fidx.get(name).copied();
                             let defined = target
                                 .map(|t| !m.functions[t].basic_blocks.is_empty())
                                 .unwrap_or(false);
@@ -171,18 +159,18 @@ impl Slice {
                                 // intrinsics (which also write memory).
                                 // Assumptions and synchronisation shape
                                 // every later path: always criteria.
-                                if name.starts_with("pthread_") || name.contains("assume") {
+                                if calls::is_pthread_api(name) || name.contains("assume") {
                                     work.push(id);
                                 } else {
                                     finding_seeds.push(id);
                                 }
                                 // The +CIA slice knows which library calls
                                 // write no program memory.
-                                if !(cia && writes_no_memory(&name)) {
+                                if !(cia && calls::writes_no_memory(name)) {
                                     stores.push((id, Mem::Any));
                                 }
                             }
-                            if name == "pthread_create" {
+                            if calls::role(name) == calls::Role::ThreadCreate {
                                 if let Some(Operand::ConstantOperand(c2)) =
                                     c.arguments.get(2).map(|a| &a.0)
                                 {
@@ -243,7 +231,7 @@ impl Slice {
                                 | Instruction::Call(_)
                                 | Instruction::AtomicRMW(_)
                                 | Instruction::CmpXchg(_)
-                        ) && !matches!(i, Instruction::Call(c) if callee(c).map(|n| n.starts_with("llvm.dbg.")).unwrap_or(false))
+                        ) && !matches!(i, Instruction::Call(c) if callee_name(c).is_some_and(|n| n.starts_with("llvm.dbg.")))
                     })
                 });
                 // (+CIA: sliced stores and synchronisation calls bring
@@ -332,7 +320,7 @@ impl Slice {
                     }
                     Instruction::Call(c) => {
                         ops.extend(c.arguments.iter().map(|a| &a.0));
-                        if let Some(t) = callee(c).and_then(|n| fidx.get(n.as_str()).copied()) {
+                        if let Some(t) = callee_name(c).and_then(|n| fidx.get(n).copied()) {
                             for (bj, bb) in m.functions[t].basic_blocks.iter().enumerate() {
                                 if let Terminator::Ret(_) = bb.term {
                                     work.push((t, bj, bb.instrs.len()));
@@ -340,7 +328,7 @@ impl Slice {
                             }
                         }
                     }
-                    _ => ops.extend(operands(i)),
+                    _ => ops.extend(instr_operands(i)),
                 }
             }
             for o in ops {
@@ -418,42 +406,6 @@ fn blocks_later_findings(f: &Function, b: usize, hit: &[Id]) -> bool {
         .any(|a| from.contains(&a.1) || reaches(&succ, &from, a.1))
 }
 
-/// Library calls that write no memory of the program (the mutex and
-/// condition objects they update are only accessed through these calls).
-fn writes_no_memory(name: &str) -> bool {
-    matches!(
-        name,
-        "__assert_fail"
-            | "__assert"
-            | "__assert_rtn"
-            | "reach_error"
-            | "__VERIFIER_error"
-            | "__VERIFIER_assert"
-            | "abort"
-            | "exit"
-            | "malloc"
-            | "calloc"
-            | "free"
-            | "printf"
-            | "puts"
-            | "putchar"
-            | "pthread_mutex_lock"
-            | "pthread_mutex_unlock"
-            | "pthread_mutex_trylock"
-            | "pthread_mutex_init"
-            | "pthread_mutex_destroy"
-            | "pthread_cond_wait"
-            | "pthread_cond_signal"
-            | "pthread_cond_broadcast"
-            | "pthread_cond_init"
-            | "pthread_cond_destroy"
-            | "pthread_self"
-            | "sleep"
-            | "usleep"
-            | "sched_yield"
-    ) || name.starts_with("__VERIFIER_nondet_")
-}
-
 fn mem_of(
     addr: &Operand,
     globals: &HashSet<&Name>,
@@ -483,44 +435,6 @@ fn mem_of(
             _ => Mem::Any,
         },
         _ => Mem::Any,
-    }
-}
-
-fn operands(i: &Instruction) -> Vec<&Operand> {
-    use Instruction as I;
-    match i {
-        I::Add(b) => vec![&b.operand0, &b.operand1],
-        I::Sub(b) => vec![&b.operand0, &b.operand1],
-        I::Mul(b) => vec![&b.operand0, &b.operand1],
-        I::UDiv(b) => vec![&b.operand0, &b.operand1],
-        I::SDiv(b) => vec![&b.operand0, &b.operand1],
-        I::URem(b) => vec![&b.operand0, &b.operand1],
-        I::SRem(b) => vec![&b.operand0, &b.operand1],
-        I::And(b) => vec![&b.operand0, &b.operand1],
-        I::Or(b) => vec![&b.operand0, &b.operand1],
-        I::Xor(b) => vec![&b.operand0, &b.operand1],
-        I::Shl(b) => vec![&b.operand0, &b.operand1],
-        I::LShr(b) => vec![&b.operand0, &b.operand1],
-        I::AShr(b) => vec![&b.operand0, &b.operand1],
-        I::ICmp(b) => vec![&b.operand0, &b.operand1],
-        I::ZExt(c) => vec![&c.operand],
-        I::SExt(c) => vec![&c.operand],
-        I::Trunc(c) => vec![&c.operand],
-        I::BitCast(c) => vec![&c.operand],
-        I::PtrToInt(c) => vec![&c.operand],
-        I::IntToPtr(c) => vec![&c.operand],
-        I::Freeze(c) => vec![&c.operand],
-        I::Select(s) => vec![&s.condition, &s.true_value, &s.false_value],
-        I::GetElementPtr(g) => {
-            let mut v = vec![&g.address];
-            v.extend(g.indices.iter());
-            v
-        }
-        I::Store(s) => vec![&s.address, &s.value],
-        I::AtomicRMW(a) => vec![&a.address, &a.value],
-        I::CmpXchg(a) => vec![&a.address, &a.expected, &a.replacement],
-        I::ExtractValue(e) => vec![&e.aggregate],
-        _ => vec![],
     }
 }
 

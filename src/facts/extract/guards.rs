@@ -13,6 +13,7 @@
 use super::order::ThreadGraph;
 use super::pointsto::{LocId, PointsTo};
 use super::program::{ProgramModel, Site, StmtId};
+use crate::ir::int_constant;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
 use llvm_ir::types::Typed;
@@ -69,16 +70,6 @@ fn signed(v: u64, bits: u32) -> i64 {
 fn int_bits(t: &Type) -> Option<u32> {
     match t {
         Type::IntegerType { bits } => Some(*bits),
-        _ => None,
-    }
-}
-
-fn constant_int(op: &Operand) -> Option<(u32, u64)> {
-    match op {
-        Operand::ConstantOperand(c) => match c.as_ref() {
-            Constant::Int { bits, value } => Some((*bits, *value)),
-            _ => None,
-        },
         _ => None,
     }
 }
@@ -174,7 +165,7 @@ fn bool_of(
     let (_, instr) = def(model, finst, op)?;
     match instr {
         I::ICmp(c) => {
-            let (x, k, p) = match (constant_int(&c.operand0), constant_int(&c.operand1)) {
+            let (x, k, p) = match (int_constant(&c.operand0), int_constant(&c.operand1)) {
                 (None, Some((_, k))) => (&c.operand0, k, c.predicate),
                 (Some((_, k)), None) => (&c.operand1, k, swap(c.predicate)),
                 _ => return None,
@@ -184,7 +175,7 @@ fn bool_of(
             Some((l, lb, Box::new(move |v| compare(p, f(v), k, bits))))
         }
         I::Xor(x) => {
-            let other = match (constant_int(&x.operand0), constant_int(&x.operand1)) {
+            let other = match (int_constant(&x.operand0), int_constant(&x.operand1)) {
                 (None, Some((1, 1))) => &x.operand0,
                 (Some((1, 1)), None) => &x.operand1,
                 _ => return None,
@@ -330,7 +321,7 @@ pub fn store_constant(
             }
         }
         _ => match model.instr(s) {
-            Some(I::Store(st)) if strong_write.contains_key(&s) => constant_int(&st.value),
+            Some(I::Store(st)) if strong_write.contains_key(&s) => int_constant(&st.value),
             _ => None,
         },
     }

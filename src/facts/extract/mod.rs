@@ -567,15 +567,16 @@ fn sorted_relations(
 /// deduplicated across thread instances, for warnings on stderr.
 pub fn unresolved_warnings(facts: &FactSet) -> Vec<String> {
     let mut out: BTreeSet<String> = BTreeSet::new();
+    let unknown_start = format!(
+        "{} with no known start routine: the thread is not modelled",
+        crate::calls::THREAD_CREATE
+    );
     for (rel, what) in [
         (
             "unresolved_call",
             "call through a pointer with no known target: its callee is not modelled",
         ),
-        (
-            "unresolved_thread_start",
-            "pthread_create with no known start routine: the thread is not modelled",
-        ),
+        ("unresolved_thread_start", unknown_start.as_str()),
     ] {
         for row in facts.rows(rel) {
             if let Some(s) = facts.statement(row[0]) {

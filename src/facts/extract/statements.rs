@@ -4,6 +4,7 @@
 use super::ir;
 use super::program::{ProgramModel, Site, StmtId};
 use crate::facts::{LocationInfo, StatementInfo};
+use crate::ir::InstrLoc;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
 
@@ -12,7 +13,7 @@ pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
     (0..model.stmts.len() as StmtId)
         .map(|s| {
             let stmt = &model.stmts[s as usize];
-            let (loc, function, kind, text) = match stmt.site {
+            let (loc, function, kind, text, instr) = match stmt.site {
                 Site::Init { global } => {
                     let g = &module.global_vars[global];
                     let init = g
@@ -25,24 +26,39 @@ pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
                         String::new(),
                         "init".to_string(),
                         format!("@{} = {}", ir::plain_name(&g.name), init),
+                        None,
                     )
                 }
-                Site::Instr { finst, .. } => {
+                Site::Instr {
+                    finst,
+                    block,
+                    index,
+                } => {
                     let i = model.instr(s).expect("instruction");
                     (
                         i.get_debug_loc().clone(),
                         model.func(finst).name.clone(),
                         ir::opcode(i).to_string(),
                         i.to_string(),
+                        Some(InstrLoc {
+                            function: model.finsts[finst].func,
+                            block,
+                            index,
+                        }),
                     )
                 }
-                Site::Term { finst, .. } => {
+                Site::Term { finst, block } => {
                     let t = model.term(s).expect("terminator");
                     (
                         t.get_debug_loc().clone(),
                         model.func(finst).name.clone(),
                         ir::term_opcode(t).to_string(),
                         t.to_string(),
+                        Some(InstrLoc {
+                            function: model.finsts[finst].func,
+                            block,
+                            index: model.func(finst).basic_blocks[block].instrs.len(),
+                        }),
                     )
                 }
             };
@@ -58,6 +74,7 @@ pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
                 thread: stmt.thread,
                 kind,
                 text: shorten(&text, 1000),
+                instr,
             }
         })
         .collect()

@@ -348,39 +348,38 @@ impl<'c, 'm> Engine<'c, 'm> {
         })
     }
 
+    /// The operands of an instruction `pure` computes (arithmetic,
+    /// comparisons, casts, select, address arithmetic); `None` for others.
     pub(crate) fn pure_operands(i: &Instruction) -> Option<Vec<&Operand>> {
         use Instruction as I;
-        Some(match i {
-            I::Add(b) => vec![&b.operand0, &b.operand1],
-            I::Sub(b) => vec![&b.operand0, &b.operand1],
-            I::Mul(b) => vec![&b.operand0, &b.operand1],
-            I::UDiv(b) => vec![&b.operand0, &b.operand1],
-            I::SDiv(b) => vec![&b.operand0, &b.operand1],
-            I::URem(b) => vec![&b.operand0, &b.operand1],
-            I::SRem(b) => vec![&b.operand0, &b.operand1],
-            I::And(b) => vec![&b.operand0, &b.operand1],
-            I::Or(b) => vec![&b.operand0, &b.operand1],
-            I::Xor(b) => vec![&b.operand0, &b.operand1],
-            I::Shl(b) => vec![&b.operand0, &b.operand1],
-            I::LShr(b) => vec![&b.operand0, &b.operand1],
-            I::AShr(b) => vec![&b.operand0, &b.operand1],
-            I::ICmp(b) => vec![&b.operand0, &b.operand1],
-            I::ZExt(c) => vec![&c.operand],
-            I::SExt(c) => vec![&c.operand],
-            I::Trunc(c) => vec![&c.operand],
-            I::BitCast(c) => vec![&c.operand],
-            I::AddrSpaceCast(c) => vec![&c.operand],
-            I::Freeze(c) => vec![&c.operand],
-            I::PtrToInt(c) => vec![&c.operand],
-            I::IntToPtr(c) => vec![&c.operand],
-            I::Select(s) => vec![&s.condition, &s.true_value, &s.false_value],
-            I::GetElementPtr(g) => {
-                let mut v = vec![&g.address];
-                v.extend(g.indices.iter());
-                v
-            }
-            _ => return None,
-        })
+        let pure = matches!(
+            i,
+            I::Add(_)
+                | I::Sub(_)
+                | I::Mul(_)
+                | I::UDiv(_)
+                | I::SDiv(_)
+                | I::URem(_)
+                | I::SRem(_)
+                | I::And(_)
+                | I::Or(_)
+                | I::Xor(_)
+                | I::Shl(_)
+                | I::LShr(_)
+                | I::AShr(_)
+                | I::ICmp(_)
+                | I::ZExt(_)
+                | I::SExt(_)
+                | I::Trunc(_)
+                | I::BitCast(_)
+                | I::AddrSpaceCast(_)
+                | I::Freeze(_)
+                | I::PtrToInt(_)
+                | I::IntToPtr(_)
+                | I::Select(_)
+                | I::GetElementPtr(_)
+        );
+        pure.then(|| crate::ir::instr_operands(i))
     }
 
     pub(crate) fn exec(&mut self, st: &mut State<'c>, tid: usize, i: &'m Instruction) -> R<'c> {

@@ -197,18 +197,9 @@ pub(crate) fn name_str(n: &Name) -> String {
     }
 }
 
+/// The directly called function's name (`crate::ir::callee_name`, owned).
 pub(crate) fn callee_name(c: &ins::Call) -> Option<String> {
-    match c.function.as_ref().right() {
-        Some(Operand::ConstantOperand(cr)) => match cr.as_ref() {
-            Constant::GlobalReference { name, .. } => Some(name_str(name)),
-            Constant::BitCast(bc) => match bc.operand.as_ref() {
-                Constant::GlobalReference { name, .. } => Some(name_str(name)),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    }
+    crate::ir::callee_name(c).map(str::to_string)
 }
 
 pub(crate) fn run(
@@ -374,12 +365,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 }
 
-pub(crate) fn const_int(c: &ConstantRef) -> Option<u64> {
-    match c.as_ref() {
-        Constant::Int { value, .. } => Some(*value),
-        _ => None,
-    }
-}
+pub(crate) use crate::ir::constant_int_value as const_int;
 
 pub(crate) fn peak_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")

@@ -345,7 +345,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             return false;
         }
         match self.m.functions[fr.f].basic_blocks[fr.bb].instrs.get(fr.ip) {
-            Some(Instruction::Call(c)) => callee_name(c).as_deref() == Some("pthread_create"),
+            Some(Instruction::Call(c)) => callee_name(c)
+                .is_some_and(|n| crate::calls::role(&n) == crate::calls::Role::ThreadCreate),
             _ => false,
         }
     }

@@ -82,32 +82,33 @@ impl<'c, 'm> Engine<'c, 'm> {
                 None => Op::Local,
             },
             Instruction::Call(c) => {
+                use crate::calls::{PthreadOp as P, Semantics as S, VerifierOp as V};
                 let name = callee_name(c).unwrap_or_default();
                 let arg = |k: usize| c.arguments.get(k).map(|a| &a.0);
                 let sync = |k: usize| arg(k).and_then(|a| self.sync_addr(st, tid, a));
-                match (name.as_str(), sync(0)) {
-                    ("pthread_mutex_lock", Some(m)) if yielded => Op::LockBlocked(m),
-                    ("pthread_mutex_lock", Some(m)) => Op::Lock(m),
-                    ("pthread_mutex_trylock", Some(m)) => {
+                match (crate::calls::semantics(&name), sync(0)) {
+                    (Some(S::Pthread(P::MutexLock)), Some(m)) if yielded => Op::LockBlocked(m),
+                    (Some(S::Pthread(P::MutexLock)), Some(m)) => Op::Lock(m),
+                    (Some(S::Pthread(P::MutexTrylock)), Some(m)) => {
                         Op::TryLock(m, st.mutex.get(&m) == Some(&tid))
                     }
-                    ("pthread_mutex_unlock", Some(m)) => Op::Unlock(m),
-                    ("pthread_cond_wait", Some(cv)) => match sync(1) {
+                    (Some(S::Pthread(P::MutexUnlock)), Some(m)) => Op::Unlock(m),
+                    (Some(S::Pthread(P::CondWait)), Some(cv)) => match sync(1) {
                         Some(m) if reacquired => Op::Reacquire(m),
                         Some(m) => Op::Wait(cv, m),
                         None => Op::Call(name),
                     },
-                    ("pthread_cond_signal", Some(cv)) => Op::Signal(cv),
-                    ("pthread_cond_broadcast", Some(cv)) => Op::Broadcast(cv),
-                    ("pthread_join", _) => {
+                    (Some(S::Pthread(P::CondSignal)), Some(cv)) => Op::Signal(cv),
+                    (Some(S::Pthread(P::CondBroadcast)), Some(cv)) => Op::Broadcast(cv),
+                    (Some(S::Pthread(P::Join)), _) => {
                         match arg(0).and_then(|a| self.op_val(st, tid, a).ok()?.as_u64()) {
                             Some(t) if yielded => Op::JoinBlocked(t as usize),
                             Some(t) => Op::Join(t as usize),
                             None => Op::Call(name),
                         }
                     }
-                    ("pthread_create", _) => Op::Create(st.threads.len() - 1),
-                    ("__VERIFIER_atomic_begin", _) => Op::AtomicBegin,
+                    (Some(S::Pthread(P::Create)), _) => Op::Create(st.threads.len() - 1),
+                    (Some(S::Verifier(V::AtomicBegin)), _) => Op::AtomicBegin,
                     _ => Op::Call(name),
                 }
             }

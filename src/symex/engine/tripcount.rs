@@ -5,6 +5,7 @@
 //! its last iteration is found without deepening.
 
 use super::*;
+use crate::ir::int_constant;
 use crate::symex::slice::block_successors;
 
 /// Trip counts above this are left to the loop bound (unrolling them would
@@ -89,16 +90,6 @@ pub(crate) fn block_allowance(f: &Function) -> Vec<u64> {
         .collect()
 }
 
-fn int_const(op: &Operand) -> Option<(u32, u64)> {
-    match op {
-        Operand::ConstantOperand(c) => match c.as_ref() {
-            Constant::Int { bits, value } => Some((*bits, *value)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn is_local(op: &Operand, n: &Name) -> bool {
     matches!(op, Operand::LocalOperand { name, .. } if name == n)
 }
@@ -133,9 +124,9 @@ fn trip_count(f: &Function, h: usize, body: &BTreeSet<usize>) -> Option<u64> {
         _ => None,
     }) {
         let (limit, phi_left) = if is_local(&cmp.operand0, &phi.dest) {
-            (int_const(&cmp.operand1)?, true)
+            (int_constant(&cmp.operand1)?, true)
         } else if is_local(&cmp.operand1, &phi.dest) {
-            (int_const(&cmp.operand0)?, false)
+            (int_constant(&cmp.operand0)?, false)
         } else {
             continue;
         };
@@ -148,7 +139,7 @@ fn trip_count(f: &Function, h: usize, body: &BTreeSet<usize>) -> Option<u64> {
                 if init.is_some() {
                     return None;
                 }
-                init = Some(int_const(v)?);
+                init = Some(int_constant(v)?);
             } else {
                 let Operand::LocalOperand { name, .. } = v else {
                     return None;
@@ -203,16 +194,16 @@ fn step_of(f: &Function, body: &BTreeSet<usize>, next: &Name, phi: &Name) -> Opt
             match i {
                 Instruction::Add(a) if &a.dest == next => {
                     if is_local(&a.operand0, phi) {
-                        return int_const(&a.operand1).map(|x| x.1);
+                        return int_constant(&a.operand1).map(|x| x.1);
                     }
                     if is_local(&a.operand1, phi) {
-                        return int_const(&a.operand0).map(|x| x.1);
+                        return int_constant(&a.operand0).map(|x| x.1);
                     }
                     return None;
                 }
                 Instruction::Sub(a) if &a.dest == next => {
                     if is_local(&a.operand0, phi) {
-                        return int_const(&a.operand1).map(|x| x.1.wrapping_neg());
+                        return int_constant(&a.operand1).map(|x| x.1.wrapping_neg());
                     }
                     return None;
                 }

@@ -205,7 +205,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Instruction::GetElementPtr(_)
                 | Instruction::BitCast(_)
                 | Instruction::PtrToInt(_) => {
-                    Self::pure_operands_of(i).into_iter().any(uses_as_value)
+                    crate::ir::pointer_source(i).is_some_and(uses_as_value)
                 }
                 _ => false,
             });
@@ -214,15 +214,6 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
         }
         out
-    }
-
-    pub(crate) fn pure_operands_of(i: &Instruction) -> Vec<&Operand> {
-        match i {
-            Instruction::GetElementPtr(g) => vec![&g.address],
-            Instruction::BitCast(c) => vec![&c.operand],
-            Instruction::PtrToInt(c) => vec![&c.operand],
-            _ => vec![],
-        }
     }
 
     pub(crate) fn compute_tail_info(&mut self) {

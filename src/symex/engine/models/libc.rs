@@ -2,36 +2,7 @@
 
 use super::*;
 
-/// Is `name` a C library call the model implements?
-pub(crate) fn is_libc(name: &str) -> bool {
-    matches!(
-        name,
-        "exit"
-            | "_exit"
-            | "malloc"
-            | "calloc"
-            | "free"
-            | "printf"
-            | "puts"
-            | "putchar"
-            | "fprintf"
-            | "fflush"
-            | "usleep"
-            | "sleep"
-            | "sched_yield"
-            | "fputs"
-            | "fputc"
-            | "putc"
-            | "perror"
-            | "strlen"
-            | "strcmp"
-            | "strncmp"
-            | "memcpy"
-            | "memmove"
-            | "memset"
-            | "abs"
-    )
-}
+use crate::calls::LibcOp;
 
 impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn call_libc(
@@ -40,11 +11,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         tid: usize,
         c: &'m ins::Call,
         name: &str,
+        op: LibcOp,
         args: &[&Operand],
     ) -> R<'c> {
         let arg = |k: usize| arg_of(name, args, k);
-        match name {
-            "exit" | "_exit" => {
+        match op {
+            LibcOp::Exit => {
                 for t in 0..st.threads.len() {
                     if st.threads[t].status != TStatus::Done {
                         self.thread_done(st, t, None);
@@ -52,13 +24,13 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 Ok(Step::Continue)
             }
-            "malloc" | "calloc" => {
+            LibcOp::Malloc | LibcOp::Calloc => {
                 let mut n = self
                     .op_val(st, tid, arg(0)?)?
                     .simplify()
                     .as_u64()
                     .ok_or("allocation of a symbolic size")?;
-                if name == "calloc" {
+                if op == LibcOp::Calloc {
                     n *= self
                         .op_val(st, tid, arg(1)?)?
                         .simplify()
@@ -70,7 +42,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let p = self.ptr(o, 0);
                 self.ret(st, tid, c, Some(p))
             }
-            "free" => {
+            LibcOp::Free => {
                 let p = self.op_val(st, tid, arg(0)?)?.simplify();
                 match self.ptr_parts(&p) {
                     (Some(0), _) => {}
@@ -98,11 +70,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             // Output and sleeping do not change the modelled state; they
             // return 0 (printf's byte count is not modelled).
-            "printf" | "puts" | "putchar" | "fprintf" | "fflush" | "usleep" | "sleep"
-            | "sched_yield" | "fputs" | "fputc" | "putc" | "perror" => {
-                self.ret(st, tid, c, Some(self.bv(0, 32)))
-            }
-            "memcpy" | "memmove" | "memset" => {
+            LibcOp::NoEffect => self.ret(st, tid, c, Some(self.bv(0, 32))),
+            LibcOp::MemoryFunction => {
                 // Same semantics as the intrinsics; the C functions also
                 // return their destination.
                 let d = self.op_val(st, tid, arg(0)?)?;
@@ -113,19 +82,19 @@ impl<'c, 'm> Engine<'c, 'm> {
                 st.seg.bad = true;
                 Ok(step)
             }
-            "strlen" => {
+            LibcOp::Strlen => {
                 let s = self.c_bytes(st, tid, arg(0)?, None)?;
                 st.seg.bad = true;
                 let w = self.bits_of(&self.m.type_of(c)).unwrap_or(64);
                 self.ret(st, tid, c, Some(self.bv(s.len() as u64, w)))
             }
-            "strcmp" | "strncmp" => {
-                let limit = if name == "strncmp" {
+            LibcOp::Strcmp | LibcOp::Strncmp => {
+                let limit = if op == LibcOp::Strncmp {
                     Some(
                         self.op_val(st, tid, arg(2)?)?
                             .simplify()
                             .as_u64()
-                            .ok_or("strncmp with a symbolic length")?,
+                            .ok_or_else(|| format!("{name} with a symbolic length"))?,
                     )
                 } else {
                     None
@@ -144,13 +113,12 @@ impl<'c, 'm> Engine<'c, 'm> {
                 st.seg.bad = true;
                 self.ret(st, tid, c, Some(self.bv(r as u64, 32)))
             }
-            "abs" => {
+            LibcOp::Abs => {
                 let x = self.op_val(st, tid, arg(0)?)?;
                 let w = x.get_size();
                 let v = x.bvslt(&self.bv(0, w)).ite(&x.bvneg(), &x).simplify();
                 self.ret(st, tid, c, Some(v))
             }
-            other => Err(unsupported_call(other)),
         }
     }
 

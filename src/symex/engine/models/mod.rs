@@ -2,6 +2,7 @@
 //! and its semantics in one place.
 
 use super::*;
+use crate::calls::{self, Footprint, Semantics};
 
 mod intrinsics;
 mod libc;
@@ -9,9 +10,6 @@ mod pthread;
 mod verifier;
 
 pub(crate) use intrinsics::*;
-pub(crate) use libc::*;
-pub(crate) use pthread::*;
-pub(crate) use verifier::*;
 
 /// Argument `k` of a call to `name`.
 pub(crate) fn arg_of<'a>(name: &str, args: &[&'a Operand], k: usize) -> Result<&'a Operand, Stop> {
@@ -23,21 +21,7 @@ pub(crate) fn arg_of<'a>(name: &str, args: &[&'a Operand], k: usize) -> Result<&
 /// External calls that never touch shared state or synchronise (so a
 /// thread whose remaining code only calls these may run late, as a tail).
 pub(crate) fn is_thread_local_call(n: &str) -> bool {
-    n.starts_with("llvm.dbg.")
-        || n.starts_with("llvm.lifetime.")
-        || n.starts_with("__VERIFIER_nondet_")
-        || matches!(
-            n,
-            "__assert_fail"
-                | "reach_error"
-                | "__VERIFIER_error"
-                | "__VERIFIER_assert"
-                | "__VERIFIER_assume"
-                | "abort"
-                | "printf"
-                | "puts"
-                | "__VERIFIER_atomic_end"
-        )
+    calls::is_thread_local(n)
 }
 
 /// The stop for a call no model implements.
@@ -172,15 +156,15 @@ impl<'c, 'm> Engine<'c, 'm> {
         args: &[&Operand],
     ) -> R<'c> {
         if is_intrinsic(name) {
-            self.call_intrinsic(st, tid, c, name, args)
-        } else if is_verifier(name) {
-            self.call_verifier(st, tid, c, name, args)
-        } else if is_pthread(name) {
-            self.call_pthread(st, tid, c, name, args)
-        } else if is_libc(name) {
-            self.call_libc(st, tid, c, name, args)
-        } else {
-            Err(unsupported_call(name))
+            return self.call_intrinsic(st, tid, c, name, args);
+        }
+        match calls::semantics(name) {
+            Some(Semantics::Verifier(op)) => self.call_verifier(st, tid, c, name, op, args),
+            Some(Semantics::Pthread(op)) => self.call_pthread(st, tid, c, name, op, args),
+            Some(Semantics::Libc(op)) => self.call_libc(st, tid, c, name, op, args),
+            Some(Semantics::Intrinsic | Semantics::Unsupported) | None => {
+                Err(unsupported_call(name))
+            }
         }
     }
 
@@ -202,46 +186,45 @@ impl<'c, 'm> Engine<'c, 'm> {
                 true,
             ));
         }
-        if let Some(writes_first) = memory_call(&name) {
-            // String and memory functions read (and write) whole objects:
-            // on shared ones they are scheduling points like loads/stores.
-            let mut acc = Vec::new();
-            for (k, (a, _)) in c.arguments.iter().enumerate().take(2) {
-                let Ok(v) = self.op_val(st, tid, a) else {
-                    continue;
-                };
-                if v.get_size() != PW {
-                    continue;
-                }
-                match self.ptr_parts(&v.simplify()).0 {
-                    Some(o) if self.is_shared(st, o) => {
-                        acc.push(self.mem_access(st, o, None, 0, k == 0 && writes_first))
-                    }
-                    Some(_) => {}
-                    None => acc.push(Access {
-                        res: Res::All,
-                        write: true,
-                    }),
-                }
-            }
-            return (!acc.is_empty()).then_some((acc, true));
+        let model = calls::lookup(&name)?;
+        match model.semantics {
+            Semantics::Pthread(op) => self.pthread_footprint(st, tid, c, op, &model.footprint),
+            _ => self.memory_footprint(st, tid, c, &model.footprint),
         }
-        self.pthread_footprint(st, tid, c, &name)
     }
-}
 
-/// For memory and string functions: `Some(true)` when the first argument
-/// is written (memcpy, memmove, memset), `Some(false)` when only read.
-fn memory_call(name: &str) -> Option<bool> {
-    if name.starts_with("llvm.memcpy")
-        || name.starts_with("llvm.memmove")
-        || name.starts_with("llvm.memset")
-        || matches!(name, "memcpy" | "memmove" | "memset")
-    {
-        Some(true)
-    } else if matches!(name, "strlen" | "strcmp" | "strncmp") {
-        Some(false)
-    } else {
-        None
+    /// String and memory functions read (and write) whole objects: on
+    /// shared ones they are scheduling points like loads and stores.
+    fn memory_footprint(
+        &self,
+        st: &State<'c>,
+        tid: usize,
+        c: &ins::Call,
+        footprint: &Footprint,
+    ) -> Option<(Vec<Access>, bool)> {
+        let mut acc = Vec::new();
+        for (k, (a, _)) in c.arguments.iter().enumerate() {
+            let write = footprint.writes.contains(&k);
+            if !write && !footprint.reads.contains(&k) {
+                continue;
+            }
+            let Ok(v) = self.op_val(st, tid, a) else {
+                continue;
+            };
+            if v.get_size() != PW {
+                continue;
+            }
+            match self.ptr_parts(&v.simplify()).0 {
+                Some(o) if self.is_shared(st, o) => {
+                    acc.push(self.mem_access(st, o, None, 0, write))
+                }
+                Some(_) => {}
+                None => acc.push(Access {
+                    res: Res::All,
+                    write: true,
+                }),
+            }
+        }
+        (!acc.is_empty()).then_some((acc, true))
     }
 }

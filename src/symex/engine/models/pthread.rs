@@ -1,11 +1,7 @@
 //! POSIX threads: creation, join, mutexes, condition variables.
 
 use super::*;
-
-/// Is `name` a pthread call the model implements?
-pub(crate) fn is_pthread(name: &str) -> bool {
-    name.starts_with("pthread_")
-}
+use crate::calls::{PthreadOp, SyncObject};
 
 impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn call_pthread(
@@ -14,11 +10,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         tid: usize,
         c: &'m ins::Call,
         name: &str,
+        op: PthreadOp,
         args: &[&Operand],
     ) -> R<'c> {
         let arg = |k: usize| arg_of(name, args, k);
-        match name {
-            "pthread_create" => {
+        match op {
+            PthreadOp::Create => {
                 let fp = self.op_val(st, tid, arg(2)?)?.simplify();
                 let fi = match self
                     .ptr_parts(&fp)
@@ -26,7 +23,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .and_then(|o| st.objs.get(o as usize).map(|x| x.kind.clone()))
                 {
                     Some(ObjKind::Func(i)) if i != usize::MAX => i,
-                    _ => return Err("pthread_create with an unknown start routine".into()),
+                    _ => return Err(format!("{name} with an unknown start routine").into()),
                 };
                 let a = self.op_val(st, tid, arg(3)?)?.simplify();
                 let asv = if self.ag {
@@ -68,7 +65,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let tp = self.op_val(st, tid, arg(0)?)?.simplify();
                 if let (Some(o), off) = self.ptr_parts(&tp) {
                     if o != 0 {
-                        let k = off.as_u64().ok_or("pthread_t at a symbolic offset")?;
+                        let k = off.as_u64().ok_or("thread handle at a symbolic offset")?;
                         let v = self.bv(nt as u64, 64);
                         if self.is_shared(st, o) {
                             let a = self.mem_access(st, o, Some(k), 8, true);
@@ -88,17 +85,17 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
-            "pthread_join" => {
+            PthreadOp::Join => {
                 let t = self
                     .op_val(st, tid, arg(0)?)?
                     .simplify()
                     .as_u64()
-                    .ok_or("pthread_join on a symbolic thread id")?
+                    .ok_or_else(|| format!("{name} on a symbolic thread id"))?
                     as usize;
                 if t >= st.threads.len() {
                     return Err(Self::finding(
                         FindingKind::MemoryError,
-                        "pthread_join on an unknown thread",
+                        format!("{name} on an unknown thread"),
                     ));
                 }
                 st.tr_acc.push(Access {
@@ -120,13 +117,13 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
-            "pthread_exit" => {
+            PthreadOp::Exit => {
                 let v = self.op_val(st, tid, arg(0)?)?;
                 self.thread_done(st, tid, Some(v));
                 Ok(Step::Continue)
             }
-            "pthread_self" => self.ret(st, tid, c, Some(self.bv(tid as u64, 64))),
-            "pthread_mutex_init" | "pthread_mutex_destroy" => {
+            PthreadOp::Self_ => self.ret(st, tid, c, Some(self.bv(tid as u64, 64))),
+            PthreadOp::MutexInit | PthreadOp::MutexDestroy => {
                 let a = self
                     .sync_addr(st, tid, arg(0)?)
                     .ok_or("mutex at a symbolic address")?;
@@ -134,17 +131,17 @@ impl<'c, 'm> Engine<'c, 'm> {
                     res: Res::Mutex(a),
                     write: true,
                 });
-                if name == "pthread_mutex_init" {
+                if op == PthreadOp::MutexInit {
                     st.mutex.remove(&a);
                 } else if st.mutex.contains_key(&a) {
                     return Err(Self::finding(
                         FindingKind::MemoryError,
-                        "pthread_mutex_destroy on a locked mutex",
+                        format!("{name} on a locked mutex"),
                     ));
                 }
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
-            "pthread_mutex_lock" | "pthread_mutex_trylock" => {
+            PthreadOp::MutexLock | PthreadOp::MutexTrylock => {
                 let a = self
                     .sync_addr(st, tid, arg(0)?)
                     .ok_or("mutex at a symbolic address")?;
@@ -157,7 +154,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         st.mutex.insert(a, tid);
                         self.ret(st, tid, c, Some(self.bv(0, 32)))
                     }
-                    Some(_) if name == "pthread_mutex_trylock" => {
+                    Some(_) if op == PthreadOp::MutexTrylock => {
                         self.ret(st, tid, c, Some(self.bv(16, 32)))
                     }
                     Some(o) if *o == tid => Err(Self::finding(
@@ -167,7 +164,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     Some(_) => Ok(Step::Yield),
                 }
             }
-            "pthread_mutex_unlock" => {
+            PthreadOp::MutexUnlock => {
                 let a = self
                     .sync_addr(st, tid, arg(0)?)
                     .ok_or("mutex at a symbolic address")?;
@@ -184,7 +181,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 st.mutex.remove(&a);
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
-            "pthread_cond_init" | "pthread_cond_destroy" => {
+            PthreadOp::CondInit | PthreadOp::CondDestroy => {
                 let a = self
                     .sync_addr(st, tid, arg(0)?)
                     .ok_or("condition at a symbolic address")?;
@@ -194,7 +191,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 });
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
-            "pthread_cond_wait" => {
+            PthreadOp::CondWait => {
                 let cv = self
                     .sync_addr(st, tid, arg(0)?)
                     .ok_or("condition at a symbolic address")?;
@@ -219,7 +216,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         if st.mutex.get(&mx) != Some(&tid) {
                             return Err(Self::finding(
                                 FindingKind::MemoryError,
-                                "pthread_cond_wait without holding the mutex",
+                                format!("{name} without holding the mutex"),
                             ));
                         }
                         st.mutex.remove(&mx);
@@ -233,7 +230,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     }
                 }
             }
-            "pthread_cond_signal" | "pthread_cond_broadcast" => {
+            PthreadOp::CondSignal | PthreadOp::CondBroadcast => {
                 let cv = self
                     .sync_addr(st, tid, arg(0)?)
                     .ok_or("condition at a symbolic address")?;
@@ -242,7 +239,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     write: true,
                 });
                 let waiters = st.conds.entry(cv).or_default();
-                let woken: Vec<usize> = if name == "pthread_cond_signal" {
+                let woken: Vec<usize> = if op == PthreadOp::CondSignal {
                     if waiters.is_empty() {
                         vec![]
                     } else {
@@ -263,34 +260,35 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             // Attributes are accepted and ignored: default threads and
             // mutexes are what the model implements.
-            "pthread_attr_init"
-            | "pthread_attr_destroy"
-            | "pthread_mutexattr_init"
-            | "pthread_mutexattr_settype"
-            | "pthread_mutexattr_destroy" => self.ret(st, tid, c, Some(self.bv(0, 32))),
-            other => Err(unsupported_call(other)),
+            PthreadOp::Ignored => self.ret(st, tid, c, Some(self.bv(0, 32))),
         }
     }
 
-    /// Footprint of a synchronisation call (see `call_footprint`).
+    /// Footprint of a synchronisation call (see `call_footprint`): the
+    /// sync objects its table row names, and whether it can run now.
     pub(crate) fn pthread_footprint(
         &self,
         st: &State<'c>,
         tid: usize,
         c: &ins::Call,
-        name: &str,
+        op: PthreadOp,
+        footprint: &Footprint,
     ) -> Option<(Vec<Access>, bool)> {
-        if !SYNC_CALLS.contains(&name) {
+        if !footprint.synchronises() {
             return None;
         }
         let arg = |k: usize| c.arguments.get(k).map(|a| &a.0);
-        match name {
+        match op {
             // Creation changes which threads are enabled, so it ends
             // the transition (FG-DPOR: one visible step per
             // transition); it conflicts with no access.
-            "pthread_create" => Some((vec![], true)),
-            "pthread_join" => {
-                let t = self.op_val(st, tid, arg(0)?).ok()?.simplify().as_u64()? as usize;
+            PthreadOp::Create => Some((vec![], true)),
+            PthreadOp::Join => {
+                let t = self
+                    .op_val(st, tid, arg(footprint.thread?)?)
+                    .ok()?
+                    .simplify()
+                    .as_u64()? as usize;
                 let done = st
                     .threads
                     .get(t)
@@ -304,83 +302,28 @@ impl<'c, 'm> Engine<'c, 'm> {
                     done,
                 ))
             }
-            "pthread_mutex_lock" => {
-                let a = self.sync_addr(st, tid, arg(0)?)?;
-                Some((
-                    vec![Access {
-                        res: Res::Mutex(a),
-                        write: true,
-                    }],
-                    !st.mutex.contains_key(&a),
-                ))
+            _ => {
+                let mut accesses = Vec::with_capacity(footprint.sync.len());
+                for &(k, object) in footprint.sync {
+                    let a = self.sync_addr(st, tid, arg(k)?)?;
+                    let res = match object {
+                        SyncObject::Mutex => Res::Mutex(a),
+                        SyncObject::Cond => Res::Cond(a),
+                    };
+                    accesses.push(Access { res, write: true });
+                }
+                // Only a lock waits for its mutex to be free.
+                let enabled = match (op, accesses.first()) {
+                    (
+                        PthreadOp::MutexLock,
+                        Some(Access {
+                            res: Res::Mutex(a), ..
+                        }),
+                    ) => !st.mutex.contains_key(a),
+                    _ => true,
+                };
+                Some((accesses, enabled))
             }
-            "pthread_mutex_unlock"
-            | "pthread_mutex_trylock"
-            | "pthread_mutex_init"
-            | "pthread_mutex_destroy" => {
-                let a = self.sync_addr(st, tid, arg(0)?)?;
-                Some((
-                    vec![Access {
-                        res: Res::Mutex(a),
-                        write: true,
-                    }],
-                    true,
-                ))
-            }
-            "pthread_cond_wait" => {
-                let c0 = self.sync_addr(st, tid, arg(0)?)?;
-                let m0 = self.sync_addr(st, tid, arg(1)?)?;
-                Some((
-                    vec![
-                        Access {
-                            res: Res::Cond(c0),
-                            write: true,
-                        },
-                        Access {
-                            res: Res::Mutex(m0),
-                            write: true,
-                        },
-                    ],
-                    true,
-                ))
-            }
-            "pthread_cond_signal"
-            | "pthread_cond_broadcast"
-            | "pthread_cond_init"
-            | "pthread_cond_destroy" => {
-                let a = self.sync_addr(st, tid, arg(0)?)?;
-                Some((
-                    vec![Access {
-                        res: Res::Cond(a),
-                        write: true,
-                    }],
-                    true,
-                ))
-            }
-            _ => Some((
-                vec![Access {
-                    res: Res::All,
-                    write: true,
-                }],
-                true,
-            )),
         }
     }
 }
-
-/// Calls that synchronise threads (scheduling points).
-const SYNC_CALLS: &[&str] = &[
-    "pthread_create",
-    "pthread_join",
-    "pthread_mutex_lock",
-    "pthread_mutex_unlock",
-    "pthread_mutex_trylock",
-    "pthread_mutex_init",
-    "pthread_mutex_destroy",
-    "pthread_cond_wait",
-    "pthread_cond_signal",
-    "pthread_cond_broadcast",
-    "pthread_cond_init",
-    "pthread_cond_destroy",
-    "__VERIFIER_atomic_begin",
-];

@@ -2,27 +2,7 @@
 
 use super::*;
 
-/// Is `name` a verifier primitive (inputs, assumptions, assertions,
-/// error calls, atomic sections)?
-pub(crate) fn is_verifier(name: &str) -> bool {
-    name.starts_with("__VERIFIER_nondet_")
-        || matches!(
-            name,
-            "concord_symbolic"
-                | "klee_make_symbolic"
-                | "__VERIFIER_assume"
-                | "assume"
-                | "__VERIFIER_assert"
-                | "__assert_fail"
-                | "__assert"
-                | "__assert_rtn"
-                | "reach_error"
-                | "__VERIFIER_error"
-                | "abort"
-                | "__VERIFIER_atomic_begin"
-                | "__VERIFIER_atomic_end"
-        )
-}
+use crate::calls::VerifierOp;
 
 impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn call_verifier(
@@ -31,12 +11,14 @@ impl<'c, 'm> Engine<'c, 'm> {
         tid: usize,
         c: &'m ins::Call,
         name: &str,
+        op: VerifierOp,
         args: &[&Operand],
     ) -> R<'c> {
         let arg = |k: usize| arg_of(name, args, k);
-        match name {
-            n if n.starts_with("__VERIFIER_nondet_") => {
-                let suffix = &n["__VERIFIER_nondet_".len()..];
+        match op {
+            VerifierOp::Nondet => {
+                // `__VERIFIER_nondet_int` -> input `nondet_int`.
+                let suffix = name.split_once("nondet_").map_or("", |(_, s)| s);
                 let w = self
                     .bits_of(&self.m.type_of(c))
                     .ok_or("nondet of non-scalar type")?;
@@ -46,7 +28,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Self::advance(st, tid);
                 Ok(Step::Continue)
             }
-            "concord_symbolic" | "klee_make_symbolic" => {
+            VerifierOp::Symbolic => {
                 let bytes = self
                     .op_val(st, tid, arg(1)?)?
                     .simplify()
@@ -76,7 +58,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 self.ret(st, tid, c, None)
             }
-            "__VERIFIER_assume" | "assume" => {
+            VerifierOp::Assume => {
                 let v = self.op_val(st, tid, arg(0)?)?;
                 let z = self.bv(0, v.get_size());
                 let cond = v._eq(&z).not();
@@ -90,7 +72,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 self.ret(st, tid, c, None)
             }
-            "__VERIFIER_assert" => {
+            VerifierOp::Assert => {
                 let v = self.op_val(st, tid, arg(0)?)?;
                 let z = self.bv(0, v.get_size());
                 let fail = v._eq(&z);
@@ -115,30 +97,29 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 self.ret(st, tid, c, None)
             }
-            "__assert_fail" | "__assert" | "__assert_rtn" => {
+            VerifierOp::AssertFail => {
                 Err(Self::finding(FindingKind::Assertion, "assertion failed"))
             }
-            "reach_error" | "__VERIFIER_error" => Err(Self::finding(
+            VerifierOp::ErrorCall => Err(Self::finding(
                 FindingKind::ErrorCall,
                 format!("{name}() reached"),
             )),
-            "abort" => {
+            VerifierOp::Abort => {
                 if self.in_assume_helper(st, tid) {
                     Err(Stop::AssumeFalse)
                 } else {
                     Err(Self::finding(FindingKind::Abort, "abort() called"))
                 }
             }
-            "__VERIFIER_atomic_begin" => {
+            VerifierOp::AtomicBegin => {
                 st.threads[tid].atomic += 1;
                 self.ret(st, tid, c, None)
             }
-            "__VERIFIER_atomic_end" => {
+            VerifierOp::AtomicEnd => {
                 let a = &mut st.threads[tid].atomic;
                 *a = a.saturating_sub(1);
                 self.ret(st, tid, c, None)
             }
-            other => Err(unsupported_call(other)),
         }
     }
 
