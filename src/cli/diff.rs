@@ -80,7 +80,12 @@ pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
         sync_diff(&old.facts, &new.facts, &m, &opts, budget)?
     };
     budget.phase("lock order")?;
-    let locks = lock_order_diff(&old.facts, &sync.old_sync1, &new.facts, &sync.new_sync1);
+    let locks = lock_order_diff(
+        &old.facts,
+        &sync.old_lock_order,
+        &new.facts,
+        &sync.new_lock_order,
+    );
     budget.end_phase();
     let report = DiffReport {
         old: &old,
