@@ -28,7 +28,6 @@ use crate::budget::Budget;
 use crate::error::Result;
 use crate::facts::FactSet;
 use crate::versions::VersionMatch;
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
 pub use super::Side;
