@@ -1,7 +1,9 @@
 //! concord: what did a patch to multithreaded C code really change?
 //!
 //! Data flows one way: `frontend` (C/IR → llvm-ir Module) → `facts`
-//! (relations) → `analysis` (Datalog rules) → `report`; `symex` explores
+//! (relations) → `analysis` (Datalog rules) → `report`; `datalog` (running
+//! the generated rule programs) sits below `facts` and `analysis`, which
+//! both run rules through it; `symex` explores
 //! the executions of a program with z3. See `docs/` for the facts schema,
 //! the rules, the command line and the limitations.
 
@@ -10,6 +12,7 @@ pub mod budget;
 pub mod calls;
 pub mod cli;
 pub mod compdb;
+pub mod datalog;
 pub mod error;
 pub mod facts;
 pub mod filelist;

@@ -176,8 +176,8 @@ fn observable(d: &SyncDiff) -> String {
         d.through_changes,
         d.old_stats,
         d.new_stats,
-        d.old_sync1,
-        d.new_sync1
+        d.old_lock_order,
+        d.new_lock_order
     )
 }
 

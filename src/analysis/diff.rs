@@ -20,31 +20,17 @@
 //! [`super::diff_reference`] keeps the previous implementation (both
 //! versions' sets compared in Rust) as the reference for tests and benches.
 
+use super::lockorder::LockOrderRow;
 use super::may_hb::MayHb;
 use super::must_hb::MustHb;
-use super::{diff_counts, programs, Engine, Relations, RuleProgram};
+use super::{diff_counts, programs, Engine};
 use crate::budget::Budget;
 use crate::error::Result;
 use crate::facts::FactSet;
 use crate::versions::VersionMatch;
-use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    Old,
-    New,
-}
-
-impl Side {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Old => "old",
-            Side::New => "new",
-        }
-    }
-}
+pub use super::Side;
 
 /// An ordered set of read-from edges `(write, read)`, statement ids of one version.
 pub type RfTuple = Vec<(u32, u32)>;
@@ -98,10 +84,9 @@ pub struct SyncDiff {
     pub through_changes: Vec<Difference>,
     pub old_stats: VersionStats,
     pub new_stats: VersionStats,
-    /// The lock-order results of each version (`lock_order` rows; the lock
-    /// order diff and reports read them).
-    pub old_sync1: Relations,
-    pub new_sync1: Relations,
+    /// Each version's `lock_order` rows (the lock-order diff reads them).
+    pub old_lock_order: Vec<LockOrderRow>,
+    pub new_lock_order: Vec<LockOrderRow>,
 }
 
 /// What one rank's program derives, as typed tuples.
@@ -117,7 +102,7 @@ struct RankOutput {
     /// ranks 1 and 2): the counts of mustHb and mayHb come from them and
     /// the facts (neither relation is built).
     hubs: [Hubs; 2],
-    lock_order: [BTreeSet<Vec<u32>>; 2],
+    lock_order: [Vec<LockOrderRow>; 2],
     /// MayRf of each version (rank 2) and rank2_no (listed by the
     /// single-version program before rank 3): the rank-3 program takes
     /// them as inputs instead of recomputing them.
@@ -261,14 +246,8 @@ fn eval(
             may_rf_count: [o.old_rf_may.len(), o.new_rf_may.len()],
             hubs: hubs!(o),
             lock_order: [
-                o.old_lock_order
-                    .iter()
-                    .map(|&(a, b, c, d)| vec![a, b, c, d])
-                    .collect(),
-                o.new_lock_order
-                    .iter()
-                    .map(|&(a, b, c, d)| vec![a, b, c, d])
-                    .collect(),
+                o.old_lock_order.iter().map(|&row| row.into()).collect(),
+                o.new_lock_order.iter().map(|&row| row.into()).collect(),
             ],
             only_old: pairs(o.diff1_old),
             only_new: pairs(o.diff1_new),
@@ -305,6 +284,19 @@ fn eval(
     }
 }
 
+/// What the diff reads from a version's single-version rank-2 program.
+struct Rank2Single {
+    rank2_no: Vec<(u32, u32, u32, u32)>,
+    rank2_may: Vec<(u32, u32, u32, u32)>,
+}
+
+fn rank2_single(engine: Engine, facts: &FactSet) -> Rank2Single {
+    crate::datalog::run_program!(sync2, engine, facts, |out| Rank2Single {
+        rank2_no: out.rank2_no,
+        rank2_may: out.rank2_may,
+    })
+}
+
 /// The differences between two versions, rank by rank up to
 /// `opts.max_rank`, stopping at the first rank with a difference unless
 /// `opts.all_ranks`. Each rank is a phase of `budget`.
@@ -322,19 +314,13 @@ pub fn sync_diff(
     let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
     // each version's single-version rank-2 program, run only for rank 3
     // and --counts (the rank-2 diff never lists rank2_no or rank2_may)
-    let mut single: [Option<Relations>; 2] = Default::default();
+    let mut single: [Option<Rank2Single>; 2] = Default::default();
     for rank in 1..=max_rank {
         if rank == 3 {
             budget.phase("rank2_no of each version (for rank 3)")?;
             for (i, facts) in [old, new].into_iter().enumerate() {
-                let rel = single[i]
-                    .get_or_insert_with(|| super::run(RuleProgram::Sync2, opts.engine, facts));
-                previous.rank2_no[i] = rel
-                    .get("rank2_no")
-                    .into_iter()
-                    .flatten()
-                    .map(|r| (r[0], r[1], r[2], r[3]))
-                    .collect();
+                let rel = single[i].get_or_insert_with(|| rank2_single(opts.engine, facts));
+                previous.rank2_no[i] = rel.rank2_no.clone();
             }
         }
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
@@ -350,9 +336,7 @@ pub fn sync_diff(
                 (s.must_hb, s.may_hb) = both[i];
                 s.may_rf = r.may_rf_count[i];
             }
-            let [lo, ln] = r.lock_order;
-            out.old_sync1 = Relations::from([("lock_order".to_string(), lo)]);
-            out.new_sync1 = Relations::from([("lock_order".to_string(), ln)]);
+            [out.old_lock_order, out.new_lock_order] = r.lock_order;
             for (side, list) in [(Side::Old, r.through_old), (Side::New, r.through_new)] {
                 out.through_changes
                     .extend(list.into_iter().map(|edges| Difference {
@@ -371,14 +355,8 @@ pub fn sync_diff(
                 .zip([old, new])
                 .enumerate()
             {
-                let rel = single[i]
-                    .get_or_insert_with(|| super::run(RuleProgram::Sync2, opts.engine, facts));
-                let pairs: Vec<(u32, u32, u32, u32)> = rel
-                    .get("rank2_may")
-                    .into_iter()
-                    .flatten()
-                    .map(|r| (r[0], r[1], r[2], r[3]))
-                    .collect();
+                let rel = single[i].get_or_insert_with(|| rank2_single(opts.engine, facts));
+                let pairs = std::mem::take(&mut rel.rank2_may);
                 s.may_rf_rank.insert(2, pairs.len());
                 rank2_pairs[i] = pairs;
             }

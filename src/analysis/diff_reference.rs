@@ -6,24 +6,54 @@
 //! [`super::diff`], including minimality; cubic in memory at rank 3.
 
 use super::diff::{DiffOptions, Difference, RfTuple, Side, SyncDiff};
-use super::{run, Relations, RuleProgram};
+use super::lockorder::LockOrderRow;
+use super::{Engine, RuleProgram};
 use crate::budget::Budget;
 use crate::error::Result;
 use crate::facts::FactSet;
 use crate::versions::VersionMatch;
 use std::collections::{BTreeMap, BTreeSet};
 
-fn tuples(rel: &Relations, rank: u32) -> BTreeSet<RfTuple> {
-    let name = match rank {
-        1 => "rf_may",
-        2 => "rank2_may",
-        _ => "rank3_may",
-    };
-    rel.get(name)
-        .into_iter()
-        .flatten()
-        .map(|row| row.chunks(2).map(|c| (c[0], c[1])).collect())
-        .collect()
+/// What the reference reads from one version's single-version program
+/// of one rank (`RuleProgram::for_rank`).
+#[derive(Default)]
+struct SingleVersion {
+    /// The rank's MayRf tuples: `rf_may`, `rank2_may` or `rank3_may`.
+    tuples: BTreeSet<RfTuple>,
+    /// Sizes of `hb_must`, `hb_may`, `rf_may` (rank 1).
+    must_hb: usize,
+    may_hb: usize,
+    may_rf: usize,
+    /// `lock_order` (rank 1).
+    lock_order: Vec<LockOrderRow>,
+}
+
+fn single_version(rank: u32, engine: Engine, facts: &FactSet) -> SingleVersion {
+    match rank {
+        1 => crate::datalog::run_program!(sync1, engine, facts, |out| SingleVersion {
+            tuples: out.rf_may.iter().map(|&(w, r)| vec![(w, r)]).collect(),
+            must_hb: out.hb_must.len(),
+            may_hb: out.hb_may.len(),
+            may_rf: out.rf_may.len(),
+            lock_order: out.lock_order.iter().map(|&row| row.into()).collect(),
+        }),
+        2 => crate::datalog::run_program!(sync2, engine, facts, |out| SingleVersion {
+            tuples: out
+                .rank2_may
+                .iter()
+                .map(|&(w1, r1, w2, r2)| vec![(w1, r1), (w2, r2)])
+                .collect(),
+            ..SingleVersion::default()
+        }),
+        _ => crate::datalog::run_program!(sync3, engine, facts, |out| SingleVersion {
+            tuples: out
+                .rank3_may
+                .iter()
+                .map(|&(w1, r1, w2, r2, w3, r3)| vec![(w1, r1), (w2, r2), (w3, r3)])
+                .collect(),
+            ..SingleVersion::default()
+        }),
+    }
 }
 
 fn translate(t: &RfTuple, map: &BTreeMap<u32, u32>) -> Option<RfTuple> {
@@ -65,22 +95,22 @@ pub fn sync_diff_reference(
     for rank in 1..=max_rank {
         let program = RuleProgram::for_rank(rank);
         budget.phase(&format!("reference: rules {} old", program.name()))?;
-        let rel_old = run(program, opts.engine, old);
+        let mut rel_old = single_version(rank, opts.engine, old);
         budget.phase(&format!("reference: rules {} new", program.name()))?;
-        let rel_new = run(program, opts.engine, new);
+        let mut rel_new = single_version(rank, opts.engine, new);
         budget.phase(&format!("reference: compare rank {rank}"))?;
         let rank_sets = RankSets {
-            old: tuples(&rel_old, rank),
-            new: tuples(&rel_new, rank),
+            old: std::mem::take(&mut rel_old.tuples),
+            new: std::mem::take(&mut rel_new.tuples),
         };
         if rank == 1 {
             for (stats, rel) in [
                 (&mut out.old_stats, &rel_old),
                 (&mut out.new_stats, &rel_new),
             ] {
-                stats.must_hb = rel.get("hb_must").map_or(0, |r| r.len());
-                stats.may_hb = rel.get("hb_may").map_or(0, |r| r.len());
-                stats.may_rf = rel.get("rf_may").map_or(0, |r| r.len());
+                stats.must_hb = rel.must_hb;
+                stats.may_hb = rel.may_hb;
+                stats.may_rf = rel.may_rf;
             }
         } else {
             out.old_stats.may_rf_rank.insert(rank, rank_sets.old.len());
@@ -125,8 +155,8 @@ pub fn sync_diff_reference(
             }
         }
         if rank == 1 {
-            out.old_sync1 = lock_order_only(rel_old);
-            out.new_sync1 = lock_order_only(rel_new);
+            out.old_lock_order = rel_old.lock_order;
+            out.new_lock_order = rel_new.lock_order;
         }
         out.ranks_checked = rank;
         sets.insert(rank, rank_sets);
@@ -143,12 +173,6 @@ pub fn sync_diff_reference(
     out.differences.sort();
     out.through_changes.sort();
     Ok(out)
-}
-
-/// The part of the sync1 results the lock-order diff reads.
-fn lock_order_only(mut rel: Relations) -> Relations {
-    let rows = rel.remove("lock_order").unwrap_or_default();
-    Relations::from([("lock_order".to_string(), rows)])
 }
 
 #[cfg(test)]

@@ -13,19 +13,13 @@
 //! Every seed belongs to a [`ChangeGroup`] (one changed source line of one
 //! kind), and every impacted statement remembers the groups that reach it.
 
-use super::{run_with, Engine, RuleProgram};
+use super::Engine;
 use crate::facts::FactSet;
 use crate::versions::{ChangeKind, VersionMatch};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// Which version a statement id belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    Old,
-    New,
-}
+pub use super::Side;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -152,26 +146,23 @@ pub fn run_cia(
     fwd: &BTreeSet<(u32, u32)>,
     bwd: &BTreeSet<(u32, u32)>,
 ) -> CiaRun {
-    let mut extra: Vec<(&str, Vec<u32>)> = Vec::new();
-    for st in facts.statements.iter().filter(|st| st.kind == "phi") {
-        extra.push(("cia_phi", vec![st.id]));
-    }
-    extra.extend(fwd.iter().map(|&(g, st)| ("cia_seed_fwd", vec![g, st])));
-    extra.extend(bwd.iter().map(|&(g, st)| ("cia_seed_bwd", vec![g, st])));
-    let mut out = run_with(RuleProgram::Cia, engine, facts, &extra);
-    let mut take = |name: &str| out.remove(name).expect("declared output");
-    let pairs = |rows: BTreeSet<Vec<u32>>| -> Vec<(u32, u32)> {
-        rows.into_iter().map(|r| (r[0], r[1])).collect()
-    };
-    CiaRun {
-        deps: take("cia_dep")
-            .into_iter()
-            .map(|r| (r[0], r[1], r[2]))
-            .collect(),
-        before: pairs(take("cia_before")),
-        fwd: pairs(take("impact_fwd")),
-        bwd: pairs(take("impact_bwd")),
-    }
+    crate::datalog::run_program!(
+        cia,
+        engine,
+        facts,
+        |input| {
+            let phis = facts.statements.iter().filter(|st| st.kind == "phi");
+            input.cia_phi.extend(phis.map(|st| (st.id,)));
+            input.cia_seed_fwd.extend(fwd.iter().copied());
+            input.cia_seed_bwd.extend(bwd.iter().copied());
+        },
+        |out| CiaRun {
+            deps: out.cia_dep,
+            before: out.cia_before,
+            fwd: out.impact_fwd,
+            bwd: out.impact_bwd,
+        }
+    )
 }
 
 fn group_kind(k: ChangeKind) -> GroupKind {

@@ -7,17 +7,85 @@
 //! thread instance, and no common lock outside the cycle (a gate lock) held
 //! at every acquisition.
 
-use super::Relations;
+use crate::facts::relations::{InCriticalSection, LockId, StmtId};
 use crate::facts::FactSet;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Longest cycle searched for (locks in the cycle).
 const MAX_CYCLE: usize = 4;
 
+/// A `lock_order(m1, m2, l, s)` row of one version (rules/lockorder.dl):
+/// the thread acquires `acquired` at `acquired_at` while holding `held`,
+/// acquired at `held_at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LockOrderRow {
+    pub held: LockId,
+    pub acquired: LockId,
+    pub held_at: StmtId,
+    pub acquired_at: StmtId,
+}
+
+impl From<(u32, u32, u32, u32)> for LockOrderRow {
+    fn from((held, acquired, held_at, acquired_at): (u32, u32, u32, u32)) -> Self {
+        LockOrderRow {
+            held: LockId(held),
+            acquired: LockId(acquired),
+            held_at: StmtId(held_at),
+            acquired_at: StmtId(acquired_at),
+        }
+    }
+}
+
+/// A lock of one version: its location and its `locations.tsv` name.
+/// Locks are equal and ordered by name, the identity that holds across
+/// versions (ids are per version; within one, names are unique, so name
+/// and id go together): edges and cycles of two versions compare, and a
+/// cycle reads from its alphabetically first lock. The id serves lookups
+/// within the version (locks held, display names).
+#[derive(Debug, Clone)]
+pub struct Lock {
+    pub name: String,
+    pub id: LockId,
+}
+
+impl PartialEq for Lock {
+    fn eq(&self, other: &Lock) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Lock {}
+
+impl PartialOrd for Lock {
+    fn partial_cmp(&self, other: &Lock) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Lock {
+    fn cmp(&self, other: &Lock) -> std::cmp::Ordering {
+        self.name.cmp(&other.name)
+    }
+}
+
+impl Lock {
+    fn of(f: &FactSet, id: LockId) -> Lock {
+        let name = f
+            .location(id.0)
+            .map_or_else(|| format!("loc{}", id.0), |l| l.name.clone());
+        Lock { name, id }
+    }
+
+    /// The name reports show (`names.tsv`'s, else the location's).
+    pub fn display(&self, f: &FactSet) -> String {
+        f.display_name(self.id.0).unwrap_or(&self.name).to_string()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LockEdge {
-    pub held: String,
-    pub acquired: String,
+    pub held: Lock,
+    pub acquired: Lock,
     pub thread: u32,
     /// Where the held lock was acquired, and where the second one is.
     pub held_at: u32,
@@ -26,8 +94,8 @@ pub struct LockEdge {
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct DeadlockCycle {
-    /// Lock names in cycle order, starting with the smallest.
-    pub locks: Vec<String>,
+    /// Locks in cycle order, starting with the smallest.
+    pub locks: Vec<Lock>,
     /// One witness edge per step.
     pub edges: Vec<LockEdge>,
 }
@@ -49,22 +117,15 @@ impl LockOrderDiff {
     }
 }
 
-fn loc_name(f: &FactSet, id: u32) -> String {
-    f.location(id)
-        .map_or_else(|| format!("loc{id}"), |l| l.name.clone())
-}
-
-pub fn lock_edges(f: &FactSet, sync1: &Relations) -> Vec<LockEdge> {
-    let mut edges: Vec<LockEdge> = sync1
-        .get("lock_order")
-        .into_iter()
-        .flatten()
+pub fn lock_edges(f: &FactSet, lock_order: &[LockOrderRow]) -> Vec<LockEdge> {
+    let mut edges: Vec<LockEdge> = lock_order
+        .iter()
         .map(|r| LockEdge {
-            held: loc_name(f, r[0]),
-            acquired: loc_name(f, r[1]),
-            thread: f.statement(r[3]).map_or(0, |s| s.thread),
-            held_at: r[2],
-            acquired_at: r[3],
+            held: Lock::of(f, r.held),
+            acquired: Lock::of(f, r.acquired),
+            thread: f.statement(r.acquired_at.0).map_or(0, |s| s.thread),
+            held_at: r.held_at.0,
+            acquired_at: r.acquired_at.0,
         })
         .collect();
     edges.sort();
@@ -72,23 +133,23 @@ pub fn lock_edges(f: &FactSet, sync1: &Relations) -> Vec<LockEdge> {
     edges
 }
 
-/// Locks held at each statement (by name).
-fn held_at(f: &FactSet) -> BTreeMap<u32, BTreeSet<String>> {
-    let mut held: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
-    for r in f.rows("in_critical_section") {
-        held.entry(r[0]).or_default().insert(loc_name(f, r[1]));
+/// Locks held at each statement.
+fn held_at(f: &FactSet) -> BTreeMap<u32, BTreeSet<LockId>> {
+    let mut held: BTreeMap<u32, BTreeSet<LockId>> = BTreeMap::new();
+    for r in f.iter::<InCriticalSection>() {
+        held.entry(r.s.0).or_default().insert(r.m);
     }
     held
 }
 
 pub fn deadlock_cycles(f: &FactSet, edges: &[LockEdge]) -> Vec<DeadlockCycle> {
     let held = held_at(f);
-    let mut by_from: BTreeMap<&str, Vec<&LockEdge>> = BTreeMap::new();
+    let mut by_from: BTreeMap<&Lock, Vec<&LockEdge>> = BTreeMap::new();
     for e in edges {
-        by_from.entry(e.held.as_str()).or_default().push(e);
+        by_from.entry(&e.held).or_default().push(e);
     }
     let mut found: BTreeSet<DeadlockCycle> = BTreeSet::new();
-    let starts: Vec<&str> = by_from.keys().copied().collect();
+    let starts: Vec<&Lock> = by_from.keys().copied().collect();
     for start in starts {
         let mut path: Vec<&LockEdge> = Vec::new();
         search(start, start, &by_from, &held, &mut path, &mut found);
@@ -97,10 +158,10 @@ pub fn deadlock_cycles(f: &FactSet, edges: &[LockEdge]) -> Vec<DeadlockCycle> {
 }
 
 fn search<'a>(
-    start: &str,
-    at: &str,
-    by_from: &BTreeMap<&str, Vec<&'a LockEdge>>,
-    held: &BTreeMap<u32, BTreeSet<String>>,
+    start: &Lock,
+    at: &Lock,
+    by_from: &BTreeMap<&Lock, Vec<&'a LockEdge>>,
+    held: &BTreeMap<u32, BTreeSet<LockId>>,
     path: &mut Vec<&'a LockEdge>,
     found: &mut BTreeSet<DeadlockCycle>,
 ) {
@@ -109,10 +170,10 @@ fn search<'a>(
     }
     for &e in by_from.get(at).into_iter().flatten() {
         // Canonical cycles start at their smallest lock; locks do not repeat.
-        if e.acquired.as_str() < start
+        if &e.acquired < start
             || path
                 .iter()
-                .any(|p| p.held == e.acquired && e.acquired != start)
+                .any(|p| p.held == e.acquired && &e.acquired != start)
         {
             continue;
         }
@@ -120,7 +181,7 @@ fn search<'a>(
             continue;
         }
         path.push(e);
-        if e.acquired == start {
+        if &e.acquired == start {
             if path.len() >= 2 && !gated(path, held) {
                 found.insert(DeadlockCycle {
                     locks: path.iter().map(|p| p.held.clone()).collect(),
@@ -135,16 +196,16 @@ fn search<'a>(
 }
 
 /// A lock outside the cycle held at every acquisition serialises them.
-fn gated(path: &[&LockEdge], held: &BTreeMap<u32, BTreeSet<String>>) -> bool {
-    let in_cycle: BTreeSet<&str> = path.iter().map(|e| e.held.as_str()).collect();
+fn gated(path: &[&LockEdge], held: &BTreeMap<u32, BTreeSet<LockId>>) -> bool {
+    let in_cycle: BTreeSet<LockId> = path.iter().map(|e| e.held.id).collect();
     let empty = BTreeSet::new();
-    let mut common: Option<BTreeSet<String>> = None;
+    let mut common: Option<BTreeSet<LockId>> = None;
     for e in path {
         let h = held.get(&e.acquired_at).unwrap_or(&empty);
-        let h: BTreeSet<String> = h
+        let h: BTreeSet<LockId> = h
             .iter()
-            .filter(|n| !in_cycle.contains(n.as_str()))
-            .cloned()
+            .filter(|lock| !in_cycle.contains(lock))
+            .copied()
             .collect();
         common = Some(match common {
             None => h,
@@ -156,15 +217,16 @@ fn gated(path: &[&LockEdge], held: &BTreeMap<u32, BTreeSet<String>>) -> bool {
 
 pub fn lock_order_diff(
     old: &FactSet,
-    old_sync1: &Relations,
+    old_lock_order: &[LockOrderRow],
     new: &FactSet,
-    new_sync1: &Relations,
+    new_lock_order: &[LockOrderRow],
 ) -> LockOrderDiff {
-    let old_edges = lock_edges(old, old_sync1);
-    let new_edges = lock_edges(new, new_sync1);
+    let old_edges = lock_edges(old, old_lock_order);
+    let new_edges = lock_edges(new, new_lock_order);
+    // across versions a lock is its name
     let pairs = |es: &[LockEdge]| -> BTreeSet<(String, String)> {
         es.iter()
-            .map(|e| (e.held.clone(), e.acquired.clone()))
+            .map(|e| (e.held.name.clone(), e.acquired.name.clone()))
             .collect()
     };
     let (po, pn) = (pairs(&old_edges), pairs(&new_edges));
@@ -193,10 +255,19 @@ fn dedupe_cycles(cycles: Vec<DeadlockCycle>) -> Vec<DeadlockCycle> {
 mod tests {
     use super::*;
 
+    /// Locks `g`, `a`, `b` are locations 0, 1, 2.
+    fn lock(name: &str) -> Lock {
+        let id = ["g", "a", "b"].iter().position(|n| *n == name).unwrap();
+        Lock {
+            name: name.into(),
+            id: LockId(id as u32),
+        }
+    }
+
     fn edge(h: &str, a: &str, t: u32, s: u32) -> LockEdge {
         LockEdge {
-            held: h.into(),
-            acquired: a.into(),
+            held: lock(h),
+            acquired: lock(a),
             thread: t,
             held_at: s - 1,
             acquired_at: s,
@@ -209,7 +280,7 @@ mod tests {
         let two = vec![edge("a", "b", 1, 10), edge("b", "a", 2, 20)];
         let cycles = deadlock_cycles(&f, &two);
         assert_eq!(cycles.len(), 1);
-        assert_eq!(cycles[0].locks, vec!["a".to_string(), "b".to_string()]);
+        assert_eq!(cycles[0].locks, vec![lock("a"), lock("b")]);
         let one = vec![edge("a", "b", 1, 10), edge("b", "a", 1, 20)];
         assert!(
             deadlock_cycles(&f, &one).is_empty(),
@@ -235,9 +306,13 @@ mod tests {
                 shared: false,
             })
             .collect();
-        let cs = f.relations.get_mut("in_critical_section").unwrap();
-        cs.insert(vec![10, 0, 5]);
-        cs.insert(vec![20, 0, 15]);
+        for (s, l) in [(10, 5), (20, 15)] {
+            f.insert(InCriticalSection {
+                s: StmtId(s),
+                m: LockId(0),
+                l: StmtId(l),
+            });
+        }
         let es = vec![edge("a", "b", 1, 10), edge("b", "a", 2, 20)];
         assert!(deadlock_cycles(&f, &es).is_empty());
     }

@@ -7,6 +7,7 @@
 //! threads and not hb_must(b, a).
 
 use super::must_hb::{Bits, MustHb};
+use crate::facts::relations::{PoScc, StmtThread};
 use std::collections::HashMap;
 
 pub struct MayHb<'a> {
@@ -26,9 +27,10 @@ impl<'a> MayHb<'a> {
     /// from component sizes and |X| from thread sizes and the mustHb pairs.
     pub fn counts(&self, facts: &crate::facts::FactSet) -> (usize, usize) {
         let mut thread_size: HashMap<u32, usize> = HashMap::new();
-        let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
-        for r in facts.rows("po_scc") {
-            if let Some(t) = threads.get(&r[0]) {
+        let threads: HashMap<u32, u32> =
+            facts.iter::<StmtThread>().map(|r| (r.s.0, r.t.0)).collect();
+        for r in facts.iter::<PoScc>() {
+            if let Some(t) = threads.get(&r.s.0) {
                 *thread_size.entry(*t).or_default() += 1;
             }
         }

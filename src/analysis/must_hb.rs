@@ -11,6 +11,7 @@
 //! array reads and bit operations, no hashing per pair (the counts walk
 //! every pair: on pigz, hashing per pair took as long as the rules).
 
+use crate::facts::relations::{PoScc, PoSccCyclic, PoSccNext, StmtThread};
 use crate::facts::FactSet;
 use petgraph::algo::toposort;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -80,12 +81,12 @@ impl MustHb {
         let mut index = HashMap::new();
         let mut comp_index: HashMap<u32, usize> = HashMap::new();
         let mut comp_events: Vec<Vec<usize>> = Vec::new();
-        for r in facts.rows("po_scc") {
-            if let std::collections::hash_map::Entry::Vacant(e) = index.entry(r[0]) {
+        for r in facts.iter::<PoScc>() {
+            if let std::collections::hash_map::Entry::Vacant(e) = index.entry(r.s.0) {
                 let i = events.len();
                 e.insert(i);
-                events.push(r[0]);
-                let c = *comp_index.entry(r[1]).or_insert_with(|| {
+                events.push(r.s.0);
+                let c = *comp_index.entry(r.c).or_insert_with(|| {
                     comp_events.push(Vec::new());
                     comp_events.len() - 1
                 });
@@ -94,7 +95,8 @@ impl MustHb {
             }
         }
         let (comp_after, comp_loops) = component_reach(facts, &comp_index);
-        let threads: HashMap<u32, u32> = facts.rows("stmt_thread").map(|r| (r[0], r[1])).collect();
+        let threads: HashMap<u32, u32> =
+            facts.iter::<StmtThread>().map(|r| (r.s.0, r.t.0)).collect();
         let thread = events.iter().map(|e| threads.get(e).copied()).collect();
         let n = events.len();
         let mut hub_row: HashMap<u32, Bits> = HashMap::new();
@@ -200,12 +202,12 @@ fn component_reach(
     let events = comp_index.len();
     let mut index = comp_index.clone();
     let mut edges = Vec::new();
-    for r in facts.rows("po_scc_next") {
+    for r in facts.iter::<PoSccNext>() {
         let mut dense = |c: u32| {
             let next = index.len();
             *index.entry(c).or_insert(next)
         };
-        edges.push((dense(r[0]), dense(r[1])));
+        edges.push((dense(r.c1), dense(r.c2)));
     }
     let n = index.len();
     let mut group = UnionFind::<usize>::new(n);
@@ -258,8 +260,8 @@ fn component_reach(
         }
     }
     let mut comp_loops = vec![false; events];
-    for r in facts.rows("po_scc_cyclic") {
-        if let Some(&c) = comp_index.get(&r[0]) {
+    for r in facts.iter::<PoSccCyclic>() {
+        if let Some(&c) = comp_index.get(&r.c) {
             comp_loops[c] = true;
         }
     }

@@ -3,6 +3,7 @@
 //! the analyses would otherwise answer "no difference" about facts that do
 //! not describe any program.
 
+use super::relations::{DomParent, PoScc, PoSccCyclic, PoSccNext};
 use super::schema::{ColumnKind, RELATIONS};
 use super::FactSet;
 
@@ -79,8 +80,8 @@ fn check_order(f: &FactSet) -> Result<(), String> {
 
     let mut comp_of = HashMap::new();
     let mut thread_of_comp = HashMap::new();
-    for row in f.rows("po_scc") {
-        let (s, c) = (row[0], row[1]);
+    for row in f.iter::<PoScc>() {
+        let (s, c) = (row.s.0, row.c);
         if let Some(old) = comp_of.insert(s, c) {
             return Err(format!(
                 "po_scc: statement {s} lies in components {old} and {c}; an event has one"
@@ -95,18 +96,18 @@ fn check_order(f: &FactSet) -> Result<(), String> {
             }
         }
     }
-    for row in f.rows("po_scc_cyclic") {
-        if !thread_of_comp.contains_key(&row[0]) {
+    for row in f.iter::<PoSccCyclic>() {
+        if !thread_of_comp.contains_key(&row.c) {
             return Err(format!(
                 "po_scc_cyclic: component {} holds no event in po_scc",
-                row[0]
+                row.c
             ));
         }
     }
     // A cycle in the component DAG would order events both ways.
     let mut graph = petgraph::graphmap::DiGraphMap::<u32, ()>::new();
-    for row in f.rows("po_scc_next") {
-        let (c, d) = (row[0], row[1]);
+    for row in f.iter::<PoSccNext>() {
+        let (c, d) = (row.c1, row.c2);
         if let (Some(t), Some(u)) = (thread_of_comp.get(&c), thread_of_comp.get(&d)) {
             if t != u {
                 return Err(format!(
@@ -120,8 +121,8 @@ fn check_order(f: &FactSet) -> Result<(), String> {
         return Err("po_scc_next: the component graph has a cycle".into());
     }
     let mut has_parent = HashSet::new();
-    for row in f.rows("dom_parent") {
-        let (a, b) = (row[0], row[1]);
+    for row in f.iter::<DomParent>() {
+        let (a, b) = (row.s1.0, row.s2.0);
         if !comp_of.contains_key(&a) || !comp_of.contains_key(&b) {
             return Err(format!(
                 "dom_parent: {a} -> {b} names a statement that is not an event in po_scc"

@@ -4,8 +4,10 @@
 pub mod check;
 pub mod extract;
 pub mod io;
+pub mod relations;
 pub mod schema;
 
+use relations::TypedRelation;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -105,6 +107,31 @@ impl FactSet {
         schema::all().map(|r| (r.name, BTreeSet::new())).collect()
     }
 
+    /// The rows of one relation, typed (`facts.iter::<MutexLock>()`), sorted.
+    pub fn iter<R: TypedRelation>(&self) -> impl Iterator<Item = R> + '_ {
+        self.rows(R::NAME).map(|r| R::from_row(r))
+    }
+
+    /// Typed rows whose first column is `first` (a range of the sorted set).
+    pub fn iter_starting<R: TypedRelation>(&self, first: u32) -> impl Iterator<Item = R> + '_ {
+        self.rows_starting(R::NAME, first).map(|r| R::from_row(r))
+    }
+
+    /// Adds one row; false if it was there.
+    pub fn insert<R: TypedRelation>(&mut self, row: R) -> bool {
+        self.relations
+            .entry(R::NAME)
+            .or_default()
+            .insert(row.to_row())
+    }
+
+    /// How many rows the relation has.
+    pub fn len_of<R: TypedRelation>(&self) -> usize {
+        self.count(R::NAME)
+    }
+
+    /// Rows of a relation named at run time (a user's query, a file, a
+    /// rule engine's input list): the schema's untyped rows.
     pub fn rows(&self, relation: &str) -> impl Iterator<Item = &Row> {
         self.relations.get(relation).into_iter().flatten()
     }
@@ -181,6 +208,7 @@ impl FactSet {
 
 #[cfg(test)]
 mod tests {
+    use super::relations::{SharedWrite, StmtThread};
     use super::*;
 
     /// `rows_starting` gives exactly the rows a scan filtered on the first
@@ -199,16 +227,13 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        f.relations.insert("in_critical_section", rows);
+        f.relations.insert(StmtThread::NAME, rows);
         for first in [0, 1, 3, 4, u32::MAX - 1, u32::MAX] {
-            let scanned: Vec<&Row> = f
-                .rows("in_critical_section")
-                .filter(|r| r[0] == first)
-                .collect();
-            let ranged: Vec<&Row> = f.rows_starting("in_critical_section", first).collect();
+            let scanned: Vec<&Row> = f.rows(StmtThread::NAME).filter(|r| r[0] == first).collect();
+            let ranged: Vec<&Row> = f.rows_starting(StmtThread::NAME, first).collect();
             assert_eq!(ranged, scanned, "first column {first}");
         }
-        assert_eq!(f.rows_starting("in_critical_section", 3).count(), 2);
-        assert_eq!(f.rows_starting("shared_write", 3).count(), 0);
+        assert_eq!(f.rows_starting(StmtThread::NAME, 3).count(), 2);
+        assert_eq!(f.rows_starting(SharedWrite::NAME, 3).count(), 0);
     }
 }

@@ -94,529 +94,463 @@ const fn col(name: &'static str, kind: ColumnKind) -> Column {
     Column { name, kind }
 }
 
-use ColumnKind::{Loc, Number, Stmt, Thread};
+/// The one declaration of every relation, handed to `$callback` (an
+/// "X-macro"): the schema tables below, and the typed model in
+/// `facts::relations` (one row struct per relation, id newtypes per column
+/// kind), are both expansions of this list, so they cannot disagree.
+///
+/// Each entry: `name(column: kind, ...) RowType { group, meaning, source,
+/// example }`. Column kinds are `Stmt`, `Thread`, `Loc`, `Number`, and
+/// `Lock`: a location used as a mutex (exported and checked as a location
+/// id; typed `LockId` so a lock is not mixed up with the data it guards).
+/// `analysis` lists the facts the analyses read; `ir` the base IR facts,
+/// inputs of the points-to rules.
+macro_rules! for_each_relation {
+    ($callback:ident) => {
+        $callback! {
+        analysis {
+            stmt_thread(s: Stmt, t: Thread) StmtThread {
+                group: Threads,
+                meaning: "statement `s` belongs to thread instance `t`.",
+                source: "every instruction of every function instance reached from the thread's start function (calls are cloned per thread and call site); global initialisers belong to thread 0",
+                example: "`7\t1`: statement 7 runs in thread 1",
+            }
+            thread_create(s: Stmt, parent: Thread, child: Thread) ThreadCreate {
+                group: Threads,
+                meaning: "thread `parent` starts thread instance `child` at statement `s`.",
+                source: "a call to `pthread_create`; inside a loop, one child instance per unrolled iteration (bound: `--thread-loop-bound`, default 2)",
+                example: "`12\t0\t1`: main creates thread 1 at statement 12",
+            }
+            unresolved_call(s: Stmt) UnresolvedCall {
+                group: Threads,
+                meaning: "the call `s` goes through a pointer to which the points-to rules found no function: its effects are missing from the model (`concord` warns about each)",
+                source: "indirect calls with no `pt_call` row in the caller's context",
+                example: "`42`",
+            }
+            unresolved_thread_start(s: Stmt) UnresolvedThreadStart {
+                group: Threads,
+                meaning: "the `pthread_create` at `s` starts a routine the points-to rules could not find (or one without a body): the thread is missing from the model (`concord` warns about each)",
+                source: "`pthread_create` with no `pt_thread_start` row in the caller's context",
+                example: "`60`",
+            }
+            thread_join(s: Stmt, parent: Thread, child: Thread) ThreadJoin {
+                group: Threads,
+                meaning: "thread `parent` waits at statement `s` for thread instance `child` to finish.",
+                source: "a call to `pthread_join` whose handle was loaded from the location a `pthread_create` stored it to",
+                example: "`20\t0\t1`: main joins thread 1 at statement 20",
+            }
+            po_next(s1: Stmt, s2: Stmt) PoNext {
+                group: Order,
+                meaning: "`s2` can immediately follow `s1` in its thread.",
+                source: "consecutive instructions of a block, terminator to successor block, call to callee entry, return to the instruction after the call",
+                example: "`3\t4`",
+            }
+            po_scc(s: Stmt, c: Number) PoScc {
+                group: Order,
+                meaning: "hb event `s` lies in component `c` of its thread's control-flow graph (a strongly connected component: the events of one loop body share one).",
+                source: "strongly connected components (petgraph, Kosaraju) of the thread's inlined control-flow graph; only hb events get a row",
+                example: "`3\t7`",
+            }
+            po_scc_cyclic(c: Number) PoSccCyclic {
+                group: Order,
+                meaning: "component `c` holds hb events and lies on a loop: its events reach each other and themselves.",
+                source: "the strongly connected components above: more than one statement, or a statement that is its own successor",
+                example: "`7`",
+            }
+            po_scc_next(c1: Number, c2: Number) PoSccNext {
+                group: Order,
+                meaning: "an edge of the thread's component DAG: `c2` follows `c1`. Components without hb events appear only where they join and fork paths (two or more predecessors and successors); every other one is contracted into edges between its neighbours. Program order between components is derived by the rules (rules/order.dl): `po_scc_reach(c1, c2)`, `c2` reachable from `c1` by a non-empty path, both holding events; `po(a, b) :- po_scc(a, c1), po_scc_reach(c1, c2), po_scc(b, c2)`.",
+                source: "the condensation of the thread's inlined control-flow graph; a component without events is removed while it has at most one predecessor or at most one successor (which never adds an edge), so the relation stays linear in the graph",
+                example: "`7\t9`",
+            }
+            dom_parent(s1: Stmt, s2: Stmt) DomParent {
+                group: Order,
+                meaning: "`s1` is the nearest hb event that strictly dominates hb event `s2` in their thread: the dominator tree restricted to events. The rules derive `dom(s1, s2)` (`s1` dominates `s2` and they lie in different components: whenever `s2` runs, `s1` ran before it) as its transitive closure without pairs inside one loop.",
+                source: "dominator tree of the thread's inlined control-flow graph (petgraph, Cooper-Harvey-Kennedy), each event's walk up the tree stopping at the first event",
+                example: "`3\t9`",
+            }
+            postdom(s1: Stmt, s2: Stmt) Postdom {
+                group: Order,
+                meaning: "every path from `s1` to the end of its thread passes `s2`, and `s1` is not reachable from `s2`: once `s1` runs, `s2` runs later.",
+                source: "post-dominator tree of the thread's inlined control-flow graph (petgraph on the reversed graph), walked from each event; pairs inside one component are left out (`s1` reaches its post-dominator `s2`, so `s2` reaches `s1` exactly when they share a loop); only between hb events",
+                example: "`3\t9`",
+            }
+            thread_always(s: Stmt) ThreadAlways {
+                group: Order,
+                meaning: "hb event `s` runs in every run of its thread that completes: it post-dominates the thread's first statement, or it is a `pthread_create`/`pthread_join` inside a loop, which the thread model assumes runs once per modelled instance.",
+                source: "the post-dominator tree of the thread's inlined control-flow graph, walked from its first statement; plus the unrolled create and join sites",
+                example: "`12`",
+            }
+            mutex_lock(s: Stmt, m: Lock) MutexLock {
+                group: Synchronization,
+                meaning: "statement `s` acquires mutex `m`.",
+                source: "a call to `pthread_mutex_lock` whose argument points to exactly one location",
+                example: "`5\t2`",
+            }
+            mutex_unlock(s: Stmt, m: Lock) MutexUnlock {
+                group: Synchronization,
+                meaning: "statement `s` releases mutex `m`.",
+                source: "a call to `pthread_mutex_unlock`",
+                example: "`8\t2`",
+            }
+            mutex_trylock(s: Stmt, m: Lock) MutexTrylock {
+                group: Synchronization,
+                meaning: "statement `s` tries to acquire mutex `m` (it does not open a critical section in these facts).",
+                source: "a call to `pthread_mutex_trylock`",
+                example: "`5\t2`",
+            }
+            cond_wait(s: Stmt, c: Loc, m: Lock) CondWait {
+                group: Synchronization,
+                meaning: "statement `s` waits on condition variable `c`, releasing and re-acquiring mutex `m`.",
+                source: "a call to `pthread_cond_wait` or `pthread_cond_timedwait`",
+                example: "`9\t3\t2`",
+            }
+            cond_signal(s: Stmt, c: Loc) CondSignal {
+                group: Synchronization,
+                meaning: "statement `s` wakes one waiter of condition variable `c`.",
+                source: "a call to `pthread_cond_signal`",
+                example: "`15\t3`",
+            }
+            cond_broadcast(s: Stmt, c: Loc) CondBroadcast {
+                group: Synchronization,
+                meaning: "statement `s` wakes all waiters of condition variable `c`.",
+                source: "a call to `pthread_cond_broadcast`",
+                example: "`15\t3`",
+            }
+            cond_wait_guarded(w: Stmt, v: Loc) CondWaitGuarded {
+                group: Synchronization,
+                meaning: "the wait `w` only runs when a read of shared flag `v` in the same critical section says the event has not happened yet (the guarded-wait pattern, EC-Diff §4.3).",
+                source: "a `pthread_cond_wait` control-dependent on a branch whose condition is computed from a load of `v` made while holding the wait's mutex",
+                example: "`9\t4`: wait 9 is guarded by flag location 4",
+            }
+            cond_signal_flagged(s: Stmt, v: Loc) CondSignalFlagged {
+                group: Synchronization,
+                meaning: "the signal or broadcast `s` is always preceded, in its thread, by a write to shared location `v` (a candidate flag; the rules pair it with a `cond_wait_guarded` on the same `v`).",
+                source: "a store to `v` that dominates (loop-aware) a `pthread_cond_signal`/`broadcast`",
+                example: "`15\t4`",
+            }
+            busy_wait(r: Stmt, v: Loc, x: Stmt) BusyWait {
+                group: Synchronization,
+                meaning: "the read `r` of shared flag `v` controls a spin loop that writes no shared memory and does not synchronise; `x` is the first statement after the loop (EC-Diff §4.4).",
+                source: "a loop whose exit branch depends on a load of a shared location and whose body has no shared store, lock or wait",
+                example: "`21\t4\t24`",
+            }
+            flag_guard(g: Stmt, r: Stmt, s: Stmt) FlagGuard {
+                group: Synchronization,
+                meaning: "hb event `s` runs only after the load `r` of a shared flag returned a value that sent a branch into the region starting at statement `g` (`if (flag) { s }`, or `s` after `while (!flag) {}`); the rules order `s` after what precedes every enabling store of `g`.",
+                source: "a conditional branch whose condition is computed from one load of a single initialised shared location by integer casts, an `icmp` against a constant, `trunc` to i1 or `xor` with true; `g` is the first statement of a successor block that only this branch enters, and `s` an hb event that `g` dominates",
+                example: "`31\t28\t33`",
+            }
+            flag_enabler(g: Stmt, w: Stmt) FlagEnabler {
+                group: Synchronization,
+                meaning: "the store `w` (or initial value) of the flag guarding region `g` may write a value that sends the branch into `g`: a constant that passes the branch's predicate, or a value concord does not know.",
+                source: "every store of the flag's location: constant stores with a single target and constant initial values are evaluated against the predicate; other stores (unknown values, several targets, memcpy, atomics) always enable",
+                example: "`31\t12`",
+            }
+            in_critical_section(s: Stmt, m: Lock, l: Stmt) InCriticalSection {
+                group: Synchronization,
+                meaning: "hb event `s` runs while its thread holds mutex `m`, and statement `l` (a lock, or a condition wait that re-acquired `m`) may be the acquisition it holds; one row per possible acquisition. `m` is held on every path to `s`, or it may be held and every path from `s` releases it (unlock or wait) before acquiring it again or ending the thread (`if (c) lock(m); s; unlock(m);`: a thread never unlocks a mutex it does not hold).",
+                source: "forward may- and must-hold dataflows over the thread's control-flow graph (lock and wait acquire, unlock and wait release; the possible acquisitions are united at merges), and a backward search for release-free paths to a lock of `m`, the thread's end, or a loop with no exit",
+                example: "`6\t2\t5`",
+            }
+            same_critical_section(s1: Stmt, s2: Stmt, m: Lock) SameCriticalSection {
+                group: Synchronization,
+                meaning: "distinct hb events `s1` and `s2` run while holding mutex `m`, and some acquisition of `m` may have opened both.",
+                source: "`in_critical_section` rows with the same `m` and a common `l`",
+                example: "`6\t7\t2`",
+            }
+            diff_critical_section(s1: Stmt, s2: Stmt, m: Lock) DiffCriticalSection {
+                group: Synchronization,
+                meaning: "shared store `s1` and shared load `s2` of a common cell both run while holding mutex `m`, under acquisitions that cannot be the same (only such pairs: the lock rules of rf.dl read nothing else).",
+                source: "`in_critical_section` rows with the same `m` and disjoint sets of `l`",
+                example: "`6\t14\t2`",
+            }
+            cs_written_before(l: Stmt, v: Loc, m: Lock) CsWrittenBefore {
+                group: Synchronization,
+                meaning: "the load `l` of `v` runs holding mutex `m`, and on every path from an acquisition of `m` that may open its section, the thread stores to `v` before `l` without releasing `m` (\"v written since the last acquire of m\"): `l` reads a store of its own section instance or of a thread not holding `m`.",
+                source: "a forward must-dataflow over the thread's control-flow graph: a store with a single target location made while holding `m` sets (m, v); lock, unlock and wait on `m` clear it; merges intersect",
+                example: "`9\t1\t2`",
+            }
+            cs_written_after(s: Stmt, v: Loc, m: Lock) CsWrittenAfter {
+                group: Synchronization,
+                meaning: "the store `s` to `v` runs holding mutex `m`, and on every path from `s` the thread stores to `v` again before releasing `m` (\"v overwritten before the next release of m\"): no load in another section of `m` can see `s`.",
+                source: "a backward must-dataflow over the thread's control-flow graph: a store with a single target location sets (m, v); lock, unlock and wait on `m` clear it; merges intersect; the thread's end is empty",
+                example: "`7\t1\t2`",
+            }
+            shared_read(s: Stmt, v: Loc) SharedRead {
+                group: Memory,
+                meaning: "statement `s` may read shared location `v`.",
+                source: "a load, atomic read-modify-write or compare-exchange (and memcpy source) whose address may point to `v`; `v` is shared when it belongs to a global or to an object reachable from a global or a thread argument, and is not a mutex, condition variable or thread handle",
+                example: "`6\t1`",
+            }
+            shared_write(s: Stmt, v: Loc) SharedWrite {
+                group: Memory,
+                meaning: "statement `s` may write shared location `v`. Each global location's initial value is written by a pseudo-statement of thread 0 (kind `init`) that precedes every other statement.",
+                source: "a store, atomic read-modify-write or compare-exchange (and memcpy/memset destination); global initialisers",
+                example: "`0\t1`: the initial value of location 1",
+            }
+            mem_read(s: Stmt, v: Loc) MemRead {
+                group: Memory,
+                meaning: "statement `s` may read location `v` (shared or not).",
+                source: "as `shared_read`, for every location, including stack objects that mem2reg could not promote",
+                example: "`6\t1`",
+            }
+            mem_write(s: Stmt, v: Loc) MemWrite {
+                group: Memory,
+                meaning: "statement `s` may write location `v` (shared or not).",
+                source: "as `shared_write`, for every location",
+                example: "`4\t1`",
+            }
+            def_use(d: Stmt, u: Stmt) DefUse {
+                group: Dependence,
+                meaning: "statement `u` uses the SSA value that statement `d` defines.",
+                source: "SSA operands (phi included), followed through parameter bindings into callees and thread start functions; a call's value comes from the callee's `ret` statements",
+                example: "`4\t5`",
+            }
+            control_dep(b: Stmt, s: Stmt) ControlDep {
+                group: Dependence,
+                meaning: "whether `s` runs depends on the outcome of branch `b`; or `b` is a call (or thread create) and `s` is in the callee's entry region.",
+                source: "post-dominance frontiers on the thread's inlined control-flow graph (Ferrante-Ottenstein-Warren), plus call-site dependence",
+                example: "`10\t11`",
+            }
+            assert_site(s: Stmt) AssertSite {
+                group: Dependence,
+                meaning: "statement `s` reports a failed assertion or reaches an error (`__assert_fail`, `reach_error`, `__VERIFIER_error`).",
+                source: "a call to one of those functions",
+                example: "`17`",
+            }
+            call_arg(call: Stmt, index: Number, d: Stmt) CallArg {
+                group: Dependence,
+                meaning: "argument number `index` (from 0) of call `call` is the value defined by `d`.",
+                source: "call operands that are instruction results (for calls to functions with and without a body)",
+                example: "`12\t3\t9`",
+            }
+        }
+        ir {
+            ir_main(f: Number) IrMain {
+                group: Ir,
+                meaning: "function `f` is `main`, the root of the call graph in context 0",
+                source: "the module's `main`",
+                example: "`12`",
+            }
+            ir_func_obj(o: Number, f: Number) IrFuncObj {
+                group: Ir,
+                meaning: "object `o` is the code of function `f` (what a function pointer points to)",
+                source: "every function of the module",
+                example: "`3\\t12`",
+            }
+            ir_global_obj(o: Number) IrGlobalObj {
+                group: Ir,
+                meaning: "object `o` is a global variable",
+                source: "every global of the module",
+                example: "`0`",
+            }
+            ir_global_init(o: Number, p: Number, o2: Number, p2: Number) IrGlobalInit {
+                group: Ir,
+                meaning: "the initial value of global `o` at path `p` points to path `p2` of object `o2`",
+                source: "pointer constants in global initialisers (vtables, tables of functions)",
+                example: "`0\\t1\\t5\\t0`",
+            }
+            ir_insn_func(i: Number, f: Number) IrInsnFunc {
+                group: Ir,
+                meaning: "instruction `i` (an allocation, call or thread create) belongs to function `f`",
+                source: "allocas, allocating calls, calls and `pthread_create`",
+                example: "`40\\t2`",
+            }
+            ir_var_func(v: Number, f: Number) IrVarFunc {
+                group: Ir,
+                meaning: "pointer constant `v` is an operand in function `f`",
+                source: "constant operands that point somewhere (globals, functions, constant GEPs)",
+                example: "`7\\t2`",
+            }
+            ir_alloc(i: Number, v: Number, o: Number) IrAlloc {
+                group: Ir,
+                meaning: "instruction `i` defines value `v` as a pointer to the new object `o`",
+                source: "`alloca`; calls to `malloc`, `calloc`, `realloc`, `strdup`, `mmap`, ... (fresh memory; a pool allocator carving `mmap`ed pages is then an allocation wrapper)",
+                example: "`40\\t9\\t21`",
+            }
+            ir_const_pts(v: Number, o: Number, p: Number) IrConstPts {
+                group: Ir,
+                meaning: "pointer constant `v` points to path `p` of object `o`",
+                source: "constant operands: `@g`, `@f`, `getelementptr (@g, 0, 1)`, casts of them",
+                example: "`7\\t0\\t0`",
+            }
+            ir_copy(d: Number, s: Number) IrCopy {
+                group: Ir,
+                meaning: "value `d` may be value `s`",
+                source: "casts, `phi`, `select`, `freeze`, `extractvalue`/`insertvalue`, the pointer argument of `realloc`",
+                example: "`10\\t9`",
+            }
+            ir_gep(d: Number, b: Number, g: Number) IrGep {
+                group: Ir,
+                meaning: "value `d` is the address computed from base `b` by GEP shape `g`",
+                source: "`getelementptr`",
+                example: "`11\\t10\\t2`",
+            }
+            ir_path_step(p: Number, g: Number, q: Number) IrPathStep {
+                group: Ir,
+                meaning: "a pointer to path `p` moved by GEP shape `g` points to path `q`",
+                source: "the path table (paths bounded in depth and index, closed under the module's GEP shapes)",
+                example: "`0\\t2\\t3`",
+            }
+            ir_path_overlap(p: Number, q: Number) IrPathOverlap {
+                group: Ir,
+                meaning: "paths `p` and `q` may name overlapping memory (one is a prefix of the other; `[*]` meets any element)",
+                source: "the path table",
+                example: "`0\\t3`",
+            }
+            ir_load(d: Number, a: Number) IrLoad {
+                group: Ir,
+                meaning: "value `d` is loaded from address `a`",
+                source: "`load`, the old value of `atomicrmw`/`cmpxchg`",
+                example: "`12\\t11`",
+            }
+            ir_store(v: Number, a: Number) IrStore {
+                group: Ir,
+                meaning: "value `v` is stored at address `a`",
+                source: "`store`, `atomicrmw`, `cmpxchg`",
+                example: "`9\\t4`",
+            }
+            ir_memcopy(i: Number, d: Number, s: Number) IrMemcopy {
+                group: Ir,
+                meaning: "instruction `i` copies the memory at `s` to `d`",
+                source: "`llvm.memcpy.*`, `llvm.memmove.*`",
+                example: "`50\\t12\\t13`",
+            }
+            ir_call(i: Number, f: Number) IrCall {
+                group: Ir,
+                meaning: "instruction `i` calls function `f` (which has a body) directly",
+                source: "`call @f(...)`",
+                example: "`41\\t3`",
+            }
+            ir_icall(i: Number, v: Number) IrIcall {
+                group: Ir,
+                meaning: "instruction `i` calls through the pointer value `v` (0: inline assembly or an unknown callee)",
+                source: "`call %fp(...)`",
+                example: "`42\\t15`",
+            }
+            ir_icall_heap(i: Number, d: Number, o: Number) IrIcallHeap {
+                group: Ir,
+                meaning: "should the indirect call `i` reach an allocation function, its result `d` points to the new object `o`",
+                source: "indirect calls with a result (allocator hooks such as `my_malloc_f`)",
+                example: "`43\t31\t22`",
+            }
+            ir_extern_func(o: Number) IrExternFunc {
+                group: Ir,
+                meaning: "object `o` is a function declared outside the module (a library function)",
+                source: "the module's function declarations",
+                example: "`4`",
+            }
+            ir_extern_alloc(o: Number) IrExternAlloc {
+                group: Ir,
+                meaning: "object `o` is an allocation function declared outside the module (`malloc`, `calloc`, ...)",
+                source: "function declarations whose name concord models as an allocator",
+                example: "`5`",
+            }
+            ir_actual(i: Number, n: Number, v: Number) IrActual {
+                group: Ir,
+                meaning: "argument `n` (from 0) of call `i` is the value `v`",
+                source: "call operands that may be pointers",
+                example: "`41\\t0\\t9`",
+            }
+            ir_formal(f: Number, n: Number, v: Number) IrFormal {
+                group: Ir,
+                meaning: "parameter `n` of function `f` is the value `v`",
+                source: "function parameters",
+                example: "`3\\t0\\t30`",
+            }
+            ir_call_result(i: Number, v: Number) IrCallResult {
+                group: Ir,
+                meaning: "call `i` defines value `v` with its result",
+                source: "calls with a result",
+                example: "`41\\t31`",
+            }
+            ir_ret(f: Number, v: Number) IrRet {
+                group: Ir,
+                meaning: "function `f` may return value `v`",
+                source: "`ret`",
+                example: "`3\\t32`",
+            }
+            ir_thread_create(i: Number, r: Number, a: Number) IrThreadCreate {
+                group: Ir,
+                meaning: "`pthread_create` at `i` starts the routine value `r` with payload value `a` (0: none)",
+                source: "`pthread_create(&t, attr, routine, payload)`",
+                example: "`60\\t7\\t9`",
+            }
+            ir_thread_ctx(c: Number, i: Number, k: Number) IrThreadCtx {
+                group: Ir,
+                meaning: "a thread created at `i` by a function called at `c` runs in context `k`",
+                source: "each `pthread_create` under each direct call of its function (thread contexts are numbered after the instructions)",
+                example: "`41\\t60\\t900`",
+            }
+            ir_allocator(f: Number) IrAllocator {
+                group: Ir,
+                meaning: "function `f` is an allocation wrapper: it returns memory it (or a wrapper it calls) allocated",
+                source: "returned values traced back through casts, GEPs, phis and selects to an allocating call",
+                example: "`5`",
+            }
+            ir_in_allocator(i: Number) IrInAllocator {
+                group: Ir,
+                meaning: "call `i` is made inside an allocation wrapper (a call to another wrapper keeps the caller's context)",
+                source: "calls inside the functions of `ir_allocator`",
+                example: "`44`",
+            }
+        }
+        }
+    };
+}
+#[allow(unused_imports)] // the build script of crates/concord-programs has no typed model
+pub(crate) use for_each_relation;
 
-pub static RELATIONS: &[Relation] = &[
-    Relation {
-        name: "stmt_thread",
-        columns: &[col("s", Stmt), col("t", Thread)],
-        group: Group::Threads,
-        meaning: "statement `s` belongs to thread instance `t`.",
-        source: "every instruction of every function instance reached from the thread's start function (calls are cloned per thread and call site); global initialisers belong to thread 0",
-        example: "`7\t1`: statement 7 runs in thread 1",
-    },
-    Relation {
-        name: "thread_create",
-        columns: &[col("s", Stmt), col("parent", Thread), col("child", Thread)],
-        group: Group::Threads,
-        meaning: "thread `parent` starts thread instance `child` at statement `s`.",
-        source: "a call to `pthread_create`; inside a loop, one child instance per unrolled iteration (bound: `--thread-loop-bound`, default 2)",
-        example: "`12\t0\t1`: main creates thread 1 at statement 12",
-    },
-    Relation {
-        name: "unresolved_call",
-        columns: &[col("s", Stmt)],
-        group: Group::Threads,
-        meaning: "the call `s` goes through a pointer to which the points-to rules found no function: its effects are missing from the model (`concord` warns about each)",
-        source: "indirect calls with no `pt_call` row in the caller's context",
-        example: "`42`",
-    },
-    Relation {
-        name: "unresolved_thread_start",
-        columns: &[col("s", Stmt)],
-        group: Group::Threads,
-        meaning: "the `pthread_create` at `s` starts a routine the points-to rules could not find (or one without a body): the thread is missing from the model (`concord` warns about each)",
-        source: "`pthread_create` with no `pt_thread_start` row in the caller's context",
-        example: "`60`",
-    },
-    Relation {
-        name: "thread_join",
-        columns: &[col("s", Stmt), col("parent", Thread), col("child", Thread)],
-        group: Group::Threads,
-        meaning: "thread `parent` waits at statement `s` for thread instance `child` to finish.",
-        source: "a call to `pthread_join` whose handle was loaded from the location a `pthread_create` stored it to",
-        example: "`20\t0\t1`: main joins thread 1 at statement 20",
-    },
-    Relation {
-        name: "po_next",
-        columns: &[col("s1", Stmt), col("s2", Stmt)],
-        group: Group::Order,
-        meaning: "`s2` can immediately follow `s1` in its thread.",
-        source: "consecutive instructions of a block, terminator to successor block, call to callee entry, return to the instruction after the call",
-        example: "`3\t4`",
-    },
-    Relation {
-        name: "po_scc",
-        columns: &[col("s", Stmt), col("c", Number)],
-        group: Group::Order,
-        meaning: "hb event `s` lies in component `c` of its thread's control-flow graph (a strongly connected component: the events of one loop body share one).",
-        source: "strongly connected components (petgraph, Kosaraju) of the thread's inlined control-flow graph; only hb events get a row",
-        example: "`3\t7`",
-    },
-    Relation {
-        name: "po_scc_cyclic",
-        columns: &[col("c", Number)],
-        group: Group::Order,
-        meaning: "component `c` holds hb events and lies on a loop: its events reach each other and themselves.",
-        source: "the strongly connected components above: more than one statement, or a statement that is its own successor",
-        example: "`7`",
-    },
-    Relation {
-        name: "po_scc_next",
-        columns: &[col("c1", Number), col("c2", Number)],
-        group: Group::Order,
-        meaning: "an edge of the thread's component DAG: `c2` follows `c1`. Components without hb events appear only where they join and fork paths (two or more predecessors and successors); every other one is contracted into edges between its neighbours. Program order between components is derived by the rules (rules/order.dl): `po_scc_reach(c1, c2)`, `c2` reachable from `c1` by a non-empty path, both holding events; `po(a, b) :- po_scc(a, c1), po_scc_reach(c1, c2), po_scc(b, c2)`.",
-        source: "the condensation of the thread's inlined control-flow graph; a component without events is removed while it has at most one predecessor or at most one successor (which never adds an edge), so the relation stays linear in the graph",
-        example: "`7\t9`",
-    },
-    Relation {
-        name: "dom_parent",
-        columns: &[col("s1", Stmt), col("s2", Stmt)],
-        group: Group::Order,
-        meaning: "`s1` is the nearest hb event that strictly dominates hb event `s2` in their thread: the dominator tree restricted to events. The rules derive `dom(s1, s2)` (`s1` dominates `s2` and they lie in different components: whenever `s2` runs, `s1` ran before it) as its transitive closure without pairs inside one loop.",
-        source: "dominator tree of the thread's inlined control-flow graph (petgraph, Cooper-Harvey-Kennedy), each event's walk up the tree stopping at the first event",
-        example: "`3\t9`",
-    },
-    Relation {
-        name: "postdom",
-        columns: &[col("s1", Stmt), col("s2", Stmt)],
-        group: Group::Order,
-        meaning: "every path from `s1` to the end of its thread passes `s2`, and `s1` is not reachable from `s2`: once `s1` runs, `s2` runs later.",
-        source: "post-dominator tree of the thread's inlined control-flow graph (petgraph on the reversed graph), walked from each event; pairs inside one component are left out (`s1` reaches its post-dominator `s2`, so `s2` reaches `s1` exactly when they share a loop); only between hb events",
-        example: "`3\t9`",
-    },
-    Relation {
-        name: "thread_always",
-        columns: &[col("s", Stmt)],
-        group: Group::Order,
-        meaning: "hb event `s` runs in every run of its thread that completes: it post-dominates the thread's first statement, or it is a `pthread_create`/`pthread_join` inside a loop, which the thread model assumes runs once per modelled instance.",
-        source: "the post-dominator tree of the thread's inlined control-flow graph, walked from its first statement; plus the unrolled create and join sites",
-        example: "`12`",
-    },
-    Relation {
-        name: "mutex_lock",
-        columns: &[col("s", Stmt), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "statement `s` acquires mutex `m`.",
-        source: "a call to `pthread_mutex_lock` whose argument points to exactly one location",
-        example: "`5\t2`",
-    },
-    Relation {
-        name: "mutex_unlock",
-        columns: &[col("s", Stmt), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "statement `s` releases mutex `m`.",
-        source: "a call to `pthread_mutex_unlock`",
-        example: "`8\t2`",
-    },
-    Relation {
-        name: "mutex_trylock",
-        columns: &[col("s", Stmt), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "statement `s` tries to acquire mutex `m` (it does not open a critical section in these facts).",
-        source: "a call to `pthread_mutex_trylock`",
-        example: "`5\t2`",
-    },
-    Relation {
-        name: "cond_wait",
-        columns: &[col("s", Stmt), col("c", Loc), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "statement `s` waits on condition variable `c`, releasing and re-acquiring mutex `m`.",
-        source: "a call to `pthread_cond_wait` or `pthread_cond_timedwait`",
-        example: "`9\t3\t2`",
-    },
-    Relation {
-        name: "cond_signal",
-        columns: &[col("s", Stmt), col("c", Loc)],
-        group: Group::Synchronization,
-        meaning: "statement `s` wakes one waiter of condition variable `c`.",
-        source: "a call to `pthread_cond_signal`",
-        example: "`15\t3`",
-    },
-    Relation {
-        name: "cond_broadcast",
-        columns: &[col("s", Stmt), col("c", Loc)],
-        group: Group::Synchronization,
-        meaning: "statement `s` wakes all waiters of condition variable `c`.",
-        source: "a call to `pthread_cond_broadcast`",
-        example: "`15\t3`",
-    },
-    Relation {
-        name: "cond_wait_guarded",
-        columns: &[col("w", Stmt), col("v", Loc)],
-        group: Group::Synchronization,
-        meaning: "the wait `w` only runs when a read of shared flag `v` in the same critical section says the event has not happened yet (the guarded-wait pattern, EC-Diff §4.3).",
-        source: "a `pthread_cond_wait` control-dependent on a branch whose condition is computed from a load of `v` made while holding the wait's mutex",
-        example: "`9\t4`: wait 9 is guarded by flag location 4",
-    },
-    Relation {
-        name: "cond_signal_flagged",
-        columns: &[col("s", Stmt), col("v", Loc)],
-        group: Group::Synchronization,
-        meaning: "the signal or broadcast `s` is always preceded, in its thread, by a write to shared location `v` (a candidate flag; the rules pair it with a `cond_wait_guarded` on the same `v`).",
-        source: "a store to `v` that dominates (loop-aware) a `pthread_cond_signal`/`broadcast`",
-        example: "`15\t4`",
-    },
-    Relation {
-        name: "busy_wait",
-        columns: &[col("r", Stmt), col("v", Loc), col("x", Stmt)],
-        group: Group::Synchronization,
-        meaning: "the read `r` of shared flag `v` controls a spin loop that writes no shared memory and does not synchronise; `x` is the first statement after the loop (EC-Diff §4.4).",
-        source: "a loop whose exit branch depends on a load of a shared location and whose body has no shared store, lock or wait",
-        example: "`21\t4\t24`",
-    },
-    Relation {
-        name: "flag_guard",
-        columns: &[col("g", Stmt), col("r", Stmt), col("s", Stmt)],
-        group: Group::Synchronization,
-        meaning: "hb event `s` runs only after the load `r` of a shared flag returned a value that sent a branch into the region starting at statement `g` (`if (flag) { s }`, or `s` after `while (!flag) {}`); the rules order `s` after what precedes every enabling store of `g`.",
-        source: "a conditional branch whose condition is computed from one load of a single initialised shared location by integer casts, an `icmp` against a constant, `trunc` to i1 or `xor` with true; `g` is the first statement of a successor block that only this branch enters, and `s` an hb event that `g` dominates",
-        example: "`31\t28\t33`",
-    },
-    Relation {
-        name: "flag_enabler",
-        columns: &[col("g", Stmt), col("w", Stmt)],
-        group: Group::Synchronization,
-        meaning: "the store `w` (or initial value) of the flag guarding region `g` may write a value that sends the branch into `g`: a constant that passes the branch's predicate, or a value concord does not know.",
-        source: "every store of the flag's location: constant stores with a single target and constant initial values are evaluated against the predicate; other stores (unknown values, several targets, memcpy, atomics) always enable",
-        example: "`31\t12`",
-    },
-    Relation {
-        name: "in_critical_section",
-        columns: &[col("s", Stmt), col("m", Loc), col("l", Stmt)],
-        group: Group::Synchronization,
-        meaning: "hb event `s` runs while its thread holds mutex `m`, and statement `l` (a lock, or a condition wait that re-acquired `m`) may be the acquisition it holds; one row per possible acquisition. `m` is held on every path to `s`, or it may be held and every path from `s` releases it (unlock or wait) before acquiring it again or ending the thread (`if (c) lock(m); s; unlock(m);`: a thread never unlocks a mutex it does not hold).",
-        source: "forward may- and must-hold dataflows over the thread's control-flow graph (lock and wait acquire, unlock and wait release; the possible acquisitions are united at merges), and a backward search for release-free paths to a lock of `m`, the thread's end, or a loop with no exit",
-        example: "`6\t2\t5`",
-    },
-    Relation {
-        name: "same_critical_section",
-        columns: &[col("s1", Stmt), col("s2", Stmt), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "distinct hb events `s1` and `s2` run while holding mutex `m`, and some acquisition of `m` may have opened both.",
-        source: "`in_critical_section` rows with the same `m` and a common `l`",
-        example: "`6\t7\t2`",
-    },
-    Relation {
-        name: "diff_critical_section",
-        columns: &[col("s1", Stmt), col("s2", Stmt), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "shared store `s1` and shared load `s2` of a common cell both run while holding mutex `m`, under acquisitions that cannot be the same (only such pairs: the lock rules of rf.dl read nothing else).",
-        source: "`in_critical_section` rows with the same `m` and disjoint sets of `l`",
-        example: "`6\t14\t2`",
-    },
-    Relation {
-        name: "cs_written_before",
-        columns: &[col("l", Stmt), col("v", Loc), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "the load `l` of `v` runs holding mutex `m`, and on every path from an acquisition of `m` that may open its section, the thread stores to `v` before `l` without releasing `m` (\"v written since the last acquire of m\"): `l` reads a store of its own section instance or of a thread not holding `m`.",
-        source: "a forward must-dataflow over the thread's control-flow graph: a store with a single target location made while holding `m` sets (m, v); lock, unlock and wait on `m` clear it; merges intersect",
-        example: "`9\t1\t2`",
-    },
-    Relation {
-        name: "cs_written_after",
-        columns: &[col("s", Stmt), col("v", Loc), col("m", Loc)],
-        group: Group::Synchronization,
-        meaning: "the store `s` to `v` runs holding mutex `m`, and on every path from `s` the thread stores to `v` again before releasing `m` (\"v overwritten before the next release of m\"): no load in another section of `m` can see `s`.",
-        source: "a backward must-dataflow over the thread's control-flow graph: a store with a single target location sets (m, v); lock, unlock and wait on `m` clear it; merges intersect; the thread's end is empty",
-        example: "`7\t1\t2`",
-    },
-    Relation {
-        name: "shared_read",
-        columns: &[col("s", Stmt), col("v", Loc)],
-        group: Group::Memory,
-        meaning: "statement `s` may read shared location `v`.",
-        source: "a load, atomic read-modify-write or compare-exchange (and memcpy source) whose address may point to `v`; `v` is shared when it belongs to a global or to an object reachable from a global or a thread argument, and is not a mutex, condition variable or thread handle",
-        example: "`6\t1`",
-    },
-    Relation {
-        name: "shared_write",
-        columns: &[col("s", Stmt), col("v", Loc)],
-        group: Group::Memory,
-        meaning: "statement `s` may write shared location `v`. Each global location's initial value is written by a pseudo-statement of thread 0 (kind `init`) that precedes every other statement.",
-        source: "a store, atomic read-modify-write or compare-exchange (and memcpy/memset destination); global initialisers",
-        example: "`0\t1`: the initial value of location 1",
-    },
-    Relation {
-        name: "mem_read",
-        columns: &[col("s", Stmt), col("v", Loc)],
-        group: Group::Memory,
-        meaning: "statement `s` may read location `v` (shared or not).",
-        source: "as `shared_read`, for every location, including stack objects that mem2reg could not promote",
-        example: "`6\t1`",
-    },
-    Relation {
-        name: "mem_write",
-        columns: &[col("s", Stmt), col("v", Loc)],
-        group: Group::Memory,
-        meaning: "statement `s` may write location `v` (shared or not).",
-        source: "as `shared_write`, for every location",
-        example: "`4\t1`",
-    },
-    Relation {
-        name: "def_use",
-        columns: &[col("d", Stmt), col("u", Stmt)],
-        group: Group::Dependence,
-        meaning: "statement `u` uses the SSA value that statement `d` defines.",
-        source: "SSA operands (phi included), followed through parameter bindings into callees and thread start functions; a call's value comes from the callee's `ret` statements",
-        example: "`4\t5`",
-    },
-    Relation {
-        name: "control_dep",
-        columns: &[col("b", Stmt), col("s", Stmt)],
-        group: Group::Dependence,
-        meaning: "whether `s` runs depends on the outcome of branch `b`; or `b` is a call (or thread create) and `s` is in the callee's entry region.",
-        source: "post-dominance frontiers on the thread's inlined control-flow graph (Ferrante-Ottenstein-Warren), plus call-site dependence",
-        example: "`10\t11`",
-    },
-    Relation {
-        name: "assert_site",
-        columns: &[col("s", Stmt)],
-        group: Group::Dependence,
-        meaning: "statement `s` reports a failed assertion or reaches an error (`__assert_fail`, `reach_error`, `__VERIFIER_error`).",
-        source: "a call to one of those functions",
-        example: "`17`",
-    },
-    Relation {
-        name: "call_arg",
-        columns: &[col("call", Stmt), col("index", Number), col("d", Stmt)],
-        group: Group::Dependence,
-        meaning: "argument number `index` (from 0) of call `call` is the value defined by `d`.",
-        source: "call operands that are instruction results (for calls to functions with and without a body)",
-        example: "`12\t3\t9`",
-    },
-];
+/// The schema table's column kind of a declared column kind.
+macro_rules! column_kind {
+    (Lock) => {
+        ColumnKind::Loc
+    };
+    ($kind:ident) => {
+        ColumnKind::$kind
+    };
+}
 
-/// The base IR relations: what each instruction says about pointers, the
-/// inputs of `rules/pointsto.dl`. Ids here are IR ids (instructions, values,
-/// objects, paths), not statement ids: an instruction has one id however
-/// many threads run it.
-pub static IR_RELATIONS: &[Relation] = &[
-    Relation {
-        name: "ir_main",
-        columns: &[col("f", Number)],
-        group: Group::Ir,
-        meaning: "function `f` is `main`, the root of the call graph in context 0",
-        source: "the module's `main`",
-        example: "`12`",
-    },
-    Relation {
-        name: "ir_func_obj",
-        columns: &[col("o", Number), col("f", Number)],
-        group: Group::Ir,
-        meaning: "object `o` is the code of function `f` (what a function pointer points to)",
-        source: "every function of the module",
-        example: "`3\\t12`",
-    },
-    Relation {
-        name: "ir_global_obj",
-        columns: &[col("o", Number)],
-        group: Group::Ir,
-        meaning: "object `o` is a global variable",
-        source: "every global of the module",
-        example: "`0`",
-    },
-    Relation {
-        name: "ir_global_init",
-        columns: &[col("o", Number), col("p", Number), col("o2", Number), col("p2", Number)],
-        group: Group::Ir,
-        meaning: "the initial value of global `o` at path `p` points to path `p2` of object `o2`",
-        source: "pointer constants in global initialisers (vtables, tables of functions)",
-        example: "`0\\t1\\t5\\t0`",
-    },
-    Relation {
-        name: "ir_insn_func",
-        columns: &[col("i", Number), col("f", Number)],
-        group: Group::Ir,
-        meaning: "instruction `i` (an allocation, call or thread create) belongs to function `f`",
-        source: "allocas, allocating calls, calls and `pthread_create`",
-        example: "`40\\t2`",
-    },
-    Relation {
-        name: "ir_var_func",
-        columns: &[col("v", Number), col("f", Number)],
-        group: Group::Ir,
-        meaning: "pointer constant `v` is an operand in function `f`",
-        source: "constant operands that point somewhere (globals, functions, constant GEPs)",
-        example: "`7\\t2`",
-    },
-    Relation {
-        name: "ir_alloc",
-        columns: &[col("i", Number), col("v", Number), col("o", Number)],
-        group: Group::Ir,
-        meaning: "instruction `i` defines value `v` as a pointer to the new object `o`",
-        source: "`alloca`; calls to `malloc`, `calloc`, `realloc`, `strdup`, `mmap`, ... (fresh memory; a pool allocator carving `mmap`ed pages is then an allocation wrapper)",
-        example: "`40\\t9\\t21`",
-    },
-    Relation {
-        name: "ir_const_pts",
-        columns: &[col("v", Number), col("o", Number), col("p", Number)],
-        group: Group::Ir,
-        meaning: "pointer constant `v` points to path `p` of object `o`",
-        source: "constant operands: `@g`, `@f`, `getelementptr (@g, 0, 1)`, casts of them",
-        example: "`7\\t0\\t0`",
-    },
-    Relation {
-        name: "ir_copy",
-        columns: &[col("d", Number), col("s", Number)],
-        group: Group::Ir,
-        meaning: "value `d` may be value `s`",
-        source: "casts, `phi`, `select`, `freeze`, `extractvalue`/`insertvalue`, the pointer argument of `realloc`",
-        example: "`10\\t9`",
-    },
-    Relation {
-        name: "ir_gep",
-        columns: &[col("d", Number), col("b", Number), col("g", Number)],
-        group: Group::Ir,
-        meaning: "value `d` is the address computed from base `b` by GEP shape `g`",
-        source: "`getelementptr`",
-        example: "`11\\t10\\t2`",
-    },
-    Relation {
-        name: "ir_path_step",
-        columns: &[col("p", Number), col("g", Number), col("q", Number)],
-        group: Group::Ir,
-        meaning: "a pointer to path `p` moved by GEP shape `g` points to path `q`",
-        source: "the path table (paths bounded in depth and index, closed under the module's GEP shapes)",
-        example: "`0\\t2\\t3`",
-    },
-    Relation {
-        name: "ir_path_overlap",
-        columns: &[col("p", Number), col("q", Number)],
-        group: Group::Ir,
-        meaning: "paths `p` and `q` may name overlapping memory (one is a prefix of the other; `[*]` meets any element)",
-        source: "the path table",
-        example: "`0\\t3`",
-    },
-    Relation {
-        name: "ir_load",
-        columns: &[col("d", Number), col("a", Number)],
-        group: Group::Ir,
-        meaning: "value `d` is loaded from address `a`",
-        source: "`load`, the old value of `atomicrmw`/`cmpxchg`",
-        example: "`12\\t11`",
-    },
-    Relation {
-        name: "ir_store",
-        columns: &[col("v", Number), col("a", Number)],
-        group: Group::Ir,
-        meaning: "value `v` is stored at address `a`",
-        source: "`store`, `atomicrmw`, `cmpxchg`",
-        example: "`9\\t4`",
-    },
-    Relation {
-        name: "ir_memcopy",
-        columns: &[col("i", Number), col("d", Number), col("s", Number)],
-        group: Group::Ir,
-        meaning: "instruction `i` copies the memory at `s` to `d`",
-        source: "`llvm.memcpy.*`, `llvm.memmove.*`",
-        example: "`50\\t12\\t13`",
-    },
-    Relation {
-        name: "ir_call",
-        columns: &[col("i", Number), col("f", Number)],
-        group: Group::Ir,
-        meaning: "instruction `i` calls function `f` (which has a body) directly",
-        source: "`call @f(...)`",
-        example: "`41\\t3`",
-    },
-    Relation {
-        name: "ir_icall",
-        columns: &[col("i", Number), col("v", Number)],
-        group: Group::Ir,
-        meaning: "instruction `i` calls through the pointer value `v` (0: inline assembly or an unknown callee)",
-        source: "`call %fp(...)`",
-        example: "`42\\t15`",
-    },
-    Relation {
-        name: "ir_icall_heap",
-        columns: &[col("i", Number), col("d", Number), col("o", Number)],
-        group: Group::Ir,
-        meaning: "should the indirect call `i` reach an allocation function, its result `d` points to the new object `o`",
-        source: "indirect calls with a result (allocator hooks such as `my_malloc_f`)",
-        example: "`43\t31\t22`",
-    },
-    Relation {
-        name: "ir_extern_func",
-        columns: &[col("o", Number)],
-        group: Group::Ir,
-        meaning: "object `o` is a function declared outside the module (a library function)",
-        source: "the module's function declarations",
-        example: "`4`",
-    },
-    Relation {
-        name: "ir_extern_alloc",
-        columns: &[col("o", Number)],
-        group: Group::Ir,
-        meaning: "object `o` is an allocation function declared outside the module (`malloc`, `calloc`, ...)",
-        source: "function declarations whose name concord models as an allocator",
-        example: "`5`",
-    },
-    Relation {
-        name: "ir_actual",
-        columns: &[col("i", Number), col("n", Number), col("v", Number)],
-        group: Group::Ir,
-        meaning: "argument `n` (from 0) of call `i` is the value `v`",
-        source: "call operands that may be pointers",
-        example: "`41\\t0\\t9`",
-    },
-    Relation {
-        name: "ir_formal",
-        columns: &[col("f", Number), col("n", Number), col("v", Number)],
-        group: Group::Ir,
-        meaning: "parameter `n` of function `f` is the value `v`",
-        source: "function parameters",
-        example: "`3\\t0\\t30`",
-    },
-    Relation {
-        name: "ir_call_result",
-        columns: &[col("i", Number), col("v", Number)],
-        group: Group::Ir,
-        meaning: "call `i` defines value `v` with its result",
-        source: "calls with a result",
-        example: "`41\\t31`",
-    },
-    Relation {
-        name: "ir_ret",
-        columns: &[col("f", Number), col("v", Number)],
-        group: Group::Ir,
-        meaning: "function `f` may return value `v`",
-        source: "`ret`",
-        example: "`3\\t32`",
-    },
-    Relation {
-        name: "ir_thread_create",
-        columns: &[col("i", Number), col("r", Number), col("a", Number)],
-        group: Group::Ir,
-        meaning: "`pthread_create` at `i` starts the routine value `r` with payload value `a` (0: none)",
-        source: "`pthread_create(&t, attr, routine, payload)`",
-        example: "`60\\t7\\t9`",
-    },
-    Relation {
-        name: "ir_thread_ctx",
-        columns: &[col("c", Number), col("i", Number), col("k", Number)],
-        group: Group::Ir,
-        meaning: "a thread created at `i` by a function called at `c` runs in context `k`",
-        source: "each `pthread_create` under each direct call of its function (thread contexts are numbered after the instructions)",
-        example: "`41\\t60\\t900`",
-    },
-    Relation {
-        name: "ir_allocator",
-        columns: &[col("f", Number)],
-        group: Group::Ir,
-        meaning: "function `f` is an allocation wrapper: it returns memory it (or a wrapper it calls) allocated",
-        source: "returned values traced back through casts, GEPs, phis and selects to an allocating call",
-        example: "`5`",
-    },
-    Relation {
-        name: "ir_in_allocator",
-        columns: &[col("i", Number)],
-        group: Group::Ir,
-        meaning: "call `i` is made inside an allocation wrapper (a call to another wrapper keeps the caller's context)",
-        source: "calls inside the functions of `ir_allocator`",
-        example: "`44`",
-    },
-];
+/// Expands the declaration into the two relation tables.
+macro_rules! relation_tables {
+    (
+        analysis { $($name:ident ($($col:ident : $kind:ident),*) $row:ident {
+            group: $group:ident, meaning: $meaning:literal, source: $source:literal, example: $example:literal $(,)?
+        })* }
+        ir { $($ir_name:ident ($($ir_col:ident : $ir_kind:ident),*) $ir_row:ident {
+            group: $ir_group:ident, meaning: $ir_meaning:literal, source: $ir_source:literal, example: $ir_example:literal $(,)?
+        })* }
+    ) => {
+        pub static RELATIONS: &[Relation] = &[$(
+            Relation {
+                name: stringify!($name),
+                columns: &[$(col(stringify!($col), column_kind!($kind))),*],
+                group: Group::$group,
+                meaning: $meaning,
+                source: $source,
+                example: $example,
+            },
+        )*];
+
+        /// The base IR relations: what each instruction says about pointers, the
+        /// inputs of `rules/pointsto.dl`. Ids here are IR ids (instructions, values,
+        /// objects, paths), not statement ids: an instruction has one id however
+        /// many threads run it.
+        pub static IR_RELATIONS: &[Relation] = &[$(
+            Relation {
+                name: stringify!($ir_name),
+                columns: &[$(col(stringify!($ir_col), column_kind!($ir_kind))),*],
+                group: Group::$ir_group,
+                meaning: $ir_meaning,
+                source: $ir_source,
+                example: $ir_example,
+            },
+        )*];
+    };
+}
+
+for_each_relation!(relation_tables);
 
 pub fn relation(name: &str) -> Option<&'static Relation> {
     all().find(|r| r.name == name)

@@ -66,7 +66,7 @@ pub fn diff(req: &DiffRequest, budget: &Budget, events: Events<'_>) -> Result<Di
         sync_diff(old, new, &pair.matching, &req.options, budget)?
     };
     budget.phase("lock order")?;
-    let locks = lock_order_diff(old, &sync.old_sync1, new, &sync.new_sync1);
+    let locks = lock_order_diff(old, &sync.old_lock_order, new, &sync.new_lock_order);
     budget.end_phase();
     Ok(DiffOutcome {
         pair,

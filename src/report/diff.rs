@@ -8,6 +8,7 @@ use super::style::{paint, Color};
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
 use crate::analysis::lockorder::{DeadlockCycle, LockEdge, LockOrderDiff};
+use crate::facts::relations::{LocId, SharedRead, SharedWrite};
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
 use serde_json::{json, Value};
@@ -82,10 +83,10 @@ pub fn explain(r: &DiffReport<'_>, d: &Difference) -> Explanation {
 
 /// The shared locations an edge carries: written by `w` and read by `r`.
 fn edge_locations(f: &FactSet, w: u32, r: u32) -> Vec<u32> {
-    let writes: BTreeSet<u32> = f.rows_starting("shared_write", w).map(|x| x[1]).collect();
-    f.rows_starting("shared_read", r)
-        .filter(|x| writes.contains(&x[1]))
-        .map(|x| x[1])
+    let writes: BTreeSet<LocId> = f.iter_starting::<SharedWrite>(w).map(|x| x.v).collect();
+    f.iter_starting::<SharedRead>(r)
+        .filter(|x| writes.contains(&x.v))
+        .map(|x| x.v.0)
         .collect()
 }
 
@@ -176,7 +177,7 @@ fn edges_text(r: &DiffReport<'_>, d: &Difference, threads: bool) -> String {
 }
 
 fn lock_edge_text(v: &LoadedVersion, e: &LockEdge) -> String {
-    let (held, acquired) = (v.facts.display_of(&e.held), v.facts.display_of(&e.acquired));
+    let (held, acquired) = (e.held.display(&v.facts), e.acquired.display(&v.facts));
     format!(
         "{held} -> {acquired} in t{}: holds {held} since {}, acquires {acquired} at {}",
         e.thread,
@@ -186,7 +187,7 @@ fn lock_edge_text(v: &LoadedVersion, e: &LockEdge) -> String {
 }
 
 fn cycle_text(f: &FactSet, c: &DeadlockCycle) -> String {
-    let mut locks: Vec<String> = c.locks.iter().map(|l| f.display_of(l)).collect();
+    let mut locks: Vec<String> = c.locks.iter().map(|l| l.display(f)).collect();
     locks.push(locks[0].clone());
     let threads: Vec<String> = c.edges.iter().map(|e| format!("t{}", e.thread)).collect();
     format!("{} (threads {})", locks.join(" -> "), threads.join(", "))
@@ -308,7 +309,10 @@ pub fn text(r: &DiffReport<'_>) -> String {
                 v.facts.display_of(h),
                 v.facts.display_of(a)
             ));
-            for e in edges.iter().filter(|e| &e.held == h && &e.acquired == a) {
+            for e in edges
+                .iter()
+                .filter(|e| e.held.name == *h && e.acquired.name == *a)
+            {
                 out.push_str(&format!("      {}\n", lock_edge_text(v, e)));
             }
         }
@@ -386,9 +390,9 @@ fn edges_json(v: &LoadedVersion, d: &Difference) -> Value {
 
 fn lock_edge_json(v: &LoadedVersion, e: &LockEdge) -> Value {
     json!({
-        "held": e.held, "acquired": e.acquired, "thread": e.thread,
-        "held_display": v.facts.display_of(&e.held),
-        "acquired_display": v.facts.display_of(&e.acquired),
+        "held": e.held.name, "acquired": e.acquired.name, "thread": e.thread,
+        "held_display": e.held.display(&v.facts),
+        "acquired_display": e.acquired.display(&v.facts),
         "held_at": stmt_json(&v.facts, Some(e.held_at)),
         "acquired_at": stmt_json(&v.facts, Some(e.acquired_at)),
     })
@@ -440,8 +444,8 @@ pub fn json(r: &DiffReport<'_>) -> String {
     let cycles = |v: &LoadedVersion, cs: &[DeadlockCycle]| -> Vec<Value> {
         cs.iter()
             .map(|c| {
-                json!({"locks": c.locks,
-                "locks_display": c.locks.iter().map(|l| v.facts.display_of(l)).collect::<Vec<_>>(),
+                json!({"locks": c.locks.iter().map(|l| &l.name).collect::<Vec<_>>(),
+                "locks_display": c.locks.iter().map(|l| l.display(&v.facts)).collect::<Vec<_>>(),
                 "edges": c.edges.iter().map(|e| lock_edge_json(v, e)).collect::<Vec<_>>()})
             })
             .collect()
@@ -598,7 +602,10 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
             "lock-order-only-in-new"
         };
         for (h, a) in pairs {
-            if let Some(e) = edges.iter().find(|e| &e.held == h && &e.acquired == a) {
+            if let Some(e) = edges
+                .iter()
+                .find(|e| e.held.name == *h && e.acquired.name == *a)
+            {
                 results.push(sarif::result(
                     rule,
                     Level::Note,

@@ -4,6 +4,7 @@
 //! edges in their order).  Reads facts only; decides nothing.
 
 use crate::analysis::diff::{Difference, Side};
+use crate::facts::relations::InCriticalSection;
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -98,8 +99,8 @@ fn thread_name(f: &FactSet, id: u32) -> String {
 /// Names of the mutexes whose critical sections contain `id` (as
 /// `locations.tsv` names them: comparable across versions).
 fn locks_at(f: &FactSet, id: u32) -> BTreeSet<String> {
-    f.rows_starting("in_critical_section", id)
-        .filter_map(|r| f.location(r[1]).map(|l| l.name.clone()))
+    f.iter_starting::<InCriticalSection>(id)
+        .filter_map(|r| f.location(r.m.0).map(|l| l.name.clone()))
         .collect()
 }
 

@@ -24,15 +24,9 @@ pub struct RfMay {
 impl RfMay {
     /// `rf_may` of `facts` (the sync1 rules), mapped to `m`'s instructions.
     pub fn of(m: &Module, facts: &FactSet) -> RfMay {
-        let rel = crate::analysis::run(
-            crate::analysis::RuleProgram::Sync1,
-            crate::analysis::Engine::Ascent,
-            facts,
-        );
-        let rows: Vec<(u32, u32)> = rel
-            .get("rf_may")
-            .map(|r| r.iter().map(|row| (row[0], row[1])).collect())
-            .unwrap_or_default();
+        let rows: Vec<(u32, u32)> =
+            crate::datalog::run_program!(sync1, crate::datalog::Engine::Ascent, facts, |out| out
+                .rf_may);
         Self::from_statements(m, facts, &rows)
     }
 

@@ -11,6 +11,12 @@
 
 use super::ir::{self, LibCall};
 use super::paths::{GepShape, PathId, PathTable, Step, MAX_DEPTH, ROOT};
+use crate::facts::relations::{
+    IrActual, IrAlloc, IrAllocator, IrCall, IrCallResult, IrConstPts, IrCopy, IrExternAlloc,
+    IrExternFunc, IrFormal, IrFuncObj, IrGep, IrGlobalInit, IrGlobalObj, IrIcall, IrIcallHeap,
+    IrInAllocator, IrInsnFunc, IrLoad, IrMain, IrMemcopy, IrPathOverlap, IrPathStep, IrRet,
+    IrStore, IrThreadCreate, IrThreadCtx, IrVarFunc, TypedRelation,
+};
 use crate::facts::Row;
 use llvm_ir::constant::Constant;
 use llvm_ir::instruction::Instruction as I;
@@ -136,11 +142,23 @@ impl IrFacts {
         facts
     }
 
-    fn add(&mut self, rel: &'static str, row: Row) {
+    fn add<R: TypedRelation>(&mut self, row: R) {
         self.rows
-            .get_mut(rel)
+            .get_mut(R::NAME)
             .expect("declared IR relation")
-            .insert(row);
+            .insert(row.to_row());
+    }
+
+    /// Rows of one IR relation.
+    pub fn count<R: TypedRelation>(&self) -> usize {
+        self.rows.get(R::NAME).map_or(0, |rows| rows.len())
+    }
+
+    /// Whether one IR relation holds `row`.
+    pub fn contains<R: TypedRelation>(&self, row: R) -> bool {
+        self.rows
+            .get(R::NAME)
+            .is_some_and(|rows| rows.contains(&row.to_row()))
     }
 
     fn intern_obj(&mut self, kind: ObjKind) -> ObjId {
@@ -274,10 +292,10 @@ impl<'m> Emitter<'m> {
                 let v = facts.next_var;
                 facts.next_var += 1;
                 facts.const_vars.insert(key, v);
-                facts.add("ir_var_func", vec![v, func as u32]);
+                facts.add(IrVarFunc { v, f: func as u32 });
                 for (kind, p) in targets {
                     let o = facts.intern_obj(kind);
-                    facts.add("ir_const_pts", vec![v, o, p]);
+                    facts.add(IrConstPts { v, o, p });
                 }
                 Some(v)
             }
@@ -287,36 +305,40 @@ impl<'m> Emitter<'m> {
 
     fn run(&self, facts: &mut IrFacts) {
         if let Some(main) = self.defined("main") {
-            facts.add("ir_main", vec![main as u32]);
+            facts.add(IrMain { f: main as u32 });
         }
         for f in 0..self.module.functions.len() {
             let fo = facts.intern_obj(ObjKind::Func(f));
-            facts.add("ir_func_obj", vec![fo, f as u32]);
+            facts.add(IrFuncObj { o: fo, f: f as u32 });
         }
         for (e, decl) in self.module.func_declarations.iter().enumerate() {
             let o = facts.intern_obj(ObjKind::Extern(e));
-            facts.add("ir_extern_func", vec![o]);
+            facts.add(IrExternFunc { o });
             if matches!(ir::classify(&decl.name), LibCall::Alloc | LibCall::Realloc) {
                 let o = facts.intern_obj(ObjKind::Extern(e));
-                facts.add("ir_extern_alloc", vec![o]);
+                facts.add(IrExternAlloc { o });
             }
         }
         for (g, var) in self.module.global_vars.iter().enumerate() {
             let o = facts.intern_obj(ObjKind::Global(g));
-            facts.add("ir_global_obj", vec![o]);
+            facts.add(IrGlobalObj { o });
             if let Some(init) = &var.initializer {
                 let mut path = Vec::new();
                 self.global_init(facts, o, &mut path, init);
             }
         }
         for &f in &self.allocators {
-            facts.add("ir_allocator", vec![f as u32]);
+            facts.add(IrAllocator { f: f as u32 });
         }
         let callers = self.direct_call_sites(facts);
         for (f, func) in self.module.functions.iter().enumerate() {
             for (k, p) in func.parameters.iter().enumerate() {
                 let v = facts.local_var(f, &p.name);
-                facts.add("ir_formal", vec![f as u32, k as u32, v]);
+                facts.add(IrFormal {
+                    f: f as u32,
+                    n: k as u32,
+                    v,
+                });
             }
             for (b, block) in func.basic_blocks.iter().enumerate() {
                 for (i, instr) in block.instrs.iter().enumerate() {
@@ -326,24 +348,24 @@ impl<'m> Emitter<'m> {
                 if let T::Ret(r) = &block.term {
                     if let Some(op) = &r.return_operand {
                         if let Some(v) = self.operand(facts, f, op) {
-                            facts.add("ir_ret", vec![f as u32, v]);
+                            facts.add(IrRet { f: f as u32, v });
                         }
                     }
                 }
             }
         }
         facts.paths.close(self.module);
-        let steps: Vec<Row> = facts
+        let steps: Vec<IrPathStep> = facts
             .paths
             .steps
             .iter()
-            .map(|&(p, g, q)| vec![p, g, q])
+            .map(|&(p, g, q)| IrPathStep { p, g, q })
             .collect();
         for row in steps {
-            facts.add("ir_path_step", row);
+            facts.add(row);
         }
         for (a, b) in facts.paths.overlaps() {
-            facts.add("ir_path_overlap", vec![a, b]);
+            facts.add(IrPathOverlap { p: a, q: b });
         }
     }
 
@@ -391,7 +413,12 @@ impl<'m> Emitter<'m> {
                 let p = facts.paths.intern(steps, Some(self.module.type_of(other)));
                 for (kind, tp) in targets {
                     let o2 = facts.intern_obj(kind);
-                    facts.add("ir_global_init", vec![obj, p, o2, tp]);
+                    facts.add(IrGlobalInit {
+                        o: obj,
+                        p,
+                        o2,
+                        p2: tp,
+                    });
                 }
             }
         }
@@ -409,15 +436,15 @@ impl<'m> Emitter<'m> {
         let copy = |facts: &mut IrFacts, dest: &Name, src: &Operand| {
             if let Some(s) = self.operand(facts, f, src) {
                 let d = facts.local_var(f, dest);
-                facts.add("ir_copy", vec![d, s]);
+                facts.add(IrCopy { d, s });
             }
         };
         match instr {
             I::Alloca(a) => {
                 let o = facts.intern_obj(ObjKind::Stack(id));
                 let d = facts.local_var(f, &a.dest);
-                facts.add("ir_alloc", vec![id, d, o]);
-                facts.add("ir_insn_func", vec![id, fu]);
+                facts.add(IrAlloc { i: id, v: d, o });
+                facts.add(IrInsnFunc { i: id, f: fu });
             }
             I::GetElementPtr(g) => {
                 let Some(b) = self.operand(facts, f, &g.address) else {
@@ -439,7 +466,7 @@ impl<'m> Emitter<'m> {
                 };
                 let gid = facts.paths.shape(shape);
                 let d = facts.local_var(f, &g.dest);
-                facts.add("ir_gep", vec![d, b, gid]);
+                facts.add(IrGep { d, b, g: gid });
             }
             I::BitCast(c) => copy(facts, &c.dest, &c.operand),
             I::AddrSpaceCast(c) => copy(facts, &c.dest, &c.operand),
@@ -463,7 +490,7 @@ impl<'m> Emitter<'m> {
             I::Load(l) => {
                 if let Some(a) = self.operand(facts, f, &l.address) {
                     let d = facts.local_var(f, &l.dest);
-                    facts.add("ir_load", vec![d, a]);
+                    facts.add(IrLoad { d, a });
                 }
             }
             I::Store(s) => self.store(facts, f, &s.value, &s.address),
@@ -471,14 +498,14 @@ impl<'m> Emitter<'m> {
                 self.store(facts, f, &r.value, &r.address);
                 if let Some(a) = self.operand(facts, f, &r.address) {
                     let d = facts.local_var(f, &r.dest);
-                    facts.add("ir_load", vec![d, a]);
+                    facts.add(IrLoad { d, a });
                 }
             }
             I::CmpXchg(x) => {
                 self.store(facts, f, &x.replacement, &x.address);
                 if let Some(a) = self.operand(facts, f, &x.address) {
                     let d = facts.local_var(f, &x.dest);
-                    facts.add("ir_load", vec![d, a]);
+                    facts.add(IrLoad { d, a });
                 }
             }
             I::Call(call) => self.call(facts, f, id, call, callers),
@@ -491,7 +518,7 @@ impl<'m> Emitter<'m> {
             self.operand(facts, f, value),
             self.operand(facts, f, address),
         ) {
-            facts.add("ir_store", vec![v, a]);
+            facts.add(IrStore { v, a });
         }
     }
 
@@ -522,11 +549,11 @@ impl<'m> Emitter<'m> {
             LibCall::Alloc | LibCall::Realloc => {
                 if let Some(d) = result {
                     let o = facts.intern_obj(ObjKind::Heap(id));
-                    facts.add("ir_alloc", vec![id, d, o]);
-                    facts.add("ir_insn_func", vec![id, fu]);
+                    facts.add(IrAlloc { i: id, v: d, o });
+                    facts.add(IrInsnFunc { i: id, f: fu });
                     if kind == LibCall::Realloc {
                         if let Some(a) = arg(facts, 0) {
-                            facts.add("ir_copy", vec![d, a]);
+                            facts.add(IrCopy { d, s: a });
                         }
                     }
                 }
@@ -534,22 +561,26 @@ impl<'m> Emitter<'m> {
             }
             LibCall::MemCopy => {
                 if let (Some(d), Some(s)) = (arg(facts, 0), arg(facts, 1)) {
-                    facts.add("ir_memcopy", vec![id, d, s]);
-                    facts.add("ir_insn_func", vec![id, fu]);
+                    facts.add(IrMemcopy { i: id, d, s });
+                    facts.add(IrInsnFunc { i: id, f: fu });
                 }
                 return;
             }
             LibCall::ThreadCreate => {
-                facts.add("ir_insn_func", vec![id, fu]);
+                facts.add(IrInsnFunc { i: id, f: fu });
                 let routine = arg(facts, 2).unwrap_or(0);
                 let payload = arg(facts, 3).unwrap_or(0);
-                facts.add("ir_thread_create", vec![id, routine, payload]);
+                facts.add(IrThreadCreate {
+                    i: id,
+                    r: routine,
+                    a: payload,
+                });
                 // Thread contexts: the create site under each direct call
                 // of its function (so a `launch()` wrapper called twice
                 // starts two distinguishable threads).
-                let first = facts.first_thread_ctx + facts.rows["ir_thread_ctx"].len() as u32;
+                let first = facts.first_thread_ctx + facts.count::<IrThreadCtx>() as u32;
                 for (k, &c) in (first..).zip(callers.get(&f).into_iter().flatten()) {
-                    facts.add("ir_thread_ctx", vec![c, id, k]);
+                    facts.add(IrThreadCtx { c, i: id, k });
                 }
                 return;
             }
@@ -561,7 +592,7 @@ impl<'m> Emitter<'m> {
                 let Some(g) = self.defined(name) else {
                     return; // a library function: no body, no effect on pointers
                 };
-                facts.add("ir_call", vec![id, g as u32]);
+                facts.add(IrCall { i: id, f: g as u32 });
             }
             None => {
                 let target = match &call.function {
@@ -569,30 +600,34 @@ impl<'m> Emitter<'m> {
                     either::Either::Left(_) => None, // inline assembly
                 };
                 let Some(v) = target else {
-                    facts.add("ir_icall", vec![id, 0]);
-                    facts.add("ir_insn_func", vec![id, fu]);
+                    facts.add(IrIcall { i: id, v: 0 });
+                    facts.add(IrInsnFunc { i: id, f: fu });
                     return;
                 };
-                facts.add("ir_icall", vec![id, v]);
+                facts.add(IrIcall { i: id, v });
                 // Should the pointer turn out to be `malloc` (an allocator
                 // hook), the call allocates: its object is ready.
                 if let Some(d) = result {
                     let o = facts.intern_obj(ObjKind::Heap(id));
-                    facts.add("ir_icall_heap", vec![id, d, o]);
+                    facts.add(IrIcallHeap { i: id, d, o });
                 }
             }
         }
-        facts.add("ir_insn_func", vec![id, fu]);
+        facts.add(IrInsnFunc { i: id, f: fu });
         if in_allocator {
-            facts.add("ir_in_allocator", vec![id]);
+            facts.add(IrInAllocator { i: id });
         }
         for (k, a) in args.iter().enumerate() {
             if let Some(a) = *a {
-                facts.add("ir_actual", vec![id, k as u32, a]);
+                facts.add(IrActual {
+                    i: id,
+                    n: k as u32,
+                    v: a,
+                });
             }
         }
         if let Some(d) = result {
-            facts.add("ir_call_result", vec![id, d]);
+            facts.add(IrCallResult { i: id, v: d });
         }
     }
 

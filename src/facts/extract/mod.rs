@@ -28,6 +28,14 @@ pub use self::program::ExtractOptions;
 use self::program::{ProgramModel, StmtId};
 use self::sections::{Held, NodeEffects};
 use self::statements::{dedupe_location_names, statement_table};
+use super::relations::{
+    AssertSite, BusyWait, CallArg, CondBroadcast, CondSignal, CondSignalFlagged, CondWait,
+    CondWaitGuarded, ControlDep, CsWrittenAfter, CsWrittenBefore, DefUse, DiffCriticalSection,
+    DomParent, FlagEnabler, FlagGuard, InCriticalSection, MemRead, MemWrite, MutexLock,
+    MutexTrylock, MutexUnlock, PoNext, PoScc, PoSccCyclic, PoSccNext, Postdom, SameCriticalSection,
+    SharedRead, SharedWrite, StmtThread, ThreadAlways, ThreadCreate, ThreadJoin, TypedRelation,
+    UnresolvedCall, UnresolvedThreadStart,
+};
 use super::{FactSet, LocationInfo, Manifest, Row, ThreadInfo};
 use crate::error::Result;
 use crate::frontend::Program;
@@ -51,9 +59,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         .map(|name| (name, Vec::new()))
         .collect();
     macro_rules! add {
-        ($name:expr, $row:expr) => {{
-            rel.get_mut($name).expect("declared relation").push($row);
-        }};
+        ($row:expr) => {
+            collect(&mut rel, $row)
+        };
     }
 
     // --- memory accesses and synchronisation calls -------------------------
@@ -274,13 +282,13 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for tg in &graphs {
         for s in order::always_executed(tg) {
             if events.contains(&s) {
-                add!("thread_always", vec![s]);
+                add!(ThreadAlways { s: s.into() });
             }
         }
         for &s in &tg.nodes {
             let unrolled = handle_of_create.contains_key(&s) || join_sites.contains(&s);
             if unrolled && tg.in_cycle(s) {
-                add!("thread_always", vec![s]);
+                add!(ThreadAlways { s: s.into() });
             }
         }
     }
@@ -297,23 +305,34 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for (tg, ord) in graphs.iter().zip(orders) {
         dom_pairs.extend(ord.dom_of_wanted);
         for &(s, c) in &ord.scc {
-            add!("po_scc", vec![s, scc_base + c as u32]);
+            add!(PoScc {
+                s: s.into(),
+                c: scc_base + c as u32
+            });
         }
         for &c in &ord.scc_cyclic {
-            add!("po_scc_cyclic", vec![scc_base + c as u32]);
+            add!(PoSccCyclic {
+                c: scc_base + c as u32
+            });
         }
         for &(c, d) in &ord.scc_next {
-            add!(
-                "po_scc_next",
-                vec![scc_base + c as u32, scc_base + d as u32]
-            );
+            add!(PoSccNext {
+                c1: scc_base + c as u32,
+                c2: scc_base + d as u32
+            });
         }
         scc_base += tg.scc_cyclic.len() as u32;
         for (a, b) in ord.dom_parent {
-            add!("dom_parent", vec![a, b]);
+            add!(DomParent {
+                s1: a.into(),
+                s2: b.into()
+            });
         }
         for (a, b) in ord.postdom {
-            add!("postdom", vec![a, b]);
+            add!(Postdom {
+                s1: a.into(),
+                s2: b.into()
+            });
         }
     }
     for (&s, op) in &sync {
@@ -344,16 +363,26 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     // --- relations --------------------------------------------------------------
     for (t, th) in model.threads.iter().enumerate() {
         for &s in &th.stmts {
-            add!("stmt_thread", vec![s, t as u32]);
+            add!(StmtThread {
+                s: s.into(),
+                t: (t as u32).into()
+            });
             for &n in &model.succ[s as usize] {
-                add!("po_next", vec![s, n]);
+                add!(PoNext {
+                    s1: s.into(),
+                    s2: n.into()
+                });
             }
         }
     }
     for (&create, children) in &model.children_of {
         let parent = model.stmts[create as usize].thread;
         for &c in children {
-            add!("thread_create", vec![create, parent, c]);
+            add!(ThreadCreate {
+                s: create.into(),
+                parent: parent.into(),
+                child: c.into()
+            });
         }
     }
     for (j, handle) in &joins {
@@ -361,43 +390,91 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         for (create, cells) in &handle_of_create {
             if !handle.is_empty() && !cells.is_disjoint(handle) {
                 for &c in model.children_of.get(create).into_iter().flatten() {
-                    add!("thread_join", vec![*j, parent, c]);
+                    add!(ThreadJoin {
+                        s: (*j).into(),
+                        parent: parent.into(),
+                        child: c.into()
+                    });
                 }
             }
         }
     }
     for (&s, op) in &sync {
         match *op {
-            SyncOp::Lock(m) => add!("mutex_lock", vec![s, lo(m)]),
-            SyncOp::Unlock(m) => add!("mutex_unlock", vec![s, lo(m)]),
-            SyncOp::Trylock(m) => add!("mutex_trylock", vec![s, lo(m)]),
-            SyncOp::Wait { cond, mutex } => add!("cond_wait", vec![s, lo(cond), lo(mutex)]),
-            SyncOp::Signal(c) => add!("cond_signal", vec![s, lo(c)]),
-            SyncOp::Broadcast(c) => add!("cond_broadcast", vec![s, lo(c)]),
+            SyncOp::Lock(m) => add!(MutexLock {
+                s: s.into(),
+                m: lo(m).into()
+            }),
+            SyncOp::Unlock(m) => add!(MutexUnlock {
+                s: s.into(),
+                m: lo(m).into()
+            }),
+            SyncOp::Trylock(m) => add!(MutexTrylock {
+                s: s.into(),
+                m: lo(m).into()
+            }),
+            SyncOp::Wait { cond, mutex } => add!(CondWait {
+                s: s.into(),
+                c: lo(cond).into(),
+                m: lo(mutex).into()
+            }),
+            SyncOp::Signal(c) => add!(CondSignal {
+                s: s.into(),
+                c: lo(c).into()
+            }),
+            SyncOp::Broadcast(c) => add!(CondBroadcast {
+                s: s.into(),
+                c: lo(c).into()
+            }),
         }
     }
     for &(w, v) in &guarded {
-        add!("cond_wait_guarded", vec![w, lo(v)]);
+        add!(CondWaitGuarded {
+            w: w.into(),
+            v: lo(v).into()
+        });
     }
     for &(s, v) in &flagged {
-        add!("cond_signal_flagged", vec![s, lo(v)]);
+        add!(CondSignalFlagged {
+            s: s.into(),
+            v: lo(v).into()
+        });
     }
     for &(r, v, x) in &busy {
-        add!("busy_wait", vec![r, lo(v), x]);
+        add!(BusyWait {
+            r: r.into(),
+            v: lo(v).into(),
+            x: x.into()
+        });
     }
     for g in &flag_guards {
         for &x in &g.region {
-            add!("flag_guard", vec![g.entry, g.load, x]);
+            add!(FlagGuard {
+                g: g.entry.into(),
+                r: g.load.into(),
+                s: x.into()
+            });
         }
         for &w in &g.enablers {
-            add!("flag_enabler", vec![g.entry, w]);
+            add!(FlagEnabler {
+                g: g.entry.into(),
+                w: w.into()
+            });
         }
     }
     for &(l, v, m) in &written_before {
-        add!("cs_written_before", vec![l, lo(v), lo(m)]);
+        add!(CsWrittenBefore {
+            l: l.into(),
+            v: lo(v).into(),
+            m: lo(m).into()
+        });
     }
     for &(w, v, m) in &written_after {
-        add!("cs_written_after", vec![w, lo(v), lo(m)]);
+        add!(CsWrittenAfter {
+            s: w.into(),
+            v: lo(v).into(),
+            m: lo(m).into()
+        });
     }
     // Critical sections, restricted to events. Two events share a critical
     // section of m when some acquisition of m may have opened both.
@@ -407,7 +484,11 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for &s in &sorted_events {
         for (m, acquirers) in held_at(s) {
             for &l in &acquirers {
-                add!("in_critical_section", vec![s, lo(m), l]);
+                add!(InCriticalSection {
+                    s: s.into(),
+                    m: lo(m).into(),
+                    l: l.into()
+                });
             }
             holders.entry(m).or_default().push((s, acquirers));
         }
@@ -435,10 +516,11 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             for &i in group {
                 for &j in group {
                     if i != j {
-                        add!(
-                            "same_critical_section",
-                            vec![members[i].0, members[j].0, lo(m)]
-                        );
+                        add!(SameCriticalSection {
+                            s1: members[i].0.into(),
+                            s2: members[j].0.into(),
+                            m: lo(m).into(),
+                        });
                     }
                 }
             }
@@ -448,7 +530,11 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
                 for &j in readers_of.get(&c).into_iter().flatten() {
                     let (r, held_r) = &members[j];
                     if i != j && held_w.is_disjoint(held_r) {
-                        add!("diff_critical_section", vec![*w, *r, lo(m)]);
+                        add!(DiffCriticalSection {
+                            s1: (*w).into(),
+                            s2: (*r).into(),
+                            m: lo(m).into()
+                        });
                     }
                 }
             }
@@ -456,41 +542,63 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     }
     for (&s, cells) in &acc.reads {
         for &c in cells {
-            add!("mem_read", vec![s, lo(c)]);
+            add!(MemRead {
+                s: s.into(),
+                v: lo(c).into()
+            });
         }
     }
     for (&s, cells) in &acc.writes {
         for &c in cells {
-            add!("mem_write", vec![s, lo(c)]);
+            add!(MemWrite {
+                s: s.into(),
+                v: lo(c).into()
+            });
         }
     }
     for (&s, cells) in &shared_reads {
         for &c in cells {
-            add!("shared_read", vec![s, lo(c)]);
+            add!(SharedRead {
+                s: s.into(),
+                v: lo(c).into()
+            });
         }
     }
     for (&s, cells) in &shared_writes {
         for &c in cells {
-            add!("shared_write", vec![s, lo(c)]);
+            add!(SharedWrite {
+                s: s.into(),
+                v: lo(c).into()
+            });
         }
     }
     for &(d, u) in &def_use {
-        add!("def_use", vec![d, u]);
+        add!(DefUse {
+            d: d.into(),
+            u: u.into()
+        });
     }
     for &(b, s) in &control {
-        add!("control_dep", vec![b, s]);
+        add!(ControlDep {
+            b: b.into(),
+            s: s.into()
+        });
     }
     for &s in &asserts {
-        add!("assert_site", vec![s]);
+        add!(AssertSite { s: s.into() });
     }
     for (call, index, d) in call_arguments(&model) {
-        add!("call_arg", vec![call, index, d]);
+        add!(CallArg {
+            call: call.into(),
+            index,
+            d: d.into()
+        });
     }
     for &s in &model.unresolved_calls {
-        add!("unresolved_call", vec![s]);
+        add!(UnresolvedCall { s: s.into() });
     }
     for &s in &model.unresolved_starts {
-        add!("unresolved_thread_start", vec![s]);
+        add!(UnresolvedThreadStart { s: s.into() });
     }
 
     let mut facts = FactSet {
@@ -540,6 +648,13 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     Ok(facts)
 }
 
+/// Collects one row of `R`, unsorted (see `sorted_relations`).
+fn collect<R: TypedRelation>(rel: &mut BTreeMap<&'static str, Vec<Row>>, row: R) {
+    rel.get_mut(R::NAME)
+        .expect("declared relation")
+        .push(row.to_row());
+}
+
 /// The relations of a fact set: the base IR rows as they are, plus the
 /// collected rows, sorted and without duplicates.
 fn sorted_relations(
@@ -571,17 +686,20 @@ pub fn unresolved_warnings(facts: &FactSet) -> Vec<String> {
         "{} with no known start routine: the thread is not modelled",
         crate::calls::THREAD_CREATE
     );
-    for (rel, what) in [
-        (
-            "unresolved_call",
-            "call through a pointer with no known target: its callee is not modelled",
-        ),
-        ("unresolved_thread_start", unknown_start.as_str()),
-    ] {
-        for row in facts.rows(rel) {
-            if let Some(s) = facts.statement(row[0]) {
-                out.insert(format!("{}: in {}: {what}", s.location(), s.function));
-            }
+    let unresolved = facts
+        .iter::<UnresolvedCall>()
+        .map(|row| {
+            (
+                row.s,
+                "call through a pointer with no known target: its callee is not modelled",
+            )
+        })
+        .chain(facts.iter::<UnresolvedThreadStart>().map(|row| {
+            (row.s, unknown_start.as_str())
+        }));
+    for (stmt, what) in unresolved {
+        if let Some(s) = facts.statement(stmt.0) {
+            out.insert(format!("{}: in {}: {what}", s.location(), s.function));
         }
     }
     out.into_iter().collect()

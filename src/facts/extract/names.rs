@@ -16,6 +16,7 @@ use super::ir::plain_name;
 use super::ir_facts::{InsnId, ObjKind};
 use super::paths::{resolve, Step};
 use super::pointsto::{LocId, PointsTo};
+use crate::facts::relations::IrAllocator;
 use crate::facts::NameInfo;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
@@ -241,12 +242,7 @@ impl Namer<'_> {
             return None;
         }
         let func = self.pt.ir.insns[i as usize].func as u32;
-        let in_wrapper = self
-            .pt
-            .ir
-            .rows
-            .get("ir_allocator")
-            .is_some_and(|r| r.contains(&vec![func]));
+        let in_wrapper = self.pt.ir.contains(IrAllocator { f: func });
         in_wrapper.then_some(ctx)
     }
 

@@ -9,7 +9,7 @@
 use super::ir_facts::{FuncId, InsnId, IrFacts, ObjId, ObjKind, VarId};
 use super::paths::PathId;
 use super::program::ProgramModel;
-use crate::analysis::{self, Engine, RuleProgram};
+use crate::datalog::{self, programs::pointsto::ascent};
 use crate::facts::FactSet;
 use llvm_ir::{HasDebugLoc, Operand};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -59,7 +59,8 @@ impl PointsTo {
             relations: ir.rows.iter().map(|(k, v)| (*k, v.clone())).collect(),
             ..FactSet::default()
         };
-        let out = analysis::run(RuleProgram::Pointsto, Engine::Ascent, &input);
+        // extraction always runs the production engine
+        let out = ascent::run(&datalog::fill_input!(ascent, &input));
         let mut pt = PointsTo {
             ir,
             locs: Vec::new(),
@@ -72,40 +73,36 @@ impl PointsTo {
             shared: HashSet::new(),
             cells_of_obj: BTreeMap::new(),
         };
-        let rows = |name: &str| out.get(name).into_iter().flatten();
-        for r in rows("pt_var") {
-            let l = pt.intern(r[2], r[3], r[4]);
-            pt.var.entry((r[0], r[1])).or_default().push(l);
+        for &(ctx, var, site, obj_ctx, path) in &out.pt_var {
+            let l = pt.intern(site, obj_ctx, path);
+            pt.var.entry((ctx, var)).or_default().push(l);
         }
-        for r in rows("pt_heap") {
-            pt.intern(r[0], r[1], r[2]);
-            pt.intern(r[3], r[4], r[5]);
+        for &(site, obj_ctx, path, site2, obj_ctx2, path2) in &out.pt_heap {
+            pt.intern(site, obj_ctx, path);
+            pt.intern(site2, obj_ctx2, path2);
         }
-        for r in rows("pt_call") {
+        for &(ctx, insn, func, callee_ctx) in &out.pt_call {
             let callee = Callee {
-                func: r[2],
-                ctx: r[3],
+                func,
+                ctx: callee_ctx,
             };
-            pt.calls.entry((r[0], r[1])).or_default().push(callee);
+            pt.calls.entry((ctx, insn)).or_default().push(callee);
         }
-        for r in rows("pt_thread_start") {
+        for &(ctx, insn, func, thread_ctx) in &out.pt_thread_start {
             let callee = Callee {
-                func: r[2],
-                ctx: r[3],
+                func,
+                ctx: thread_ctx,
             };
-            pt.starts.entry((r[0], r[1])).or_default().push(callee);
+            pt.starts.entry((ctx, insn)).or_default().push(callee);
         }
-        for r in rows("pt_call_extern") {
-            pt.extern_calls.insert((r[0], r[1]));
+        for &(ctx, insn) in &out.pt_call_extern {
+            pt.extern_calls.insert((ctx, insn));
         }
-        for r in rows("pt_reach") {
-            pt.reach.entry(r[1]).or_default().push(r[0]);
+        for &(ctx, func) in &out.pt_reach {
+            pt.reach.entry(func).or_default().push(ctx);
         }
-        for r in rows("pt_shared") {
-            pt.shared.insert(AbsObj {
-                site: r[0],
-                ctx: r[1],
-            });
+        for &(site, ctx) in &out.pt_shared {
+            pt.shared.insert(AbsObj { site, ctx });
         }
         // Globals' own cells exist even when only their root is named.
         for o in 0..pt.ir.objs.len() {

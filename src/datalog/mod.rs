@@ -1,0 +1,264 @@
+//! The layer that runs the rule programs (compiled from `rules/*.dl` by
+//! `crates/concord-programs/build.rs`) over extracted facts, with either
+//! engine. It sits below both `facts` (extraction runs the points-to
+//! program) and `analysis`, and knows relations only through the generated
+//! programs' tables and the fact schema.
+//!
+//! Code that reads a program's results uses [`run_program!`]: the
+//! program's typed `Output` (one field per output relation, rows as
+//! tuples, sorted). [`run`] and [`run_with`] give the same results as rows
+//! by relation name, for the generic uses: `concord query`, engine
+//! comparisons in tests.
+
+use crate::facts::FactSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The generated programs, compiled from `rules/*.dl`: per program its
+/// ascent module, texts and columns (crate `concord-programs`) and its crepe
+/// module (`crepe`, crate `concord-reference`). `syncN`: happens-before,
+/// read-from and rank-N read-from sets (sync1 also has the lock-order rules).
+pub mod programs {
+    macro_rules! both_engines {
+        ($($name:ident),*) => {$(
+            pub mod $name {
+                pub use concord_programs::$name::*;
+                pub use concord_reference::$name as crepe;
+            }
+        )*};
+    }
+    both_engines!(sync1, sync2, sync3, cia, pointsto, diff1, diff2, diff3);
+}
+
+/// The two-version diff programs, one per rank (`rules/diff*.dl` over two
+/// prefixed copies of the single-version rules; run by [`diff::sync_diff`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DiffProgram {
+    Diff1,
+    Diff2,
+    Diff3,
+}
+
+impl DiffProgram {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiffProgram::Diff1 => "diff1",
+            DiffProgram::Diff2 => "diff2",
+            DiffProgram::Diff3 => "diff3",
+        }
+    }
+
+    /// The program in Soufflé syntax: inputs `old_<relation>`,
+    /// `new_<relation>` and `dmap`.
+    pub fn souffle(self) -> &'static str {
+        match self {
+            DiffProgram::Diff1 => programs::diff1::SOUFFLE,
+            DiffProgram::Diff2 => programs::diff2::SOUFFLE,
+            DiffProgram::Diff3 => programs::diff3::SOUFFLE,
+        }
+    }
+
+    pub fn z3(self) -> &'static str {
+        match self {
+            DiffProgram::Diff1 => programs::diff1::Z3,
+            DiffProgram::Diff2 => programs::diff2::Z3,
+            DiffProgram::Diff3 => programs::diff3::Z3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RuleProgram {
+    Sync1,
+    Sync2,
+    Sync3,
+    /// Change-impact analysis: dependences and impacted sets (rules/cia.dl).
+    Cia,
+    /// Points-to, call graph, thread starts and sharing over the base IR
+    /// facts (rules/pointsto.dl); extraction runs it first.
+    Pointsto,
+}
+
+impl RuleProgram {
+    pub const ALL: [RuleProgram; 5] = [
+        RuleProgram::Sync1,
+        RuleProgram::Sync2,
+        RuleProgram::Sync3,
+        RuleProgram::Cia,
+        RuleProgram::Pointsto,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleProgram::Sync1 => "sync1",
+            RuleProgram::Sync2 => "sync2",
+            RuleProgram::Sync3 => "sync3",
+            RuleProgram::Cia => "cia",
+            RuleProgram::Pointsto => "pointsto",
+        }
+    }
+
+    /// The program that computes read-from sets of this rank.
+    pub fn for_rank(rank: u32) -> RuleProgram {
+        match rank {
+            0 | 1 => RuleProgram::Sync1,
+            2 => RuleProgram::Sync2,
+            _ => RuleProgram::Sync3,
+        }
+    }
+
+    pub fn souffle(self) -> &'static str {
+        match self {
+            RuleProgram::Sync1 => programs::sync1::SOUFFLE,
+            RuleProgram::Sync2 => programs::sync2::SOUFFLE,
+            RuleProgram::Sync3 => programs::sync3::SOUFFLE,
+            RuleProgram::Cia => programs::cia::SOUFFLE,
+            RuleProgram::Pointsto => programs::pointsto::SOUFFLE,
+        }
+    }
+
+    pub fn z3(self) -> &'static str {
+        match self {
+            RuleProgram::Sync1 => programs::sync1::Z3,
+            RuleProgram::Sync2 => programs::sync2::Z3,
+            RuleProgram::Sync3 => programs::sync3::Z3,
+            RuleProgram::Cia => programs::cia::Z3,
+            RuleProgram::Pointsto => programs::pointsto::Z3,
+        }
+    }
+
+    /// `(name, column names)` of the relations the program derives and reports.
+    pub fn outputs(self) -> &'static [(&'static str, &'static [&'static str])] {
+        match self {
+            RuleProgram::Sync1 => programs::sync1::OUTPUT_COLUMNS,
+            RuleProgram::Sync2 => programs::sync2::OUTPUT_COLUMNS,
+            RuleProgram::Sync3 => programs::sync3::OUTPUT_COLUMNS,
+            RuleProgram::Cia => programs::cia::OUTPUT_COLUMNS,
+            RuleProgram::Pointsto => programs::pointsto::OUTPUT_COLUMNS,
+        }
+    }
+
+    /// The first program (in rank order) that derives `relation`.
+    pub fn deriving(relation: &str) -> Option<RuleProgram> {
+        RuleProgram::ALL
+            .into_iter()
+            .find(|p| p.outputs().iter().any(|(n, _)| *n == relation))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// ascent, serial: the production engine.
+    Ascent,
+    /// crepe: the independent reference engine.
+    Crepe,
+}
+
+/// Derived relations by name, rows sorted.
+pub type Relations = BTreeMap<String, BTreeSet<Vec<u32>>>;
+
+macro_rules! run_generated {
+    ($engine:path, $facts:expr, $extra:expr) => {{
+        use $engine as e;
+        let mut input = e::Input::default();
+        for (name, _) in e::INPUT_RELATIONS {
+            for row in $facts.rows(name) {
+                input
+                    .push_row(name, row)
+                    .expect("the extractor and the rules share one schema");
+            }
+        }
+        for (name, row) in $extra {
+            input
+                .push_row(name, row)
+                .unwrap_or_else(|e| panic!("extra input {name}: {e}"));
+        }
+        let output = e::run(&input);
+        e::OUTPUT_RELATIONS
+            .iter()
+            .map(|(name, _)| {
+                let rows = output.rows(name).expect("declared output");
+                (name.to_string(), rows.into_iter().collect::<BTreeSet<_>>())
+            })
+            .collect::<Relations>()
+    }};
+}
+
+/// Evaluate one rule program over one version's facts.
+pub fn run(program: RuleProgram, engine: Engine, facts: &FactSet) -> Relations {
+    run_with(program, engine, facts, &[])
+}
+
+/// Evaluate a rule program over facts plus rows of the program's own
+/// input relations (`extra`: relation name and row), such as impact seeds.
+pub fn run_with(
+    program: RuleProgram,
+    engine: Engine,
+    facts: &FactSet,
+    extra: &[(&str, Vec<u32>)],
+) -> Relations {
+    use programs::*;
+    match (program, engine) {
+        (RuleProgram::Sync1, Engine::Ascent) => run_generated!(sync1::ascent, facts, extra),
+        (RuleProgram::Sync1, Engine::Crepe) => run_generated!(sync1::crepe::engine, facts, extra),
+        (RuleProgram::Sync2, Engine::Ascent) => run_generated!(sync2::ascent, facts, extra),
+        (RuleProgram::Sync2, Engine::Crepe) => run_generated!(sync2::crepe::engine, facts, extra),
+        (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts, extra),
+        (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts, extra),
+        (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts, extra),
+        (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts, extra),
+        (RuleProgram::Pointsto, Engine::Ascent) => run_generated!(pointsto::ascent, facts, extra),
+        (RuleProgram::Pointsto, Engine::Crepe) => {
+            run_generated!(pointsto::crepe::engine, facts, extra)
+        }
+    }
+}
+
+/// Fill a generated program's `Input` from the facts: every input relation
+/// the program declares, by its schema name (the generated table lists
+/// them); inputs the facts do not hold stay empty.
+macro_rules! fill_input {
+    ($e:ident, $facts:expr) => {{
+        let mut input = $e::Input::default();
+        for (name, _) in $e::INPUT_RELATIONS {
+            for row in $facts.rows(name) {
+                input
+                    .push_row(name, row)
+                    .expect("the extractor and the rules share one schema");
+            }
+        }
+        input
+    }};
+}
+
+/// Evaluate the rule program `$prog` (a module of [`programs`]) with
+/// `$engine` over `$facts`, and compute `$read` from its typed output
+/// `$out` (the generated `Output`: one field per output relation, sorted
+/// tuples; the ascent and crepe outputs have the same fields).
+/// `$prepare` may first add rows to input fields the facts do not hold
+/// (`|input| input.cia_phi.push(..)`).
+macro_rules! run_program {
+    ($prog:ident, $engine:expr, $facts:expr, |$inp:ident| $prepare:expr, |$out:ident| $read:expr) => {{
+        match $engine {
+            $crate::datalog::Engine::Ascent => {
+                use $crate::datalog::programs::$prog::ascent as e;
+                #[allow(unused_mut)]
+                let mut $inp = $crate::datalog::fill_input!(e, $facts);
+                $prepare;
+                let $out = e::run(&$inp);
+                $read
+            }
+            $crate::datalog::Engine::Crepe => {
+                use $crate::datalog::programs::$prog::crepe::engine as e;
+                #[allow(unused_mut)]
+                let mut $inp = $crate::datalog::fill_input!(e, $facts);
+                $prepare;
+                let $out = e::run(&$inp);
+                $read
+            }
+        }
+    }};
+    ($prog:ident, $engine:expr, $facts:expr, |$out:ident| $read:expr) => {
+        $crate::datalog::run_program!($prog, $engine, $facts, |_input| (), |$out| $read)
+    };
+}
+pub(crate) use {fill_input, run_program};
