@@ -694,9 +694,11 @@ pub fn unresolved_warnings(facts: &FactSet) -> Vec<String> {
                 "call through a pointer with no known target: its callee is not modelled",
             )
         })
-        .chain(facts.iter::<UnresolvedThreadStart>().map(|row| {
-            (row.s, unknown_start.as_str())
-        }));
+        .chain(
+            facts
+                .iter::<UnresolvedThreadStart>()
+                .map(|row| (row.s, unknown_start.as_str())),
+        );
     for (stmt, what) in unresolved {
         if let Some(s) = facts.statement(stmt.0) {
             out.insert(format!("{}: in {}: {what}", s.location(), s.function));
