@@ -64,6 +64,12 @@ const RULES: &[Rule] = &[
         allowed_in: &[],
     },
     Rule {
+        name: "the datalog layer runs programs over facts; it is below the analyses",
+        modules: &["datalog"],
+        forbidden: &["analysis", "versions", "load", "report", "symex", "pipeline", "cli"],
+        allowed_in: &[],
+    },
+    Rule {
         name: "version matching works on facts only",
         modules: &["versions"],
         forbidden: &["analysis", "load", "report", "symex", "cli"],
@@ -498,6 +504,10 @@ fn violating_graphs_are_caught() {
             "facts do not",
         ),
         (edge("versions", "analysis::impact"), "version matching"),
+        (
+            edge("datalog", "analysis::diff::Side"),
+            "below the analyses",
+        ),
         (
             edge("analysis::diff", "report::text"),
             "the analyses do not",
