@@ -6,17 +6,25 @@
 //! instruction, and at a recorded branch the direction no path took yet).
 //! Only the order changes: the same paths are explored as without it.
 
-use super::*;
+use super::callee_name;
+use super::state::State;
+use super::Engine;
 use crate::symex::directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
+use llvm_ir::Instruction;
+use llvm_ir::Module;
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::rc::Rc;
 
 /// One decision and the decisions before it on the path.
-pub(crate) struct DNodeList {
+pub(super) struct DNodeList {
     d: Decision,
     prev: Option<Rc<DNodeList>>,
 }
 
 /// What the engine keeps for directed mode.
-pub(crate) struct Directed {
+pub(super) struct Directed {
     spec: std::sync::Arc<DirectedSpec>,
     /// Per function and block: blocks to the nearest impacted instruction.
     rank: Vec<Vec<u32>>,
@@ -26,7 +34,7 @@ pub(crate) struct Directed {
 }
 
 impl Directed {
-    pub(crate) fn new(m: &Module, spec: std::sync::Arc<DirectedSpec>) -> Self {
+    pub(super) fn new(m: &Module, spec: std::sync::Arc<DirectedSpec>) -> Self {
         let rank = ranks(m, &spec.targets);
         Directed {
             spec,
@@ -127,13 +135,13 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Is the branch thread `tid` is at one directed mode explores on
     /// every side (so that every impacted path condition is seen)?
-    pub(crate) fn directed_branch(&self, st: &State<'c>, tid: usize) -> bool {
+    pub(super) fn directed_branch(&self, st: &State<'c>, tid: usize) -> bool {
         self.recorded_branch(st, tid).is_some()
     }
 
     /// Record that thread `tid` leaves its current block for `target`
     /// (call before the jump).
-    pub(crate) fn directed_push(&mut self, st: &mut State<'c>, tid: usize, target: usize) {
+    pub(super) fn directed_push(&mut self, st: &mut State<'c>, tid: usize, target: usize) {
         let Some(at) = self.recorded_branch(st, tid) else {
             return;
         };
@@ -155,7 +163,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Order a fork's alternatives: an untaken direction of a recorded
     /// branch first, then the side closer to impacted code.
-    pub(crate) fn directed_order_alts<T, U>(
+    pub(super) fn directed_order_alts<T, U>(
         &self,
         st: &State<'c>,
         tid: usize,
@@ -179,7 +187,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Order the threads tried at a scheduling point: the one closest to
     /// impacted code first (stable: ties keep the round-robin order).
-    pub(crate) fn directed_order_threads(&self, st: &State<'c>, order: &mut [usize]) {
+    pub(super) fn directed_order_threads(&self, st: &State<'c>, order: &mut [usize]) {
         let Some(d) = self.directed.as_ref() else {
             return;
         };
@@ -194,7 +202,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// A path ends: keep its decisions.
-    pub(crate) fn directed_end(&mut self, st: &State<'c>, end: PathEnd) {
+    pub(super) fn directed_end(&mut self, st: &State<'c>, end: PathEnd) {
         let Some(d) = self.directed.as_mut() else {
             return;
         };
@@ -214,7 +222,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The paths recorded so far (moved out at the end).
-    pub(crate) fn directed_paths(&mut self) -> Vec<DecisionPath> {
+    pub(super) fn directed_paths(&mut self) -> Vec<DecisionPath> {
         self.directed
             .as_mut()
             .map(|d| std::mem::take(&mut d.paths))

@@ -1,9 +1,35 @@
-use super::*;
-
+use super::dpor::dependent;
+use super::dpor::parents_of;
+use super::dpor::Access;
+use super::dpor::DNode;
+use super::dpor::Res;
+use super::loc_of;
+use super::name_str;
+use super::peak_rss_kb;
+use super::state::State;
+use super::state::TStatus;
+use super::summary::wp_and;
+use super::summary::wp_or_side;
+use super::val::Cond;
+use super::visibility::Next;
+use super::Addr;
+use super::Engine;
+use super::Step;
+use super::Stop;
+use super::MAX_STEPS;
+use crate::symex::directed::PathEnd;
+use crate::symex::Exploration;
+use crate::symex::Finding;
+use crate::symex::FindingKind;
+use llvm_ir::HasDebugLoc;
+use std::collections::BTreeSet;
+use std::collections::HashSet;
+use std::time::Instant;
+use z3::ast::Bool;
 impl<'c, 'm> Engine<'c, 'm> {
     // ----------------------------------------------------------- exploration
 
-    pub(crate) fn timed_out(&mut self) -> bool {
+    pub(super) fn timed_out(&mut self) -> bool {
         if self.stop {
             return true;
         }
@@ -37,7 +63,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.stop
     }
 
-    pub(crate) fn finish(mut self) -> Exploration {
+    pub(super) fn finish(mut self) -> Exploration {
         self.stats.total_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         self.stats.peak_memory_kb = peak_rss_kb();
         self.stats.summaries = self.ps.len() as u64;
@@ -56,7 +82,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Name of a synchronisation object: its global (and offset), else
     /// its object number.
-    pub(crate) fn sync_name(&self, a: &Addr) -> String {
+    pub(super) fn sync_name(&self, a: &Addr) -> String {
         let base = match self.obj_global.get(&a.0) {
             Some(g) => name_str(g),
             None => format!("object#{}", a.0),
@@ -112,7 +138,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Remember where thread `tid` was cut (it sits at the loop header,
     /// the call, or the instruction where the step limit hit).
-    pub(crate) fn note_cut(&mut self, st: &State<'c>, tid: usize) {
+    pub(super) fn note_cut(&mut self, st: &State<'c>, tid: usize) {
         // The loop header may start with instructions without a source
         // line (phis, loads of the induction variable): use the first one
         // in the block that has a line.
@@ -137,7 +163,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         *self.stats.cut_locations.entry(loc).or_insert(0) += 1;
     }
 
-    pub(crate) fn report(
+    pub(super) fn report(
         &mut self,
         st: &State<'c>,
         tid: usize,
@@ -193,7 +219,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
-    pub(crate) fn explore_sched(
+    pub(super) fn explore_sched(
         &mut self,
         mut st: State<'c>,
         tid: usize,
@@ -214,7 +240,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.apply_seg(&seg, w)
     }
 
-    pub(crate) fn sched_inner(
+    pub(super) fn sched_inner(
         &mut self,
         mut st: State<'c>,
         sleep: Vec<(usize, Vec<Access>)>,
@@ -533,7 +559,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Run the deferred tail of thread `u` (a node with a single successor,
     /// summarised like any other node).
-    pub(crate) fn run_tail(
+    pub(super) fn run_tail(
         &mut self,
         mut st: State<'c>,
         u: usize,
@@ -568,7 +594,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
-    pub(crate) fn unpositioned(&self, st: &State<'c>, t: usize) -> bool {
+    pub(super) fn unpositioned(&self, st: &State<'c>, t: usize) -> bool {
         let th = &st.threads[t];
         if th.status != TStatus::Run || th.tail {
             return false;
@@ -580,7 +606,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Location of a deadlock: the first thread blocked on a mutex or
     /// condition variable, else the first unfinished thread.
-    pub(crate) fn deadlock_loc(&self, st: &State<'c>) -> Option<((String, u32), String)> {
+    pub(super) fn deadlock_loc(&self, st: &State<'c>) -> Option<((String, u32), String)> {
         let on_sync = (0..st.threads.len()).find(|t| match self.next_of_raw(st, *t) {
             Next::Disabled(a) => a
                 .iter()
@@ -591,7 +617,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Some(self.thread_loc(st, t))
     }
 
-    pub(crate) fn thread_loc(&self, st: &State<'c>, t: usize) -> ((String, u32), String) {
+    pub(super) fn thread_loc(&self, st: &State<'c>, t: usize) -> ((String, u32), String) {
         let th = &st.threads[t];
         match th.frames.last() {
             Some(fr) => {
@@ -610,7 +636,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Run thread `tid` from `st`: its visible operation first (when
     /// `first`), then local operations up to the next visible one.
-    pub(crate) fn run_thread(
+    pub(super) fn run_thread(
         &mut self,
         mut st: State<'c>,
         tid: usize,
@@ -716,7 +742,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.report(st, tid, kind, msg, loc, f);
     }
 
-    pub(crate) fn fork(
+    pub(super) fn fork(
         &mut self,
         mut st: State<'c>,
         tid: usize,

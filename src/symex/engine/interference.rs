@@ -12,8 +12,11 @@
 //! `verified`).  The pair is the transition's visible instructions (an
 //! atomic section has several: any of them may be the one).
 
-use super::*;
-
+use super::dpor::Access;
+use super::dpor::Res;
+use super::state::State;
+use super::Engine;
+use std::rc::Rc;
 /// Bytes of one access considered at most (whole-object accesses of
 /// memcpy-like calls are counted on their first bytes).
 const MAX_BYTES: u64 = 4096;
@@ -21,7 +24,7 @@ const MAX_BYTES: u64 = 4096;
 impl<'c, 'm> Engine<'c, 'm> {
     /// Thread `tid` performs a visible operation: remember where (only
     /// needed to check interferences against `rf_may`).
-    pub(crate) fn note_visible_at(&self, st: &mut State<'c>, tid: usize) {
+    pub(super) fn note_visible_at(&self, st: &mut State<'c>, tid: usize) {
         if self.opts.max_interferences.is_none() || self.opts.rf_may.is_none() {
             return;
         }
@@ -32,7 +35,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Count the interferences of thread `tid`'s transition and record its
     /// writes.
-    pub(crate) fn count_interferences(&mut self, st: &mut State<'c>, tid: usize, acc: &[Access]) {
+    pub(super) fn count_interferences(&mut self, st: &mut State<'c>, tid: usize, acc: &[Access]) {
         if self.opts.max_interferences.is_none() {
             return;
         }
@@ -66,7 +69,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Interferences of the path including the reads of `tid`'s
     /// transition in progress (a finding inside it reports them too).
-    pub(crate) fn interferences_so_far(&self, st: &State<'c>, tid: usize) -> u32 {
+    pub(super) fn interferences_so_far(&self, st: &State<'c>, tid: usize) -> u32 {
         let pending = st
             .tr_acc
             .iter()
@@ -82,7 +85,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Does the path exceed the bound, or make an interference `rf_may`
     /// does not allow?  (Then it ends here.)
-    pub(crate) fn interference_bound_hit(&mut self, st: &State<'c>) -> bool {
+    pub(super) fn interference_bound_hit(&mut self, st: &State<'c>) -> bool {
         let over = match self.opts.max_interferences {
             Some(k) if st.interferences > k => {
                 self.stats.interference_cut_runs += 1;

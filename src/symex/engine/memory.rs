@@ -1,9 +1,24 @@
-use super::*;
-
+use super::state::Cell;
+use super::state::Obj;
+use super::state::ObjKind;
+use super::state::State;
+use super::term::Term;
+use super::val::Val;
+use super::Engine;
+use super::Stop;
+use super::PW;
+use crate::symex::FindingKind;
+use llvm_ir::Constant;
+use llvm_ir::ConstantRef;
+use llvm_ir::Name;
+use llvm_ir::Operand;
+use llvm_ir::Type;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 impl<'c, 'm> Engine<'c, 'm> {
     // --------------------------------------------------------------- memory
 
-    pub(crate) fn new_obj(&self, st: &mut State<'c>, size: u64, kind: ObjKind) -> u32 {
+    pub(super) fn new_obj(&self, st: &mut State<'c>, size: u64, kind: ObjKind) -> u32 {
         let escaped = matches!(kind, ObjKind::Global);
         st.objs.push(Rc::new(Obj {
             size,
@@ -16,7 +31,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         (st.objs.len() - 1) as u32
     }
 
-    pub(crate) fn init_globals(&mut self) {
+    pub(super) fn init_globals(&mut self) {
         let mut st = self.empty_state();
         let null = self.new_obj(&mut st, 0, ObjKind::Null);
         st.obj_mut(null).alive = false;
@@ -67,7 +82,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             .is_some_and(|ms| self.start.elapsed().as_secs_f64() > ms)
     }
 
-    pub(crate) fn write_const(
+    pub(super) fn write_const(
         &self,
         st: &mut State<'c>,
         o: u32,
@@ -107,7 +122,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn byte_of(&self, cell: &Cell<'c>, k: u64) -> Val<'c> {
+    pub(super) fn byte_of(&self, cell: &Cell<'c>, k: u64) -> Val<'c> {
         let v = if cell.val.get_size() == PW {
             self.ptr_to_int(&cell.val, 64)
         } else {
@@ -118,7 +133,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Read `bytes` at a concrete offset, returned with `bits` width.
     /// Also returns whether an exact cell was found.
-    pub(crate) fn mem_load(
+    pub(super) fn mem_load(
         &self,
         st: &State<'c>,
         o: u32,
@@ -154,7 +169,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Returns false when the store split other cells.
-    pub(crate) fn mem_store(
+    pub(super) fn mem_store(
         &self,
         st: &mut State<'c>,
         o: u32,
@@ -202,7 +217,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 impl<'c, 'm> Engine<'c, 'm> {
     /// Resolve a pointer operand: concrete object and (maybe symbolic) offset.
     /// Adds the wp guard that pins the pointer.
-    pub(crate) fn resolve_ptr(
+    pub(super) fn resolve_ptr(
         &mut self,
         st: &mut State<'c>,
         tid: usize,
@@ -237,7 +252,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Check bounds; for symbolic offsets report a possible overflow and
     /// constrain the path to in-bounds offsets.
-    pub(crate) fn bounds(
+    pub(super) fn bounds(
         &mut self,
         st: &mut State<'c>,
         tid: usize,
@@ -284,7 +299,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn load(
+    pub(super) fn load(
         &mut self,
         st: &mut State<'c>,
         tid: usize,
@@ -344,7 +359,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn store(
+    pub(super) fn store(
         &mut self,
         st: &mut State<'c>,
         tid: usize,

@@ -17,15 +17,34 @@
 //! code: a summary is reused exactly where the code it summarises did not
 //! change.
 
+use super::dpor::Access;
+use super::dpor::Res;
 use super::fingerprint::{fingerprints, Fingerprints, Fnv};
-use super::*;
+use super::state::ObjKind;
+use super::state::State;
+use super::state::TStatus;
+use super::summary;
+use super::summary::PsEntry;
+use super::val::Cond;
+use super::Addr;
+use super::Engine;
+use super::PW;
 use crate::symex::store::{Store, StoreOptions, StoredAccess, StoredRes, StoredSummary};
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::time::Instant;
+use z3::ast::Ast;
+use z3::ast::Bool;
+use z3::ast::BV;
+use z3::Context;
+use z3::Solver;
 
 /// The position (function, block, instruction) of every frame, per thread.
 type Positions = Vec<Vec<(usize, usize, usize)>>;
 
 /// A summary read from the store.
-pub(crate) struct Imported<'c> {
+pub(super) struct Imported<'c> {
     /// Registers named canonically (`r!t!d!~k`).
     f: Bool<'c>,
     /// Its registers: name and width.
@@ -34,7 +53,7 @@ pub(crate) struct Imported<'c> {
     rw: Vec<(usize, Access, u64)>,
 }
 
-pub(crate) struct Persist<'c> {
+pub(super) struct Persist<'c> {
     opts: StoreOptions,
     store: Store,
     fps: Fingerprints,
@@ -287,7 +306,7 @@ fn addr(h: &mut Fnv, fps: &Fingerprints, a: &Addr) {
 impl<'c, 'm> Engine<'c, 'm> {
     /// Open the store and read the summaries for this loop bound; their
     /// formulas are parsed by `loader` (which must outlive the engine).
-    pub(crate) fn persist_open(&mut self, loader: &'c Solver<'c>) {
+    pub(super) fn persist_open(&mut self, loader: &'c Solver<'c>) {
         if !self.ag {
             return;
         }
@@ -435,7 +454,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Hook at every summarised node (scheduling point, b-PP, deferred
     /// tail): remember the node's portable key, and adopt a stored summary
     /// for it when the run has none yet.
-    pub(crate) fn persist_visit(&mut self, st: &State<'c>, key: u64) {
+    pub(super) fn persist_visit(&mut self, st: &State<'c>, key: u64) {
         let Some(p) = self.persist.as_ref() else {
             return;
         };
@@ -514,7 +533,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Write the summaries that changed since the last write (one
     /// transaction); `force`: now, else at most every two seconds.
-    pub(crate) fn persist_flush(&mut self, force: bool) {
+    pub(super) fn persist_flush(&mut self, force: bool) {
         let Some(p) = self.persist.as_ref() else {
             return;
         };
@@ -616,7 +635,9 @@ impl<'c> SmtPrinter<'c> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::symex::engine::summary;
+    use z3::ast::{Ast, BV};
+    use z3::Context;
 
     /// Sharing counts once: t(k+1) = t(k) + t(k) is a tree of 2^k leaves
     /// but a DAG of k + 1 additions, one variable and the comparison.

@@ -5,12 +5,24 @@
 //! and its children (one small node per visible step, no formatting);
 //! only a run that reports a finding turns its list into text.
 
-use super::*;
+use super::callee_name;
+use super::loc_of;
+use super::state::State;
+use super::val::Val;
+use super::Addr;
+use super::Engine;
+use super::PW;
 use crate::symex::TraceStep;
+use llvm_ir::HasDebugLoc;
+use llvm_ir::Instruction;
+use llvm_ir::Name;
+use llvm_ir::Operand;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// What a visible step did, in terms of the state.
 #[derive(Clone)]
-pub(crate) enum Op<'c> {
+pub(super) enum Op<'c> {
     Read(u32, u64, Val<'c>),
     Write(u32, u64, Val<'c>),
     Update(u32, u64, Val<'c>),
@@ -31,7 +43,7 @@ pub(crate) enum Op<'c> {
 }
 
 /// One step and the steps before it.
-pub(crate) struct Node<'c> {
+pub(super) struct Node<'c> {
     tid: usize,
     at: (usize, usize, usize),
     op: Op<'c>,
@@ -41,7 +53,7 @@ pub(crate) struct Node<'c> {
 impl<'c, 'm> Engine<'c, 'm> {
     /// The operation thread `tid` just performed with instruction `i`
     /// (`st` is the state after it; `yielded`: it blocked).
-    pub(crate) fn trace_op(
+    pub(super) fn trace_op(
         &self,
         st: &State<'c>,
         tid: usize,
@@ -116,7 +128,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Append a step to the state's trace.
-    pub(crate) fn trace_push(
+    pub(super) fn trace_push(
         &self,
         st: &mut State<'c>,
         tid: usize,
@@ -155,7 +167,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The trace of `st` as text, first step first.
-    pub(crate) fn trace_of(&self, st: &State<'c>) -> Vec<TraceStep> {
+    pub(super) fn trace_of(&self, st: &State<'c>) -> Vec<TraceStep> {
         let mut nodes = Vec::new();
         let mut cur = st.trace.as_ref();
         while let Some(n) = cur {
