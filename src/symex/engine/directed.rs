@@ -6,16 +6,58 @@
 //! instruction, and at a recorded branch the direction no path took yet).
 //! Only the order changes: the same paths are explored as without it.
 
-use super::callee_name;
 use super::state::State;
-use super::Engine;
-use crate::symex::directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
-use llvm_ir::Instruction;
-use llvm_ir::Module;
-use std::collections::BTreeSet;
-use std::collections::HashMap;
-use std::collections::HashSet;
+use super::{callee_name, Engine};
+use crate::symex::slice::InstrId;
+use crate::symex::FindingKind;
+use llvm_ir::{Instruction, Module};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
+
+/// What the engine records and steers towards.
+#[derive(Clone, Debug, Default)]
+pub struct DirectedSpec {
+    /// Conditional branches (terminators) whose decisions are recorded.
+    pub record: BTreeSet<InstrId>,
+    /// Instructions the exploration order heads for.
+    pub targets: BTreeSet<InstrId>,
+}
+
+/// One decision at a recorded branch.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Decision {
+    pub thread: usize,
+    /// The branch (function, block, terminator index).
+    pub at: InstrId,
+    /// Index of the successor taken among the branch's successors.
+    pub dir: usize,
+}
+
+/// How a path ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "end", rename_all = "kebab-case")]
+pub enum PathEnd {
+    Complete,
+    Finding {
+        kind: FindingKind,
+        location: String,
+    },
+    /// Cut at the loop bound, the step limit or the interference bound.
+    Cut,
+    AssumeFalse,
+    /// Ended by a summary (its continuations were explored elsewhere).
+    Pruned,
+}
+
+/// A path's decisions at the recorded branches, in the order taken.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DecisionPath {
+    pub decisions: Vec<Decision>,
+    pub end: PathEnd,
+    /// 0 for the first path that ended, 1 for the next, ...
+    pub order: u64,
+}
 
 /// One decision and the decisions before it on the path.
 pub(super) struct DNodeList {

@@ -1,8 +1,8 @@
 use super::odpor::Wut;
 use super::state::State;
-use super::Addr;
-use super::Engine;
+use super::{Addr, Engine};
 use std::collections::BTreeSet;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(super) enum Res {
     Mem(u32, u64, u64),

@@ -1,31 +1,16 @@
-use super::dpor::dependent;
-use super::dpor::parents_of;
-use super::dpor::Access;
-use super::dpor::DNode;
-use super::dpor::Res;
-use super::loc_of;
-use super::name_str;
-use super::peak_rss_kb;
-use super::state::State;
-use super::state::TStatus;
-use super::summary::wp_and;
-use super::summary::wp_or_side;
+use super::directed::PathEnd;
+use super::dpor::{dependent, parents_of, Access, DNode, Res};
+use super::state::{State, TStatus};
+use super::summary::{wp_and, wp_or_side};
 use super::val::Cond;
 use super::visibility::Next;
-use super::Addr;
-use super::Engine;
-use super::Step;
-use super::Stop;
-use super::MAX_STEPS;
-use crate::symex::directed::PathEnd;
-use crate::symex::Exploration;
-use crate::symex::Finding;
-use crate::symex::FindingKind;
+use super::{loc_of, name_str, peak_rss_kb, Addr, Engine, Step, Stop, MAX_STEPS};
+use crate::symex::{Exploration, Finding, FindingKind};
 use llvm_ir::HasDebugLoc;
-use std::collections::BTreeSet;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::time::Instant;
 use z3::ast::Bool;
+
 impl<'c, 'm> Engine<'c, 'm> {
     // ----------------------------------------------------------- exploration
 

@@ -15,13 +15,11 @@
 //! (clang numbers unnamed values and suffixes block names per function:
 //! one statement added before a position renames much of what follows).
 
-use super::callee_name;
-use super::name_str;
-use llvm_ir::Instruction;
-use llvm_ir::Module;
-use std::collections::HashMap;
-use std::collections::HashSet;
+use super::{callee_name, name_str};
+use llvm_ir::{Instruction, Module};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+
 /// Stable 64-bit FNV-1a (the std hasher may change between Rust releases;
 /// stored keys must not).
 #[derive(Clone, Copy)]

@@ -12,11 +12,23 @@
 //! `verified`).  The pair is the transition's visible instructions (an
 //! atomic section has several: any of them may be the one).
 
-use super::dpor::Access;
-use super::dpor::Res;
+use super::directed::PathEnd;
+use super::dpor::{Access, Res};
 use super::state::State;
 use super::Engine;
+use crate::symex::slice::InstrId;
+use std::collections::HashSet;
 use std::rc::Rc;
+
+/// `rf_may` as instruction pairs (write, read) of the module explored.
+#[derive(Clone, Debug, Default)]
+pub struct RfMay {
+    pub pairs: HashSet<(InstrId, InstrId)>,
+    /// Loads and stores the rules see: an access by any other instruction
+    /// (a library model, an atomic operation) is not judged.
+    pub known: HashSet<InstrId>,
+}
+
 /// Bytes of one access considered at most (whole-object accesses of
 /// memcpy-like calls are counted on their first bytes).
 const MAX_BYTES: u64 = 4096;
@@ -98,7 +110,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             _ => false,
         };
         if over {
-            self.directed_end(st, crate::symex::directed::PathEnd::Cut);
+            self.directed_end(st, PathEnd::Cut);
         }
         over
     }

@@ -1,25 +1,13 @@
 //! One instruction at a time: the sequential semantics.
 
-use super::const_int;
-use super::dpor::Access;
-use super::dpor::Res;
-use super::state::ObjKind;
-use super::state::State;
-use super::state::TStatus;
-use super::val::Cond;
-use super::val::Val;
-use super::Engine;
-use super::Step;
-use super::Stop;
-use super::R;
+use super::dpor::{Access, Res};
+use super::state::{ObjKind, State, TStatus};
+use super::val::{Cond, Val};
+use super::{const_int, Engine, Step, Stop, R};
 use crate::symex::FindingKind;
-use llvm_ir::Function;
-use llvm_ir::Instruction;
-use llvm_ir::IntPredicate;
-use llvm_ir::Name;
-use llvm_ir::Operand;
-use llvm_ir::Terminator;
+use llvm_ir::{Function, Instruction, IntPredicate, Name, Operand, Terminator};
 use z3::SatResult;
+
 impl<'c, 'm> Engine<'c, 'm> {
     pub(super) fn advance(st: &mut State<'c>, tid: usize) {
         st.top_mut(tid).ip += 1;

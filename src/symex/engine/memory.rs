@@ -1,20 +1,12 @@
-use super::state::Cell;
-use super::state::Obj;
-use super::state::ObjKind;
-use super::state::State;
+use super::state::{Cell, Obj, ObjKind, State};
 use super::term::Term;
 use super::val::Val;
-use super::Engine;
-use super::Stop;
-use super::PW;
+use super::{Engine, Stop, PW};
 use crate::symex::FindingKind;
-use llvm_ir::Constant;
-use llvm_ir::ConstantRef;
-use llvm_ir::Name;
-use llvm_ir::Operand;
-use llvm_ir::Type;
+use llvm_ir::{Constant, ConstantRef, Name, Operand, Type};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+
 impl<'c, 'm> Engine<'c, 'm> {
     // --------------------------------------------------------------- memory
 

@@ -43,8 +43,10 @@ mod values;
 mod visibility;
 mod wide;
 
+pub use directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
 use dpor::{Access, DNode};
 use fasthash::{FastMap, FastSet};
+pub use interference::RfMay;
 use state::Obj;
 use summary::{PsEntry, SimpCache};
 use val::Cond;

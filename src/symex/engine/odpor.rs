@@ -21,19 +21,15 @@
 //! unlock that enabled it); a deeper step whose thread cannot run when the
 //! exploration gets there is dropped.
 
-use super::callee_name;
-use super::dpor::dependent;
-use super::dpor::parents_of;
-use super::dpor::Access;
-use super::dpor::Res;
-use super::state::State;
-use super::state::TStatus;
+use super::dpor::{dependent, parents_of, Access, Res};
+use super::state::{State, TStatus};
 use super::summary::wp_and;
 use super::val::Cond;
 use super::visibility::Next;
-use super::Engine;
+use super::{callee_name, Engine};
 use llvm_ir::Instruction;
 use std::collections::HashMap;
+
 /// One event of a wakeup sequence: its thread, its accesses, and for each
 /// other thread the position (in the sequence) of its latest event that
 /// happens before this one.

@@ -17,28 +17,17 @@
 //! code: a summary is reused exactly where the code it summarises did not
 //! change.
 
-use super::dpor::Access;
-use super::dpor::Res;
+use super::dpor::{Access, Res};
 use super::fingerprint::{fingerprints, Fingerprints, Fnv};
-use super::state::ObjKind;
-use super::state::State;
-use super::state::TStatus;
-use super::summary;
+use super::state::{ObjKind, State, TStatus};
 use super::summary::PsEntry;
 use super::val::Cond;
-use super::Addr;
-use super::Engine;
-use super::PW;
+use super::{summary, Addr, Engine, PW};
 use crate::symex::store::{Store, StoreOptions, StoredAccess, StoredRes, StoredSummary};
-use std::collections::BTreeSet;
-use std::collections::HashMap;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::Instant;
-use z3::ast::Ast;
-use z3::ast::Bool;
-use z3::ast::BV;
-use z3::Context;
-use z3::Solver;
+use z3::ast::{Ast, Bool, BV};
+use z3::{Context, Solver};
 
 /// The position (function, block, instruction) of every frame, per thread.
 type Positions = Vec<Vec<(usize, usize, usize)>>;

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 use z3::ast::Bool;
 use z3::SatResult;
+
 /// Entries kept in the result cache before it is cleared (bounds memory).
 const CACHE_MAX: usize = 1 << 16;
 

@@ -1,22 +1,14 @@
-use super::directed;
 use super::dpor::Access;
 use super::fasthash::FastMap;
 use super::odpor::Wut;
-use super::term;
-use super::trace;
-use super::val::Cond;
-use super::val::Val;
-use super::Addr;
-use super::Engine;
-use super::PW;
+use super::val::{Cond, Val};
+use super::{directed, term, trace, Addr, Engine, PW};
 use llvm_ir::Name;
-use std::collections::BTreeMap;
-use std::collections::HashSet;
-use std::hash::Hash;
-use std::hash::Hasher;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
-use z3::ast::Bool;
-use z3::ast::BV;
+use z3::ast::{Bool, BV};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum ObjKind {
     Global,

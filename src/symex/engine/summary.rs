@@ -1,27 +1,15 @@
 use super::dpor::Access;
-use super::state::Seg;
-use super::state::State;
-use super::term::var_mask;
-use super::term::Term;
-use super::term::TV;
-use super::term::Z3_ABOVE;
-use super::val::Cond;
-use super::val::Val;
-use super::Engine;
-use super::SVars;
-use super::Stop;
+use super::state::{Seg, State};
+use super::term::{var_mask, Term, TV, Z3_ABOVE};
+use super::val::{Cond, Val};
+use super::{Engine, SVars, Stop};
 use crate::symex::FindingKind;
 use llvm_ir::Name;
-use std::collections::BTreeSet;
-use std::collections::HashMap;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
-use z3::ast::Ast;
-use z3::ast::Bool;
-use z3::ast::Dynamic;
-use z3::ast::BV;
-use z3::Context;
-use z3::SatResult;
+use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::{Context, SatResult};
+
 pub(super) struct PsEntry<'c> {
     pub(super) key: u64,
     pub(super) f: Cond<'c>,

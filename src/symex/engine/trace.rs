@@ -5,18 +5,11 @@
 //! and its children (one small node per visible step, no formatting);
 //! only a run that reports a finding turns its list into text.
 
-use super::callee_name;
-use super::loc_of;
 use super::state::State;
 use super::val::Val;
-use super::Addr;
-use super::Engine;
-use super::PW;
+use super::{callee_name, loc_of, Addr, Engine, PW};
 use crate::symex::TraceStep;
-use llvm_ir::HasDebugLoc;
-use llvm_ir::Instruction;
-use llvm_ir::Name;
-use llvm_ir::Operand;
+use llvm_ir::{HasDebugLoc, Instruction, Name, Operand};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 

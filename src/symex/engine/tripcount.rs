@@ -5,16 +5,8 @@
 //! its last iteration is found without deepening.
 
 use crate::symex::slice::block_successors;
-use llvm_ir::Constant;
-use llvm_ir::Function;
-use llvm_ir::Instruction;
-use llvm_ir::IntPredicate;
-use llvm_ir::Name;
-use llvm_ir::Operand;
-use llvm_ir::Terminator;
-use std::collections::BTreeMap;
-use std::collections::BTreeSet;
-use std::collections::HashMap;
+use llvm_ir::{Constant, Function, Instruction, IntPredicate, Name, Operand, Terminator};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Trip counts above this are left to the loop bound (unrolling them would
 /// multiply the paths and interleavings).

@@ -1,17 +1,11 @@
-use super::const_int;
 use super::state::State;
 use super::term::Term;
 use super::val::Val;
-use super::Engine;
-use super::Stop;
-use super::PW;
+use super::{const_int, Engine, Stop, PW};
 use llvm_ir::types::NamedStructDef;
-use llvm_ir::Constant;
-use llvm_ir::Name;
-use llvm_ir::Operand;
-use llvm_ir::Type;
-use llvm_ir::TypeRef;
+use llvm_ir::{Constant, Name, Operand, Type, TypeRef};
 use z3::ast::BV;
+
 impl<'c, 'm> Engine<'c, 'm> {
     // ---------------------------------------------------------------- types
 

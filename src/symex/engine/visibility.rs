@@ -1,18 +1,10 @@
-use super::callee_name;
-use super::dpor::Access;
-use super::dpor::Res;
+use super::dpor::{Access, Res};
 use super::fasthash::FastSet;
 use super::models::is_thread_local_call;
-use super::state::State;
-use super::state::TStatus;
-use super::Addr;
-use super::Engine;
-use llvm_ir::Constant;
-use llvm_ir::Function;
-use llvm_ir::Instruction;
-use llvm_ir::Name;
-use llvm_ir::Operand;
-use llvm_ir::TypeRef;
+use super::state::{State, TStatus};
+use super::{callee_name, Addr, Engine};
+use llvm_ir::{Constant, Function, Instruction, Name, Operand, TypeRef};
+
 #[derive(Clone)]
 pub(super) enum Next {
     Enabled(Vec<Access>),

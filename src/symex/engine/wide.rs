@@ -10,8 +10,8 @@
 use super::fasthash::FastMap;
 use super::PW;
 use llvm_ir::types::NamedStructDef;
-use llvm_ir::Module;
-use llvm_ir::Type;
+use llvm_ir::{Module, Type};
+
 /// Bits the engine needs for a value of `ty` (aggregates concatenate
 /// their parts); `None` for what it does not hold as one value.
 fn repr_bits(m: &Module, ty: &Type) -> Option<u32> {
