@@ -1,10 +1,11 @@
 use super::directed::PathEnd;
 use super::dpor::{dependent, parents_of, Access, DNode, Res};
+use super::notes::Note;
 use super::state::{State, TStatus};
 use super::summary::{wp_and, wp_or_side};
 use super::val::Cond;
 use super::visibility::Next;
-use super::{loc_of, name_str, peak_rss_kb, Addr, Engine, Step, Stop, MAX_STEPS};
+use super::{loc_of, name_str, peak_rss_kb, Addr, Engine, Event, Step, Stop, MAX_STEPS};
 use crate::symex::{Exploration, Finding, FindingKind};
 use llvm_ir::HasDebugLoc;
 use std::collections::{BTreeSet, HashSet};
@@ -36,14 +37,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.persist_flush(false);
         if self.opts.progress && self.last_progress.elapsed().as_secs_f64() > 1.0 {
             self.last_progress = Instant::now();
-            eprintln!(
-                "[symex] {:.1}s runs={} partial={} findings={} queries={}",
-                self.start.elapsed().as_secs_f64(),
-                self.stats.runs(),
-                self.stats.partial_runs,
-                self.findings.len(),
-                self.stats.solver_queries
-            );
+            self.note(Note::Progress {
+                seconds: self.start.elapsed().as_secs_f64(),
+                runs: self.stats.runs(),
+                partial: self.stats.partial_runs,
+                findings: self.findings.len(),
+                queries: self.stats.solver_queries,
+            });
         }
         self.stop
     }
@@ -176,7 +176,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let inputs = self.model_inputs(st);
         if self.opts.progress {
-            eprintln!("[symex] {kind:?} at {location}: {msg}");
+            self.note(Note::Found {
+                kind,
+                location: location.clone(),
+                message: msg.clone(),
+            });
         }
         self.fseen.insert(key, self.findings.len());
         self.findings.push(Finding {
@@ -198,7 +202,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         if let Some(tx) = &self.sink {
             // The receiver lives as long as the exploration; a failed send
             // only means nobody listens.
-            let _ = tx.send(self.findings[self.findings.len() - 1].clone());
+            let _ = tx.send(Event::Finding(
+                self.findings[self.findings.len() - 1].clone(),
+            ));
         }
     }
 }
@@ -247,7 +253,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             .collect();
         if nexts.iter().all(|n| matches!(n, Next::Done)) {
             if self.debug {
-                eprintln!("complete run: schedule {:?}", st.sched);
+                self.note(Note::Debug(format!(
+                    "complete run: schedule {:?}",
+                    st.sched
+                )));
             }
             self.stats.complete_runs += 1;
             self.directed_end(&st, PathEnd::Complete);
@@ -370,7 +379,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if self.implied_with(&st, &ps, extra.is_empty()) {
                     if extra.is_empty() {
                         if self.debug {
-                            eprintln!("pruned at schedule {:?}: PS = {ps:?}", st.sched);
+                            self.note(Note::Debug(format!(
+                                "pruned at schedule {:?}: PS = {ps:?}",
+                                st.sched
+                            )));
                         }
                         self.stats.partial_runs += 1;
                         self.stats.pruned_interleavings += 1;
@@ -511,10 +523,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Vec::new()
             };
             if self.debug {
-                eprintln!(
+                self.note(Note::Debug(format!(
                     "node {:?}: explore T{t} (next {:?}), child sleep {:?}",
                     st.sched, tacc, child_sleep
-                );
+                )));
             }
             let mut child = st.clone();
             child.sched.push(t);
@@ -556,7 +568,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {
                     if self.debug {
-                        eprintln!("pruned before tail at schedule {:?}: PS = {ps:?}", st.sched);
+                        self.note(Note::Debug(format!(
+                            "pruned before tail at schedule {:?}: PS = {ps:?}",
+                            st.sched
+                        )));
                     }
                     self.stats.partial_runs += 1;
                     self.directed_end(&st, PathEnd::Pruned);

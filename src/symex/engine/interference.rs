@@ -14,6 +14,7 @@
 
 use super::directed::PathEnd;
 use super::dpor::{Access, Res};
+use super::notes::Note;
 use super::state::State;
 use super::Engine;
 use crate::symex::slice::InstrId;
@@ -62,7 +63,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                     if let Some(rf) = &self.opts.rf_may {
                         if !rf.allows(wat, &at) {
                             if self.debug {
-                                eprintln!("interference not in rf_may: {wat:?} -> {at:?}");
+                                self.note(Note::Debug(format!(
+                                    "interference not in rf_may: {wat:?} -> {at:?}"
+                                )));
                             }
                             st.rf_disallowed = true;
                         }

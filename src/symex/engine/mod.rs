@@ -30,11 +30,13 @@ mod interference;
 mod interp;
 mod memory;
 mod models;
+mod notes;
 mod odpor;
 mod persist;
 mod solver;
 mod state;
 mod summary;
+mod summary_store;
 mod term;
 mod trace;
 mod tripcount;
@@ -47,8 +49,10 @@ pub use directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
 use dpor::{Access, DNode};
 use fasthash::{FastMap, FastSet};
 pub use interference::RfMay;
+pub use notes::Note;
 use state::Obj;
 use summary::{PsEntry, SimpCache};
+pub use summary_store::{StoredAccess, StoredRes, StoredSummary, SummaryStore};
 use val::Cond;
 
 // The call models (`models/`, being replaced by one call table) still
@@ -159,8 +163,8 @@ struct Engine<'c, 'm> {
     suffix_visible: Vec<Vec<Vec<bool>>>,
     /// Allocas never stored or passed on, per function.
     private_allocas: Vec<FastSet<Name>>,
-    /// Each new finding is sent here as soon as it is found.
-    sink: Option<std::sync::mpsc::Sender<Finding>>,
+    /// Each new finding and each note is sent here as soon as it is made.
+    sink: Option<std::sync::mpsc::Sender<Event>>,
     /// The summary store, when used (`persist`).
     persist: Option<persist::Persist<'c>>,
     /// Record each run's visible steps (for the findings' traces).
@@ -210,25 +214,51 @@ fn callee_name(c: &ins::Call) -> Option<String> {
     }
 }
 
+/// What the explorer thread sends to the caller's thread while it runs.
+enum Event {
+    Finding(Finding),
+    Note(Note),
+}
+
+/// Explore `m` (one loop bound), with the summary store `summaries` when
+/// given (read and written by assertion-guided pruning); each new finding
+/// goes to `on_finding` and each note (progress, warnings, debug traces)
+/// to `on_note` as soon as they are made.
+impl Engine<'_, '_> {
+    /// Hand `note` to the caller (nobody listens outside `run`).
+    fn note(&self, note: Note) {
+        if let Some(tx) = &self.sink {
+            let _ = tx.send(Event::Note(note));
+        }
+    }
+}
+
 pub(super) fn run(
     m: &Module,
     opts: &SymexOptions,
+    summaries: Option<Box<dyn SummaryStore>>,
     on_finding: &mut dyn FnMut(&Finding),
+    on_note: &mut dyn FnMut(&Note),
 ) -> Result<Exploration, SymexError> {
     // Reset the peak resident set size so that `peak_memory_kb` is about
     // this exploration (Linux; ignored elsewhere).
     let _ = std::fs::write("/proc/self/clear_refs", "5");
+    // The explorer thread that starts takes the store (a thread that
+    // fails to start leaves it for the next try).
+    let summaries = std::sync::Mutex::new(summaries);
+    let summaries = &summaries;
     std::thread::scope(|s| {
         // Deep recursion: the whole exploration runs on a thread with a
         // large stack (z3 objects are not Send, so they are created there).
         // The stack is reserved virtual memory: under `ulimit -v` a smaller
         // one is tried before giving up.
-        let (tx, rx) = std::sync::mpsc::channel::<Finding>();
+        let (tx, rx) = std::sync::mpsc::channel::<Event>();
         let mut spawned = None;
         let mut last_err = None;
         for stack in [1usize << 30, 1 << 28, 1 << 26] {
             let opts = opts.clone();
             let tx = tx.clone();
+
             match std::thread::Builder::new().stack_size(stack).spawn_scoped(
                 s,
                 move || -> Result<Exploration, SymexError> {
@@ -238,7 +268,10 @@ pub(super) fn run(
                     let loader = Solver::new(&ctx);
                     let mut e = Engine::new(&ctx, m, opts.clone())?;
                     e.sink = Some(tx);
-                    e.persist_open(&loader);
+                    let store = summaries.lock().ok().and_then(|mut s| s.take());
+                    if let Some(store) = store {
+                        e.persist_open(&loader, store);
+                    }
                     let f0 = *e
                         .fidx
                         .get(&opts.entry)
@@ -269,8 +302,11 @@ pub(super) fn run(
         };
         // Findings arrive while the explorer runs; the loop ends when its
         // sender is dropped (the exploration ended, or panicked).
-        for f in rx {
-            on_finding(&f);
+        for ev in rx {
+            match ev {
+                Event::Finding(f) => on_finding(&f),
+                Event::Note(n) => on_note(&n),
+            }
         }
         h.join().map_err(|p| {
             let msg = p

@@ -22,6 +22,7 @@
 //! exploration gets there is dropped.
 
 use super::dpor::{dependent, parents_of, Access, Res};
+use super::notes::Note;
 use super::state::{State, TStatus};
 use super::summary::wp_and;
 use super::val::Cond;
@@ -321,10 +322,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 .cloned()
                 .collect();
             if self.debug {
-                eprintln!(
+                self.note(Note::Debug(format!(
                     "node {:?}: explore T{t} (next {:?}), child sleep {:?}, wakeup {:?}",
                     st.sched, tacc, child_sleep, sub
-                );
+                )));
             }
             let mut child = st.clone();
             child.sched.push(t);

@@ -19,11 +19,12 @@
 
 use super::dpor::{Access, Res};
 use super::fingerprint::{fingerprints, Fingerprints, Fnv};
+use super::notes::{Note, StoreWarning};
 use super::state::{ObjKind, State, TStatus};
 use super::summary::PsEntry;
+use super::summary_store::{StoredAccess, StoredRes, StoredSummary, SummaryStore};
 use super::val::Cond;
 use super::{summary, Addr, Engine, PW};
-use crate::symex::store::{Store, StoreOptions, StoredAccess, StoredRes, StoredSummary};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, BV};
@@ -43,8 +44,7 @@ pub(super) struct Imported<'c> {
 }
 
 pub(super) struct Persist<'c> {
-    opts: StoreOptions,
-    store: Store,
+    store: Box<dyn SummaryStore>,
     fps: Fingerprints,
     imported: HashMap<u64, Imported<'c>>,
     /// Local key → portable key (None: states with one local key had
@@ -295,29 +295,25 @@ fn addr(h: &mut Fnv, fps: &Fingerprints, a: &Addr) {
 impl<'c, 'm> Engine<'c, 'm> {
     /// Open the store and read the summaries for this loop bound; their
     /// formulas are parsed by `loader` (which must outlive the engine).
-    pub(super) fn persist_open(&mut self, loader: &'c Solver<'c>) {
+    pub(super) fn persist_open(
+        &mut self,
+        loader: &'c Solver<'c>,
+        mut store: Box<dyn SummaryStore>,
+    ) {
         if !self.ag {
             return;
         }
-        let Some(so) = self.opts.store.clone() else {
-            return;
-        };
-        let store = match Store::open(&so.path) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("concord: warning: summaries not stored: {e}");
-                return;
-            }
-        };
         let fps = fingerprints(self.m);
         if fps.obj_names.len() != self.init_objs.len() {
             // The object names must follow `init_globals`' numbering.
-            eprintln!("concord: warning: summaries not stored: object layout not understood");
+            self.note(Note::Store(StoreWarning::NotStored(
+                "object layout not understood".into(),
+            )));
             return;
         }
         let mut imported = HashMap::new();
-        if so.import {
-            match store.summaries(self.opts.loop_bound) {
+        {
+            match store.load(self.opts.loop_bound) {
                 Ok(rows) => {
                     for s in rows {
                         // A scope, not `reset`: a reset solver is set up
@@ -361,12 +357,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                         );
                     }
                 }
-                Err(e) => eprintln!("concord: warning: stored summaries not read: {e}"),
+                Err(e) => self.note(Note::Store(StoreWarning::NotRead(e))),
             }
         }
         self.stats.summaries_imported = imported.len() as u64;
         self.persist = Some(Persist {
-            opts: so,
             store,
             fps,
             imported,
@@ -462,16 +457,16 @@ impl<'c, 'm> Engine<'c, 'm> {
                     );
                 }
             }
-            eprintln!(
+            self.note(Note::Debug(format!(
                 "persist: pk={pk:016x} stored={} objs={}{d}",
                 p.imported.contains_key(&pk),
                 st.objs.len()
-            );
+            )));
         }
         let adopt =
             !p.imported.is_empty() && !p.checked.contains(&key) && self.ps_entry(key).is_none();
         let p = self.persist.as_mut().unwrap();
-        if p.opts.export && !p.frames.contains_key(&key) {
+        if p.store.saves() && !p.frames.contains_key(&key) {
             p.frames.insert(key, frame_positions(st));
         }
         match p.portable.get(&key) {
@@ -526,7 +521,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         let Some(p) = self.persist.as_ref() else {
             return;
         };
-        if !p.opts.export || (!force && p.last_flush.elapsed().as_secs_f64() < 2.0) {
+        if !p.store.saves() || (!force && p.last_flush.elapsed().as_secs_f64() < 2.0) {
             return;
         }
         let mut items = Vec::new();
@@ -588,12 +583,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         if items.is_empty() {
             return;
         }
-        match p.store.put_summaries(&p.opts.program_hash, &items) {
+        match p.store.save(&items) {
             Ok(()) => {
                 p.written.extend(marks);
                 self.stats.summaries_stored += items.len() as u64;
             }
-            Err(e) => eprintln!("concord: warning: summaries not stored: {e}"),
+            Err(e) => self.note(Note::Store(StoreWarning::NotStored(e))),
         }
     }
 }
