@@ -26,55 +26,13 @@
 use super::incremental::{self, Plan, VersionInput};
 use super::slice::InstrId;
 use super::store::Store;
-use super::{Exploration, FindingKind, SymexError, SymexOptions};
+use super::{Exploration, SymexError, SymexOptions};
+// The engine defines what it records; they are part of this mode's API.
+pub use super::engine::{Decision, DecisionPath, DirectedSpec, PathEnd};
 use llvm_ir::{HasDebugLoc, Module};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
-
-/// What the engine records and steers towards.
-#[derive(Clone, Debug, Default)]
-pub struct DirectedSpec {
-    /// Conditional branches (terminators) whose decisions are recorded.
-    pub record: BTreeSet<InstrId>,
-    /// Instructions the exploration order heads for.
-    pub targets: BTreeSet<InstrId>,
-}
-
-/// One decision at a recorded branch.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Decision {
-    pub thread: usize,
-    /// The branch (function, block, terminator index).
-    pub at: InstrId,
-    /// Index of the successor taken among the branch's successors.
-    pub dir: usize,
-}
-
-/// How a path ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "end", rename_all = "kebab-case")]
-pub enum PathEnd {
-    Complete,
-    Finding {
-        kind: FindingKind,
-        location: String,
-    },
-    /// Cut at the loop bound, the step limit or the interference bound.
-    Cut,
-    AssumeFalse,
-    /// Ended by a summary (its continuations were explored elsewhere).
-    Pruned,
-}
-
-/// A path's decisions at the recorded branches, in the order taken.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct DecisionPath {
-    pub decisions: Vec<Decision>,
-    pub end: PathEnd,
-    /// 0 for the first path that ended, 1 for the next, ...
-    pub order: u64,
-}
 
 /// A decision as reported: where, which way.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

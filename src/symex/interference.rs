@@ -12,14 +12,8 @@ use llvm_ir::{Instruction, Module};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// `rf_may` as instruction pairs (write, read) of the module explored.
-#[derive(Clone, Debug, Default)]
-pub struct RfMay {
-    pub pairs: HashSet<(InstrId, InstrId)>,
-    /// Loads and stores the rules see: an access by any other instruction
-    /// (a library model, an atomic operation) is not judged.
-    pub known: HashSet<InstrId>,
-}
+// The engine defines what it checks; built here from the rules.
+pub use super::engine::RfMay;
 
 impl RfMay {
     /// `rf_may` of `facts` (the sync1 rules), mapped to `m`'s instructions.

@@ -574,7 +574,23 @@ pub fn explore_with(
     loop {
         let bound = o.loop_bound;
         tried.push(bound);
-        let mut x = engine::run(module, &o, &mut |f| on_finding(f, bound))?;
+        // The store is opened for each stage, as the engine's notes are
+        // printed: on stderr, as they come.
+        let summaries: Option<Box<dyn engine::SummaryStore>> =
+            match store::SqliteSummaries::for_exploration(&o) {
+                Ok(s) => s.map(|s| Box::new(s) as Box<dyn engine::SummaryStore>),
+                Err(e) => {
+                    eprintln!("concord: warning: summaries not stored: {e}");
+                    None
+                }
+            };
+        let mut x = engine::run(
+            module,
+            &o,
+            summaries,
+            &mut |f| on_finding(f, bound),
+            &mut |n| eprintln!("{n}"),
+        )?;
         x.stats.loop_bound = bound;
         x.stats.loop_bounds_tried = tried.clone();
         // Deepen only when cuts are the one reason not to conclude: a

@@ -18,9 +18,13 @@
 //! another version are reused exactly where the code they summarise did
 //! not change.
 
-use super::{Exploration, Finding};
+// The engine defines the summaries it reads and writes (and the trait it
+// calls); this file keeps them in SQLite.
+use super::engine::SummaryStore;
+pub use super::engine::{StoredAccess, StoredRes, StoredSummary};
+use super::{Exploration, Finding, Reduction, SymexOptions};
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// Version of the tables below; a store with another version is refused.
@@ -57,49 +61,45 @@ pub struct StoreOptions {
     pub export: bool,
 }
 
-/// One stored summary (engine-independent form).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredSummary {
-    pub state_key: u64,
-    pub loop_bound: u32,
-    /// SMT-LIB 2 text: declarations and one assertion.
-    pub formula: String,
-    /// Threads asleep at the visits that produced it.
-    pub asleep: Vec<usize>,
-    /// Accesses below the state (RVar/WVar): (thread, access).
-    pub accesses: Vec<StoredAccess>,
+/// The engine's summary store in an SQLite file: summaries are tagged
+/// with the explored program's hash and read whatever program wrote them
+/// (a summary is only used at a state with the same portable key).
+pub struct SqliteSummaries {
+    store: Store,
+    opts: StoreOptions,
 }
 
-/// A DPOR access of a summary's RVar/WVar set.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredAccess {
-    pub thread: usize,
-    pub res: StoredRes,
-    pub write: bool,
-    /// The portable name of the accessed object (`g:NAME` for a global,
-    /// `o:K` for the K-th object made at run time): when present, the
-    /// numeric `object` of `res` is not used (object numbers differ
-    /// between versions).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object_name: Option<String>,
-    /// Bit r: the access happens after thread r's state at the summarised
-    /// node, through the summarised executions alone (its own thread
-    /// always; 0 in rows written before this field).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub after: u64,
+impl SqliteSummaries {
+    /// The store an exploration with `opts` reads and writes summaries
+    /// in: only assertion-guided pruning has summaries, and a replay
+    /// (`schedule`) uses none.
+    pub fn for_exploration(opts: &SymexOptions) -> Result<Option<SqliteSummaries>, StoreError> {
+        let ag = matches!(opts.reduction, Reduction::DporAg | Reduction::OdporAg);
+        match &opts.store {
+            Some(so) if ag && opts.schedule.is_none() => Ok(Some(SqliteSummaries {
+                store: Store::open(&so.path)?,
+                opts: so.clone(),
+            })),
+            _ => Ok(None),
+        }
+    }
 }
 
-fn is_zero(x: &u64) -> bool {
-    *x == 0
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StoredRes {
-    Mem { object: u32, lo: u64, hi: u64 },
-    Mutex { object: u32, offset: u64 },
-    Cond { object: u32, offset: u64 },
-    ThreadEnd(usize),
-    All,
+impl SummaryStore for SqliteSummaries {
+    fn load(&mut self, loop_bound: u32) -> Result<Vec<StoredSummary>, String> {
+        if !self.opts.import {
+            return Ok(Vec::new());
+        }
+        self.store.summaries(loop_bound).map_err(|e| e.to_string())
+    }
+    fn saves(&self) -> bool {
+        self.opts.export
+    }
+    fn save(&mut self, items: &[StoredSummary]) -> Result<(), String> {
+        self.store
+            .put_summaries(&self.opts.program_hash, items)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// A run as listed by `concord store ls`.

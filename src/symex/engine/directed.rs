@@ -6,17 +6,67 @@
 //! instruction, and at a recorded branch the direction no path took yet).
 //! Only the order changes: the same paths are explored as without it.
 
-use super::*;
-use crate::symex::directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
+use super::state::State;
+use super::{callee_name, Engine};
+use crate::symex::slice::InstrId;
+use crate::symex::FindingKind;
+use llvm_ir::{Instruction, Module};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+
+/// What the engine records and steers towards.
+#[derive(Clone, Debug, Default)]
+pub struct DirectedSpec {
+    /// Conditional branches (terminators) whose decisions are recorded.
+    pub record: BTreeSet<InstrId>,
+    /// Instructions the exploration order heads for.
+    pub targets: BTreeSet<InstrId>,
+}
+
+/// One decision at a recorded branch.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Decision {
+    pub thread: usize,
+    /// The branch (function, block, terminator index).
+    pub at: InstrId,
+    /// Index of the successor taken among the branch's successors.
+    pub dir: usize,
+}
+
+/// How a path ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "end", rename_all = "kebab-case")]
+pub enum PathEnd {
+    Complete,
+    Finding {
+        kind: FindingKind,
+        location: String,
+    },
+    /// Cut at the loop bound, the step limit or the interference bound.
+    Cut,
+    AssumeFalse,
+    /// Ended by a summary (its continuations were explored elsewhere).
+    Pruned,
+}
+
+/// A path's decisions at the recorded branches, in the order taken.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DecisionPath {
+    pub decisions: Vec<Decision>,
+    pub end: PathEnd,
+    /// 0 for the first path that ended, 1 for the next, ...
+    pub order: u64,
+}
 
 /// One decision and the decisions before it on the path.
-pub(crate) struct DNodeList {
+pub(super) struct DNodeList {
     d: Decision,
     prev: Option<Rc<DNodeList>>,
 }
 
 /// What the engine keeps for directed mode.
-pub(crate) struct Directed {
+pub(super) struct Directed {
     spec: std::sync::Arc<DirectedSpec>,
     /// Per function and block: blocks to the nearest impacted instruction.
     rank: Vec<Vec<u32>>,
@@ -26,7 +76,7 @@ pub(crate) struct Directed {
 }
 
 impl Directed {
-    pub(crate) fn new(m: &Module, spec: std::sync::Arc<DirectedSpec>) -> Self {
+    pub(super) fn new(m: &Module, spec: std::sync::Arc<DirectedSpec>) -> Self {
         let rank = ranks(m, &spec.targets);
         Directed {
             spec,
@@ -127,13 +177,13 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Is the branch thread `tid` is at one directed mode explores on
     /// every side (so that every impacted path condition is seen)?
-    pub(crate) fn directed_branch(&self, st: &State<'c>, tid: usize) -> bool {
+    pub(super) fn directed_branch(&self, st: &State<'c>, tid: usize) -> bool {
         self.recorded_branch(st, tid).is_some()
     }
 
     /// Record that thread `tid` leaves its current block for `target`
     /// (call before the jump).
-    pub(crate) fn directed_push(&mut self, st: &mut State<'c>, tid: usize, target: usize) {
+    pub(super) fn directed_push(&mut self, st: &mut State<'c>, tid: usize, target: usize) {
         let Some(at) = self.recorded_branch(st, tid) else {
             return;
         };
@@ -155,7 +205,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Order a fork's alternatives: an untaken direction of a recorded
     /// branch first, then the side closer to impacted code.
-    pub(crate) fn directed_order_alts<T, U>(
+    pub(super) fn directed_order_alts<T, U>(
         &self,
         st: &State<'c>,
         tid: usize,
@@ -179,7 +229,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Order the threads tried at a scheduling point: the one closest to
     /// impacted code first (stable: ties keep the round-robin order).
-    pub(crate) fn directed_order_threads(&self, st: &State<'c>, order: &mut [usize]) {
+    pub(super) fn directed_order_threads(&self, st: &State<'c>, order: &mut [usize]) {
         let Some(d) = self.directed.as_ref() else {
             return;
         };
@@ -194,7 +244,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// A path ends: keep its decisions.
-    pub(crate) fn directed_end(&mut self, st: &State<'c>, end: PathEnd) {
+    pub(super) fn directed_end(&mut self, st: &State<'c>, end: PathEnd) {
         let Some(d) = self.directed.as_mut() else {
             return;
         };
@@ -214,7 +264,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The paths recorded so far (moved out at the end).
-    pub(crate) fn directed_paths(&mut self) -> Vec<DecisionPath> {
+    pub(super) fn directed_paths(&mut self) -> Vec<DecisionPath> {
         self.directed
             .as_mut()
             .map(|d| std::mem::take(&mut d.paths))

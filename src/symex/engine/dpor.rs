@@ -1,7 +1,10 @@
-use super::*;
+use super::odpor::Wut;
+use super::state::State;
+use super::{Addr, Engine};
+use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Res {
+pub(super) enum Res {
     Mem(u32, u64, u64),
     Mutex(Addr),
     Cond(Addr),
@@ -10,12 +13,12 @@ pub(crate) enum Res {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct Access {
-    pub(crate) res: Res,
-    pub(crate) write: bool,
+pub(super) struct Access {
+    pub(super) res: Res,
+    pub(super) write: bool,
 }
 
-pub(crate) fn conflict(a: &Access, b: &Access) -> bool {
+pub(super) fn conflict(a: &Access, b: &Access) -> bool {
     if matches!(a.res, Res::All) || matches!(b.res, Res::All) {
         return true;
     }
@@ -28,37 +31,37 @@ pub(crate) fn conflict(a: &Access, b: &Access) -> bool {
     }
 }
 
-pub(crate) fn dependent(a: &[Access], b: &[Access]) -> bool {
+pub(super) fn dependent(a: &[Access], b: &[Access]) -> bool {
     a.iter().any(|x| b.iter().any(|y| conflict(x, y)))
 }
 
 /// Each thread's creator, by thread id.
-pub(crate) fn parents_of(st: &State<'_>) -> Vec<Option<usize>> {
+pub(super) fn parents_of(st: &State<'_>) -> Vec<Option<usize>> {
     st.threads.iter().map(|t| t.parent).collect()
 }
 
-pub(crate) struct Tr {
-    pub(crate) tid: usize,
-    pub(crate) acc: Vec<Access>,
-    pub(crate) clock: Vec<usize>,
+pub(super) struct Tr {
+    pub(super) tid: usize,
+    pub(super) acc: Vec<Access>,
+    pub(super) clock: Vec<usize>,
 }
 
-pub(crate) struct DNode {
-    pub(crate) enabled: Vec<usize>,
-    pub(crate) backtrack: BTreeSet<usize>,
-    pub(crate) done: BTreeSet<usize>,
-    pub(crate) tr: Option<Tr>,
+pub(super) struct DNode {
+    pub(super) enabled: Vec<usize>,
+    pub(super) backtrack: BTreeSet<usize>,
+    pub(super) done: BTreeSet<usize>,
+    pub(super) tr: Option<Tr>,
     /// `odpor`: the threads asleep here (on entry, and each one explored
     /// from here once its subtree is done), with their next accesses.
-    pub(crate) sleep: Vec<(usize, Vec<Access>)>,
+    pub(super) sleep: Vec<(usize, Vec<Access>)>,
     /// `odpor`: the sequences still to explore from here.
-    pub(crate) wut: Wut,
+    pub(super) wut: Wut,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
     /// When a subtree is pruned, pretend the accesses recorded below the
     /// node were executed (RVar/WVar, §5.2).
-    pub(crate) fn prune_dpor_update(&mut self, st: &State<'c>, key: u64) {
+    pub(super) fn prune_dpor_update(&mut self, st: &State<'c>, key: u64) {
         if self.odpor {
             return self.odpor_prune_update(st, key);
         }
@@ -98,7 +101,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Enter the subtree of node `key`: its transitions are those from
     /// index `nodes.len() - 1` on (a scheduling node was just pushed; a
     /// branch or tail node lies inside the transition being run there).
-    pub(crate) fn open_push(&mut self, key: u64) {
+    pub(super) fn open_push(&mut self, key: u64) {
         let d = self.nodes.len().saturating_sub(1);
         self.open.push((key, d));
     }
@@ -107,7 +110,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// `clock`. Where `p` did not exist yet, its nearest enabled ancestor
     /// is the thread to try first (it leads to `p`'s creation); only
     /// without one does every enabled thread go in.
-    pub(crate) fn race_update(
+    pub(super) fn race_update(
         &mut self,
         p: usize,
         acc: &[Access],
@@ -153,7 +156,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// +CIA: an access to a global that no instruction of the impacted
     /// slice reads is not a scheduling point (its order relative to other
     /// threads cannot change an impacted finding).
-    pub(crate) fn cia_invisible(&self, o: u32) -> bool {
+    pub(super) fn cia_invisible(&self, o: u32) -> bool {
         match (&self.opts.impacted, &self.slice, self.obj_global.get(&o)) {
             (Some(_), Some(sl), Some(g)) => !sl.global_relevant(g),
             _ => false,
@@ -162,7 +165,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Drop accesses to globals that no instruction of the slice reads:
     /// their order cannot matter (§6.1).
-    pub(crate) fn relevant_acc(&self, mut acc: Vec<Access>) -> Vec<Access> {
+    pub(super) fn relevant_acc(&self, mut acc: Vec<Access>) -> Vec<Access> {
         if let Some(sl) = &self.slice {
             acc.retain(|a| match &a.res {
                 Res::Mem(o, _, _) => match self.obj_global.get(o) {
@@ -176,7 +179,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Record the transition that just ended in the parent node.
-    pub(crate) fn commit(&mut self, st: &mut State<'c>, tid: usize) {
+    pub(super) fn commit(&mut self, st: &mut State<'c>, tid: usize) {
         let acc = std::mem::take(&mut st.tr_acc);
         self.count_interferences(st, tid, &acc);
         let acc = self.relevant_acc(acc);

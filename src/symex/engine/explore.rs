@@ -1,9 +1,21 @@
-use super::*;
+use super::directed::PathEnd;
+use super::dpor::{dependent, parents_of, Access, DNode, Res};
+use super::notes::Note;
+use super::state::{State, TStatus};
+use super::summary::{wp_and, wp_or_side};
+use super::val::Cond;
+use super::visibility::Next;
+use super::{loc_of, name_str, peak_rss_kb, Addr, Engine, Event, Step, Stop, MAX_STEPS};
+use crate::symex::{Exploration, Finding, FindingKind};
+use llvm_ir::HasDebugLoc;
+use std::collections::{BTreeSet, HashSet};
+use std::time::Instant;
+use z3::ast::Bool;
 
 impl<'c, 'm> Engine<'c, 'm> {
     // ----------------------------------------------------------- exploration
 
-    pub(crate) fn timed_out(&mut self) -> bool {
+    pub(super) fn timed_out(&mut self) -> bool {
         if self.stop {
             return true;
         }
@@ -25,19 +37,18 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.persist_flush(false);
         if self.opts.progress && self.last_progress.elapsed().as_secs_f64() > 1.0 {
             self.last_progress = Instant::now();
-            eprintln!(
-                "[symex] {:.1}s runs={} partial={} findings={} queries={}",
-                self.start.elapsed().as_secs_f64(),
-                self.stats.runs(),
-                self.stats.partial_runs,
-                self.findings.len(),
-                self.stats.solver_queries
-            );
+            self.note(Note::Progress {
+                seconds: self.start.elapsed().as_secs_f64(),
+                runs: self.stats.runs(),
+                partial: self.stats.partial_runs,
+                findings: self.findings.len(),
+                queries: self.stats.solver_queries,
+            });
         }
         self.stop
     }
 
-    pub(crate) fn finish(mut self) -> Exploration {
+    pub(super) fn finish(mut self) -> Exploration {
         self.stats.total_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         self.stats.peak_memory_kb = peak_rss_kb();
         self.stats.summaries = self.ps.len() as u64;
@@ -56,7 +67,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Name of a synchronisation object: its global (and offset), else
     /// its object number.
-    pub(crate) fn sync_name(&self, a: &Addr) -> String {
+    pub(super) fn sync_name(&self, a: &Addr) -> String {
         let base = match self.obj_global.get(&a.0) {
             Some(g) => name_str(g),
             None => format!("object#{}", a.0),
@@ -112,7 +123,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Remember where thread `tid` was cut (it sits at the loop header,
     /// the call, or the instruction where the step limit hit).
-    pub(crate) fn note_cut(&mut self, st: &State<'c>, tid: usize) {
+    pub(super) fn note_cut(&mut self, st: &State<'c>, tid: usize) {
         // The loop header may start with instructions without a source
         // line (phis, loads of the induction variable): use the first one
         // in the block that has a line.
@@ -137,7 +148,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         *self.stats.cut_locations.entry(loc).or_insert(0) += 1;
     }
 
-    pub(crate) fn report(
+    pub(super) fn report(
         &mut self,
         st: &State<'c>,
         tid: usize,
@@ -165,7 +176,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let inputs = self.model_inputs(st);
         if self.opts.progress {
-            eprintln!("[symex] {kind:?} at {location}: {msg}");
+            self.note(Note::Found {
+                kind,
+                location: location.clone(),
+                message: msg.clone(),
+            });
         }
         self.fseen.insert(key, self.findings.len());
         self.findings.push(Finding {
@@ -187,13 +202,15 @@ impl<'c, 'm> Engine<'c, 'm> {
         if let Some(tx) = &self.sink {
             // The receiver lives as long as the exploration; a failed send
             // only means nobody listens.
-            let _ = tx.send(self.findings[self.findings.len() - 1].clone());
+            let _ = tx.send(Event::Finding(
+                self.findings[self.findings.len() - 1].clone(),
+            ));
         }
     }
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
-    pub(crate) fn explore_sched(
+    pub(super) fn explore_sched(
         &mut self,
         mut st: State<'c>,
         tid: usize,
@@ -214,7 +231,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.apply_seg(&seg, w)
     }
 
-    pub(crate) fn sched_inner(
+    pub(super) fn sched_inner(
         &mut self,
         mut st: State<'c>,
         sleep: Vec<(usize, Vec<Access>)>,
@@ -236,7 +253,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             .collect();
         if nexts.iter().all(|n| matches!(n, Next::Done)) {
             if self.debug {
-                eprintln!("complete run: schedule {:?}", st.sched);
+                self.note(Note::Debug(format!(
+                    "complete run: schedule {:?}",
+                    st.sched
+                )));
             }
             self.stats.complete_runs += 1;
             self.directed_end(&st, PathEnd::Complete);
@@ -359,7 +379,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 if self.implied_with(&st, &ps, extra.is_empty()) {
                     if extra.is_empty() {
                         if self.debug {
-                            eprintln!("pruned at schedule {:?}: PS = {ps:?}", st.sched);
+                            self.note(Note::Debug(format!(
+                                "pruned at schedule {:?}: PS = {ps:?}",
+                                st.sched
+                            )));
                         }
                         self.stats.partial_runs += 1;
                         self.stats.pruned_interleavings += 1;
@@ -500,10 +523,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Vec::new()
             };
             if self.debug {
-                eprintln!(
+                self.note(Note::Debug(format!(
                     "node {:?}: explore T{t} (next {:?}), child sleep {:?}",
                     st.sched, tacc, child_sleep
-                );
+                )));
             }
             let mut child = st.clone();
             child.sched.push(t);
@@ -533,7 +556,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Run the deferred tail of thread `u` (a node with a single successor,
     /// summarised like any other node).
-    pub(crate) fn run_tail(
+    pub(super) fn run_tail(
         &mut self,
         mut st: State<'c>,
         u: usize,
@@ -545,7 +568,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             if let Some(ps) = self.ps_lookup(key, &sleep) {
                 if self.implied(&st, &ps) {
                     if self.debug {
-                        eprintln!("pruned before tail at schedule {:?}: PS = {ps:?}", st.sched);
+                        self.note(Note::Debug(format!(
+                            "pruned before tail at schedule {:?}: PS = {ps:?}",
+                            st.sched
+                        )));
                     }
                     self.stats.partial_runs += 1;
                     self.directed_end(&st, PathEnd::Pruned);
@@ -568,7 +594,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
-    pub(crate) fn unpositioned(&self, st: &State<'c>, t: usize) -> bool {
+    pub(super) fn unpositioned(&self, st: &State<'c>, t: usize) -> bool {
         let th = &st.threads[t];
         if th.status != TStatus::Run || th.tail {
             return false;
@@ -580,7 +606,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Location of a deadlock: the first thread blocked on a mutex or
     /// condition variable, else the first unfinished thread.
-    pub(crate) fn deadlock_loc(&self, st: &State<'c>) -> Option<((String, u32), String)> {
+    pub(super) fn deadlock_loc(&self, st: &State<'c>) -> Option<((String, u32), String)> {
         let on_sync = (0..st.threads.len()).find(|t| match self.next_of_raw(st, *t) {
             Next::Disabled(a) => a
                 .iter()
@@ -591,7 +617,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Some(self.thread_loc(st, t))
     }
 
-    pub(crate) fn thread_loc(&self, st: &State<'c>, t: usize) -> ((String, u32), String) {
+    pub(super) fn thread_loc(&self, st: &State<'c>, t: usize) -> ((String, u32), String) {
         let th = &st.threads[t];
         match th.frames.last() {
             Some(fr) => {
@@ -610,7 +636,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Run thread `tid` from `st`: its visible operation first (when
     /// `first`), then local operations up to the next visible one.
-    pub(crate) fn run_thread(
+    pub(super) fn run_thread(
         &mut self,
         mut st: State<'c>,
         tid: usize,
@@ -716,7 +742,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.report(st, tid, kind, msg, loc, f);
     }
 
-    pub(crate) fn fork(
+    pub(super) fn fork(
         &mut self,
         mut st: State<'c>,
         tid: usize,

@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// Multiply-rotate hashing (the scheme of rustc's FxHasher).
 #[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
+pub(super) struct FastHasher(u64);
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
@@ -53,13 +53,13 @@ impl Hasher for FastHasher {
     }
 }
 
-pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FastHasher>>;
-pub(crate) type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FastHasher>>;
+pub(super) type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub(super) type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FastHasher>>;
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use std::hash::Hash;
+    use super::{FastHasher, FastMap};
+    use std::hash::{Hash, Hasher};
 
     fn h<T: Hash>(t: &T) -> u64 {
         let mut s = FastHasher::default();

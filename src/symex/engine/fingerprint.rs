@@ -15,15 +15,18 @@
 //! (clang numbers unnamed values and suffixes block names per function:
 //! one statement added before a position renames much of what follows).
 
-use super::*;
+use super::{callee_name, name_str};
+use llvm_ir::{Instruction, Module};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// Stable 64-bit FNV-1a (the std hasher may change between Rust releases;
 /// stored keys must not).
 #[derive(Clone, Copy)]
-pub(crate) struct Fnv(u64);
+pub(super) struct Fnv(u64);
 
 impl Fnv {
-    pub(crate) fn new() -> Self {
+    pub(super) fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)
     }
     fn bytes(&mut self, b: &[u8]) {
@@ -32,14 +35,14 @@ impl Fnv {
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
     }
-    pub(crate) fn u64(&mut self, x: u64) {
+    pub(super) fn u64(&mut self, x: u64) {
         self.bytes(&x.to_le_bytes());
     }
-    pub(crate) fn str(&mut self, s: &str) {
+    pub(super) fn str(&mut self, s: &str) {
         self.u64(s.len() as u64);
         self.bytes(s.as_bytes());
     }
-    pub(crate) fn finish(&self) -> u64 {
+    pub(super) fn finish(&self) -> u64 {
         self.0
     }
 }
@@ -55,15 +58,15 @@ struct Ins {
 }
 
 /// The code ahead of a position.
-pub(crate) struct Ahead {
-    pub(crate) fp: u64,
+pub(super) struct Ahead {
+    pub(super) fp: u64,
     /// Local name (without `%`) → canonical number.
-    pub(crate) regs: HashMap<String, u32>,
+    pub(super) regs: HashMap<String, u32>,
 }
 
 impl Ahead {
     /// The local name with canonical number `k`.
-    pub(crate) fn name_of(&self, k: u32) -> Option<&str> {
+    pub(super) fn name_of(&self, k: u32) -> Option<&str> {
         self.regs
             .iter()
             .find(|(_, v)| **v == k)
@@ -72,14 +75,14 @@ impl Ahead {
 }
 
 /// Code fingerprints of a module.
-pub(crate) struct Fingerprints {
+pub(super) struct Fingerprints {
     /// Per function: its code and everything it references (callees,
     /// thread start routines), transitively.
     closure: Vec<u64>,
     /// Portable names of the objects created before the program runs
     /// (null, globals, functions, declarations: `memory::init_globals`'
     /// order) and the inverse map.
-    pub(crate) obj_names: Vec<String>,
+    pub(super) obj_names: Vec<String>,
     obj_ids: HashMap<String, u32>,
     /// Per function and block: its instructions, terminator last.
     code: Vec<Vec<Vec<Ins>>>,
@@ -168,7 +171,7 @@ fn rename_locals(text: &str, locals: &HashSet<String>, names: &mut HashMap<Strin
     out
 }
 
-pub(crate) fn fingerprints(m: &Module) -> Fingerprints {
+pub(super) fn fingerprints(m: &Module) -> Fingerprints {
     let idx: HashMap<&str, usize> = m
         .functions
         .iter()
@@ -346,14 +349,14 @@ pub(crate) fn fingerprints(m: &Module) -> Fingerprints {
 impl Fingerprints {
     /// The portable name of object `o` (objects made at run time are
     /// numbered from the first of them).
-    pub(crate) fn obj_name(&self, o: u32) -> String {
+    pub(super) fn obj_name(&self, o: u32) -> String {
         match self.obj_names.get(o as usize) {
             Some(n) => n.clone(),
             None => format!("o:{}", o as usize - self.obj_names.len()),
         }
     }
 
-    pub(crate) fn obj_id(&self, name: &str) -> Option<u32> {
+    pub(super) fn obj_id(&self, name: &str) -> Option<u32> {
         if let Some(k) = name.strip_prefix("o:") {
             return Some(self.obj_names.len() as u32 + k.parse::<u32>().ok()?);
         }
@@ -364,7 +367,7 @@ impl Fingerprints {
     /// the rest of its block, then every block reachable from it in
     /// depth-first order (successors in terminator order), each marked
     /// with its canonical name, and all they reference.
-    pub(crate) fn ahead(&self, f: usize, bb: usize, ip: usize) -> Rc<Ahead> {
+    pub(super) fn ahead(&self, f: usize, bb: usize, ip: usize) -> Rc<Ahead> {
         if let Some(x) = self.ahead.borrow().get(&(f, bb, ip)) {
             return x.clone();
         }
@@ -409,7 +412,7 @@ impl Fingerprints {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{fingerprints, Fingerprints};
 
     /// Compile `src` and fingerprint it; the position of the first
     /// instruction of `func` whose text starts with `prefix`.

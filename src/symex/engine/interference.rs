@@ -12,7 +12,23 @@
 //! `verified`).  The pair is the transition's visible instructions (an
 //! atomic section has several: any of them may be the one).
 
-use super::*;
+use super::directed::PathEnd;
+use super::dpor::{Access, Res};
+use super::notes::Note;
+use super::state::State;
+use super::Engine;
+use crate::symex::slice::InstrId;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+/// `rf_may` as instruction pairs (write, read) of the module explored.
+#[derive(Clone, Debug, Default)]
+pub struct RfMay {
+    pub pairs: HashSet<(InstrId, InstrId)>,
+    /// Loads and stores the rules see: an access by any other instruction
+    /// (a library model, an atomic operation) is not judged.
+    pub known: HashSet<InstrId>,
+}
 
 /// Bytes of one access considered at most (whole-object accesses of
 /// memcpy-like calls are counted on their first bytes).
@@ -21,7 +37,7 @@ const MAX_BYTES: u64 = 4096;
 impl<'c, 'm> Engine<'c, 'm> {
     /// Thread `tid` performs a visible operation: remember where (only
     /// needed to check interferences against `rf_may`).
-    pub(crate) fn note_visible_at(&self, st: &mut State<'c>, tid: usize) {
+    pub(super) fn note_visible_at(&self, st: &mut State<'c>, tid: usize) {
         if self.opts.max_interferences.is_none() || self.opts.rf_may.is_none() {
             return;
         }
@@ -32,7 +48,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Count the interferences of thread `tid`'s transition and record its
     /// writes.
-    pub(crate) fn count_interferences(&mut self, st: &mut State<'c>, tid: usize, acc: &[Access]) {
+    pub(super) fn count_interferences(&mut self, st: &mut State<'c>, tid: usize, acc: &[Access]) {
         if self.opts.max_interferences.is_none() {
             return;
         }
@@ -47,7 +63,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                     if let Some(rf) = &self.opts.rf_may {
                         if !rf.allows(wat, &at) {
                             if self.debug {
-                                eprintln!("interference not in rf_may: {wat:?} -> {at:?}");
+                                self.note(Note::Debug(format!(
+                                    "interference not in rf_may: {wat:?} -> {at:?}"
+                                )));
                             }
                             st.rf_disallowed = true;
                         }
@@ -66,7 +84,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Interferences of the path including the reads of `tid`'s
     /// transition in progress (a finding inside it reports them too).
-    pub(crate) fn interferences_so_far(&self, st: &State<'c>, tid: usize) -> u32 {
+    pub(super) fn interferences_so_far(&self, st: &State<'c>, tid: usize) -> u32 {
         let pending = st
             .tr_acc
             .iter()
@@ -82,7 +100,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Does the path exceed the bound, or make an interference `rf_may`
     /// does not allow?  (Then it ends here.)
-    pub(crate) fn interference_bound_hit(&mut self, st: &State<'c>) -> bool {
+    pub(super) fn interference_bound_hit(&mut self, st: &State<'c>) -> bool {
         let over = match self.opts.max_interferences {
             Some(k) if st.interferences > k => {
                 self.stats.interference_cut_runs += 1;
@@ -95,7 +113,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             _ => false,
         };
         if over {
-            self.directed_end(st, crate::symex::directed::PathEnd::Cut);
+            self.directed_end(st, PathEnd::Cut);
         }
         over
     }

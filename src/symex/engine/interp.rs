@@ -1,19 +1,25 @@
 //! One instruction at a time: the sequential semantics.
 
-use super::*;
+use super::dpor::{Access, Res};
+use super::state::{ObjKind, State, TStatus};
+use super::val::{Cond, Val};
+use super::{const_int, Engine, Step, Stop, R};
+use crate::symex::FindingKind;
+use llvm_ir::{Function, Instruction, IntPredicate, Name, Operand, Terminator};
+use z3::SatResult;
 
 impl<'c, 'm> Engine<'c, 'm> {
-    pub(crate) fn advance(st: &mut State<'c>, tid: usize) {
+    pub(super) fn advance(st: &mut State<'c>, tid: usize) {
         st.top_mut(tid).ip += 1;
     }
 
-    pub(crate) fn finding(kind: FindingKind, msg: impl Into<String>) -> Stop {
+    pub(super) fn finding(kind: FindingKind, msg: impl Into<String>) -> Stop {
         Stop::Finding(kind, msg.into())
     }
 
     /// Move thread `tid` to block `target` of its current function and run
     /// the phi nodes.  `Stop::Cut` when the loop bound is exceeded.
-    pub(crate) fn jump(&self, st: &mut State<'c>, tid: usize, target: usize) -> Result<(), Stop> {
+    pub(super) fn jump(&self, st: &mut State<'c>, tid: usize, target: usize) -> Result<(), Stop> {
         let bound = self.opts.loop_bound;
         let (f, prev) = {
             let fr = st.top_mut(tid);
@@ -57,7 +63,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Ok(())
     }
 
-    pub(crate) fn step(&mut self, st: &mut State<'c>, tid: usize) -> R<'c> {
+    pub(super) fn step(&mut self, st: &mut State<'c>, tid: usize) -> R<'c> {
         let (f, bb, ip) = {
             let fr = st.threads[tid].frames.last().unwrap();
             (fr.f, fr.bb, fr.ip)
@@ -78,7 +84,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn thread_done(&self, st: &mut State<'c>, tid: usize, ret: Option<Val<'c>>) {
+    pub(super) fn thread_done(&self, st: &mut State<'c>, tid: usize, ret: Option<Val<'c>>) {
         let th = &mut st.threads[tid];
         th.status = TStatus::Done;
         th.ret = ret;
@@ -90,7 +96,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         });
     }
 
-    pub(crate) fn pop_frame(
+    pub(super) fn pop_frame(
         &self,
         st: &mut State<'c>,
         tid: usize,
@@ -115,7 +121,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Self::advance(st, tid);
     }
 
-    pub(crate) fn term(&mut self, st: &mut State<'c>, tid: usize, t: &'m Terminator) -> R<'c> {
+    pub(super) fn term(&mut self, st: &mut State<'c>, tid: usize, t: &'m Terminator) -> R<'c> {
         let f = st.threads[tid].frames.last().unwrap().f;
         let func: &'m Function = &self.m.functions[f];
         let bix = |n: &Name| -> Result<usize, Stop> {
@@ -203,12 +209,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn goto(&self, st: &mut State<'c>, tid: usize, target: usize) -> R<'c> {
+    pub(super) fn goto(&self, st: &mut State<'c>, tid: usize, target: usize) -> R<'c> {
         self.jump(st, tid, target)?;
         Ok(Step::Continue)
     }
 
-    pub(crate) fn branch(
+    pub(super) fn branch(
         &mut self,
         st: &mut State<'c>,
         tid: usize,
@@ -276,7 +282,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn pure(&self, i: &Instruction, a: &[Val<'c>]) -> Result<Val<'c>, Stop> {
+    pub(super) fn pure(&self, i: &Instruction, a: &[Val<'c>]) -> Result<Val<'c>, Stop> {
         use Instruction as I;
         let x = || a[0].clone();
         Ok(match i {
@@ -350,7 +356,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// The operands of an instruction `pure` computes (arithmetic,
     /// comparisons, casts, select, address arithmetic); `None` for others.
-    pub(crate) fn pure_operands(i: &Instruction) -> Option<Vec<&Operand>> {
+    pub(super) fn pure_operands(i: &Instruction) -> Option<Vec<&Operand>> {
         use Instruction as I;
         let pure = matches!(
             i,
@@ -382,7 +388,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         pure.then(|| crate::ir::instr_operands(i))
     }
 
-    pub(crate) fn exec(&mut self, st: &mut State<'c>, tid: usize, i: &'m Instruction) -> R<'c> {
+    pub(super) fn exec(&mut self, st: &mut State<'c>, tid: usize, i: &'m Instruction) -> R<'c> {
         if let Some(ops) = Self::pure_operands(i) {
             let dest = i
                 .try_get_result()

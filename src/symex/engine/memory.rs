@@ -1,9 +1,16 @@
-use super::*;
+use super::state::{Cell, Obj, ObjKind, State};
+use super::term::Term;
+use super::val::Val;
+use super::{Engine, Stop, PW};
+use crate::symex::FindingKind;
+use llvm_ir::{Constant, ConstantRef, Name, Operand, Type};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 impl<'c, 'm> Engine<'c, 'm> {
     // --------------------------------------------------------------- memory
 
-    pub(crate) fn new_obj(&self, st: &mut State<'c>, size: u64, kind: ObjKind) -> u32 {
+    pub(super) fn new_obj(&self, st: &mut State<'c>, size: u64, kind: ObjKind) -> u32 {
         let escaped = matches!(kind, ObjKind::Global);
         st.objs.push(Rc::new(Obj {
             size,
@@ -16,7 +23,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         (st.objs.len() - 1) as u32
     }
 
-    pub(crate) fn init_globals(&mut self) {
+    pub(super) fn init_globals(&mut self) {
         let mut st = self.empty_state();
         let null = self.new_obj(&mut st, 0, ObjKind::Null);
         st.obj_mut(null).alive = false;
@@ -67,7 +74,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             .is_some_and(|ms| self.start.elapsed().as_secs_f64() > ms)
     }
 
-    pub(crate) fn write_const(
+    pub(super) fn write_const(
         &self,
         st: &mut State<'c>,
         o: u32,
@@ -107,7 +114,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn byte_of(&self, cell: &Cell<'c>, k: u64) -> Val<'c> {
+    pub(super) fn byte_of(&self, cell: &Cell<'c>, k: u64) -> Val<'c> {
         let v = if cell.val.get_size() == PW {
             self.ptr_to_int(&cell.val, 64)
         } else {
@@ -118,7 +125,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Read `bytes` at a concrete offset, returned with `bits` width.
     /// Also returns whether an exact cell was found.
-    pub(crate) fn mem_load(
+    pub(super) fn mem_load(
         &self,
         st: &State<'c>,
         o: u32,
@@ -154,7 +161,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Returns false when the store split other cells.
-    pub(crate) fn mem_store(
+    pub(super) fn mem_store(
         &self,
         st: &mut State<'c>,
         o: u32,
@@ -202,7 +209,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 impl<'c, 'm> Engine<'c, 'm> {
     /// Resolve a pointer operand: concrete object and (maybe symbolic) offset.
     /// Adds the wp guard that pins the pointer.
-    pub(crate) fn resolve_ptr(
+    pub(super) fn resolve_ptr(
         &mut self,
         st: &mut State<'c>,
         tid: usize,
@@ -237,7 +244,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Check bounds; for symbolic offsets report a possible overflow and
     /// constrain the path to in-bounds offsets.
-    pub(crate) fn bounds(
+    pub(super) fn bounds(
         &mut self,
         st: &mut State<'c>,
         tid: usize,
@@ -284,7 +291,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn load(
+    pub(super) fn load(
         &mut self,
         st: &mut State<'c>,
         tid: usize,
@@ -344,7 +351,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn store(
+    pub(super) fn store(
         &mut self,
         st: &mut State<'c>,
         tid: usize,

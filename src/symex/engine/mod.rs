@@ -12,22 +12,14 @@
 //! * `persist`, `fingerprint`: summaries across runs and versions (the store's engine side);
 //! * `explore`: the depth-first search over paths and interleavings.
 
-use super::directed::PathEnd;
-use super::{
-    Exploration, Finding, FindingKind, InputValue, Reduction, Stats, SymexError, SymexOptions,
-};
+use super::{Exploration, Finding, FindingKind, Reduction, Stats, SymexError, SymexOptions};
 use llvm_ir::instruction as ins;
-use llvm_ir::types::NamedStructDef;
-use llvm_ir::{
-    Constant, ConstantRef, Function, HasDebugLoc, Instruction, IntPredicate, Module, Name, Operand,
-    Terminator, Type, TypeRef,
-};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use llvm_ir::{Module, Name};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
-use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::{Context, SatResult, Solver};
+use z3::ast::Bool;
+use z3::{Context, Solver};
 
 mod directed;
 mod dpor;
@@ -38,11 +30,13 @@ mod interference;
 mod interp;
 mod memory;
 mod models;
+mod notes;
 mod odpor;
 mod persist;
 mod solver;
 mod state;
 mod summary;
+mod summary_store;
 mod term;
 mod trace;
 mod tripcount;
@@ -51,23 +45,23 @@ mod values;
 mod visibility;
 mod wide;
 
-use dpor::*;
+pub use directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
+use dpor::{Access, DNode};
 use fasthash::{FastMap, FastSet};
-use models::is_thread_local_call;
-use odpor::*;
-use state::*;
-use summary::*;
-use term::*;
-use val::*;
-use visibility::*;
+pub use interference::RfMay;
+pub use notes::Note;
+use state::Obj;
+use summary::{PsEntry, SimpCache};
+pub use summary_store::{StoredAccess, StoredRes, StoredSummary, SummaryStore};
+use val::Cond;
 
 /// Width of a pointer value: 32-bit object id ++ 64-bit offset.
-pub(crate) const PW: u32 = 96;
-pub(crate) const MAX_STEPS: u64 = 200_000;
+const PW: u32 = 96;
+const MAX_STEPS: u64 = 200_000;
 
-pub(crate) type Addr = (u32, u64);
+type Addr = (u32, u64);
 
-pub(crate) enum Step<'c> {
+enum Step<'c> {
     Continue,
     /// Transition ends here (blocked, waiting).
     Yield,
@@ -79,7 +73,7 @@ pub(crate) enum Step<'c> {
 /// Why a thread's path stops: typed, so that callers match on the reason
 /// instead of comparing strings.
 #[derive(Debug)]
-pub(crate) enum Stop {
+enum Stop {
     /// A finding (violation or bad API use) ends the path.
     Finding(FindingKind, String),
     /// The path condition became unsatisfiable (an assumption failed).
@@ -103,12 +97,12 @@ impl From<String> for Stop {
 }
 
 /// Result of interpreting one instruction.
-pub(crate) type R<'c> = Result<Step<'c>, Stop>;
+type R<'c> = Result<Step<'c>, Stop>;
 
 /// The state variables (name, width) a summary formula names.
-pub(crate) type SVars = Rc<Vec<(String, u32)>>;
+type SVars = Rc<Vec<(String, u32)>>;
 
-pub(crate) struct Engine<'c, 'm> {
+struct Engine<'c, 'm> {
     ctx: &'c Context,
     m: &'m Module,
     solver: Solver<'c>,
@@ -160,8 +154,8 @@ pub(crate) struct Engine<'c, 'm> {
     suffix_visible: Vec<Vec<Vec<bool>>>,
     /// Allocas never stored or passed on, per function.
     private_allocas: Vec<FastSet<Name>>,
-    /// Each new finding is sent here as soon as it is found.
-    sink: Option<std::sync::mpsc::Sender<Finding>>,
+    /// Each new finding and each note is sent here as soon as it is made.
+    sink: Option<std::sync::mpsc::Sender<Event>>,
     /// The summary store, when used (`persist`).
     persist: Option<persist::Persist<'c>>,
     /// Record each run's visible steps (for the findings' traces).
@@ -175,7 +169,7 @@ pub(crate) struct Engine<'c, 'm> {
     wide: FastMap<(usize, usize, usize), u32>,
 }
 
-pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
+pub(super) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
     match dl {
         Some(d) => {
             let file = match &d.directory {
@@ -190,7 +184,7 @@ pub(crate) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
     }
 }
 
-pub(crate) fn name_str(n: &Name) -> String {
+fn name_str(n: &Name) -> String {
     match n {
         Name::Name(s) => s.to_string(),
         Name::Number(k) => k.to_string(),
@@ -198,29 +192,55 @@ pub(crate) fn name_str(n: &Name) -> String {
 }
 
 /// The directly called function's name (`crate::ir::callee_name`, owned).
-pub(crate) fn callee_name(c: &ins::Call) -> Option<String> {
+fn callee_name(c: &ins::Call) -> Option<String> {
     crate::ir::callee_name(c).map(str::to_string)
 }
 
-pub(crate) fn run(
+/// What the explorer thread sends to the caller's thread while it runs.
+enum Event {
+    Finding(Finding),
+    Note(Note),
+}
+
+/// Explore `m` (one loop bound), with the summary store `summaries` when
+/// given (read and written by assertion-guided pruning); each new finding
+/// goes to `on_finding` and each note (progress, warnings, debug traces)
+/// to `on_note` as soon as they are made.
+impl Engine<'_, '_> {
+    /// Hand `note` to the caller (nobody listens outside `run`).
+    fn note(&self, note: Note) {
+        if let Some(tx) = &self.sink {
+            let _ = tx.send(Event::Note(note));
+        }
+    }
+}
+
+pub(super) fn run(
     m: &Module,
     opts: &SymexOptions,
+    summaries: Option<Box<dyn SummaryStore>>,
     on_finding: &mut dyn FnMut(&Finding),
+    on_note: &mut dyn FnMut(&Note),
 ) -> Result<Exploration, SymexError> {
     // Reset the peak resident set size so that `peak_memory_kb` is about
     // this exploration (Linux; ignored elsewhere).
     let _ = std::fs::write("/proc/self/clear_refs", "5");
+    // The explorer thread that starts takes the store (a thread that
+    // fails to start leaves it for the next try).
+    let summaries = std::sync::Mutex::new(summaries);
+    let summaries = &summaries;
     std::thread::scope(|s| {
         // Deep recursion: the whole exploration runs on a thread with a
         // large stack (z3 objects are not Send, so they are created there).
         // The stack is reserved virtual memory: under `ulimit -v` a smaller
         // one is tried before giving up.
-        let (tx, rx) = std::sync::mpsc::channel::<Finding>();
+        let (tx, rx) = std::sync::mpsc::channel::<Event>();
         let mut spawned = None;
         let mut last_err = None;
         for stack in [1usize << 30, 1 << 28, 1 << 26] {
             let opts = opts.clone();
             let tx = tx.clone();
+
             match std::thread::Builder::new().stack_size(stack).spawn_scoped(
                 s,
                 move || -> Result<Exploration, SymexError> {
@@ -230,7 +250,10 @@ pub(crate) fn run(
                     let loader = Solver::new(&ctx);
                     let mut e = Engine::new(&ctx, m, opts.clone())?;
                     e.sink = Some(tx);
-                    e.persist_open(&loader);
+                    let store = summaries.lock().ok().and_then(|mut s| s.take());
+                    if let Some(store) = store {
+                        e.persist_open(&loader, store);
+                    }
                     let f0 = *e
                         .fidx
                         .get(&opts.entry)
@@ -261,8 +284,11 @@ pub(crate) fn run(
         };
         // Findings arrive while the explorer runs; the loop ends when its
         // sender is dropped (the exploration ended, or panicked).
-        for f in rx {
-            on_finding(&f);
+        for ev in rx {
+            match ev {
+                Event::Finding(f) => on_finding(&f),
+                Event::Note(n) => on_note(&n),
+            }
         }
         h.join().map_err(|p| {
             let msg = p
@@ -365,9 +391,9 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 }
 
-pub(crate) use crate::ir::constant_int_value as const_int;
+use crate::ir::constant_int_value as const_int;
 
-pub(crate) fn peak_rss_kb() -> u64 {
+fn peak_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

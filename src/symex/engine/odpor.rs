@@ -21,7 +21,15 @@
 //! unlock that enabled it); a deeper step whose thread cannot run when the
 //! exploration gets there is dropped.
 
-use super::*;
+use super::dpor::{dependent, parents_of, Access, Res};
+use super::notes::Note;
+use super::state::{State, TStatus};
+use super::summary::wp_and;
+use super::val::Cond;
+use super::visibility::Next;
+use super::{callee_name, Engine};
+use llvm_ir::Instruction;
+use std::collections::HashMap;
 
 /// One event of a wakeup sequence: its thread, its accesses, and for each
 /// other thread the position (in the sequence) of its latest event that
@@ -95,15 +103,15 @@ impl WSeq {
 
 /// A wakeup tree: ordered children, leftmost first.
 #[derive(Clone, Default, Debug)]
-pub(crate) struct Wut {
-    pub(crate) kids: Vec<WNode>,
+pub(super) struct Wut {
+    pub(super) kids: Vec<WNode>,
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct WNode {
-    pub(crate) tid: usize,
-    pub(crate) acc: Vec<Access>,
-    pub(crate) sub: Wut,
+pub(super) struct WNode {
+    pub(super) tid: usize,
+    pub(super) acc: Vec<Access>,
+    pub(super) sub: Wut,
 }
 
 impl Wut {
@@ -147,7 +155,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// stack position `at`, or about to be) whose thread clock before the
     /// event is `pre`: insert each race's reversal into the wakeup tree of
     /// the node before the earlier event.
-    pub(crate) fn odpor_races(&mut self, p: usize, acc: &[Access], pre: &[usize], at: usize) {
+    pub(super) fn odpor_races(&mut self, p: usize, acc: &[Access], pre: &[usize], at: usize) {
         if acc.is_empty() {
             return;
         }
@@ -241,7 +249,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// wakeup tree; with an empty tree, the first thread of `order` that is
     /// not asleep.  Returns how many threads were explored, or `None` when
     /// every enabled thread sleeps.
-    pub(crate) fn odpor_node(
+    pub(super) fn odpor_node(
         &mut self,
         st: &State<'c>,
         d: usize,
@@ -314,10 +322,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 .cloned()
                 .collect();
             if self.debug {
-                eprintln!(
+                self.note(Note::Debug(format!(
                     "node {:?}: explore T{t} (next {:?}), child sleep {:?}, wakeup {:?}",
                     st.sched, tacc, child_sleep, sub
-                );
+                )));
             }
             let mut child = st.clone();
             child.sched.push(t);
@@ -355,7 +363,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// unfinished: its accesses so far and every other thread's next
     /// operation race like executed events (their reversals must still be
     /// explored).
-    pub(crate) fn odpor_end(&mut self, st: &State<'c>, tid: usize) {
+    pub(super) fn odpor_end(&mut self, st: &State<'c>, tid: usize) {
         if !self.odpor {
             return;
         }
@@ -387,7 +395,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// node gets the accessing thread as a one-step sequence (when it
     /// cannot run there, its nearest enabled ancestor, else every enabled
     /// thread) unless it already sleeps or was explored there.
-    pub(crate) fn odpor_prune_update(&mut self, st: &State<'c>, key: u64) {
+    pub(super) fn odpor_prune_update(&mut self, st: &State<'c>, key: u64) {
         let acc: Vec<(usize, Access)> = self
             .rw
             .get(&key)

@@ -17,15 +17,24 @@
 //! code: a summary is reused exactly where the code it summarises did not
 //! change.
 
+use super::dpor::{Access, Res};
 use super::fingerprint::{fingerprints, Fingerprints, Fnv};
-use super::*;
-use crate::symex::store::{Store, StoreOptions, StoredAccess, StoredRes, StoredSummary};
+use super::notes::{Note, StoreWarning};
+use super::state::{ObjKind, State, TStatus};
+use super::summary::PsEntry;
+use super::summary_store::{StoredAccess, StoredRes, StoredSummary, SummaryStore};
+use super::val::Cond;
+use super::{summary, Addr, Engine, PW};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::Instant;
+use z3::ast::{Ast, Bool, BV};
+use z3::{Context, Solver};
 
 /// The position (function, block, instruction) of every frame, per thread.
 type Positions = Vec<Vec<(usize, usize, usize)>>;
 
 /// A summary read from the store.
-pub(crate) struct Imported<'c> {
+pub(super) struct Imported<'c> {
     /// Registers named canonically (`r!t!d!~k`).
     f: Bool<'c>,
     /// Its registers: name and width.
@@ -34,9 +43,8 @@ pub(crate) struct Imported<'c> {
     rw: Vec<(usize, Access, u64)>,
 }
 
-pub(crate) struct Persist<'c> {
-    opts: StoreOptions,
-    store: Store,
+pub(super) struct Persist<'c> {
+    store: Box<dyn SummaryStore>,
     fps: Fingerprints,
     imported: HashMap<u64, Imported<'c>>,
     /// Local key → portable key (None: states with one local key had
@@ -287,29 +295,25 @@ fn addr(h: &mut Fnv, fps: &Fingerprints, a: &Addr) {
 impl<'c, 'm> Engine<'c, 'm> {
     /// Open the store and read the summaries for this loop bound; their
     /// formulas are parsed by `loader` (which must outlive the engine).
-    pub(crate) fn persist_open(&mut self, loader: &'c Solver<'c>) {
+    pub(super) fn persist_open(
+        &mut self,
+        loader: &'c Solver<'c>,
+        mut store: Box<dyn SummaryStore>,
+    ) {
         if !self.ag {
             return;
         }
-        let Some(so) = self.opts.store.clone() else {
-            return;
-        };
-        let store = match Store::open(&so.path) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("concord: warning: summaries not stored: {e}");
-                return;
-            }
-        };
         let fps = fingerprints(self.m);
         if fps.obj_names.len() != self.init_objs.len() {
             // The object names must follow `init_globals`' numbering.
-            eprintln!("concord: warning: summaries not stored: object layout not understood");
+            self.note(Note::Store(StoreWarning::NotStored(
+                "object layout not understood".into(),
+            )));
             return;
         }
         let mut imported = HashMap::new();
-        if so.import {
-            match store.summaries(self.opts.loop_bound) {
+        {
+            match store.load(self.opts.loop_bound) {
                 Ok(rows) => {
                     for s in rows {
                         // A scope, not `reset`: a reset solver is set up
@@ -353,12 +357,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                         );
                     }
                 }
-                Err(e) => eprintln!("concord: warning: stored summaries not read: {e}"),
+                Err(e) => self.note(Note::Store(StoreWarning::NotRead(e))),
             }
         }
         self.stats.summaries_imported = imported.len() as u64;
         self.persist = Some(Persist {
-            opts: so,
             store,
             fps,
             imported,
@@ -435,7 +438,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Hook at every summarised node (scheduling point, b-PP, deferred
     /// tail): remember the node's portable key, and adopt a stored summary
     /// for it when the run has none yet.
-    pub(crate) fn persist_visit(&mut self, st: &State<'c>, key: u64) {
+    pub(super) fn persist_visit(&mut self, st: &State<'c>, key: u64) {
         let Some(p) = self.persist.as_ref() else {
             return;
         };
@@ -454,16 +457,16 @@ impl<'c, 'm> Engine<'c, 'm> {
                     );
                 }
             }
-            eprintln!(
+            self.note(Note::Debug(format!(
                 "persist: pk={pk:016x} stored={} objs={}{d}",
                 p.imported.contains_key(&pk),
                 st.objs.len()
-            );
+            )));
         }
         let adopt =
             !p.imported.is_empty() && !p.checked.contains(&key) && self.ps_entry(key).is_none();
         let p = self.persist.as_mut().unwrap();
-        if p.opts.export && !p.frames.contains_key(&key) {
+        if p.store.saves() && !p.frames.contains_key(&key) {
             p.frames.insert(key, frame_positions(st));
         }
         match p.portable.get(&key) {
@@ -514,11 +517,11 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Write the summaries that changed since the last write (one
     /// transaction); `force`: now, else at most every two seconds.
-    pub(crate) fn persist_flush(&mut self, force: bool) {
+    pub(super) fn persist_flush(&mut self, force: bool) {
         let Some(p) = self.persist.as_ref() else {
             return;
         };
-        if !p.opts.export || (!force && p.last_flush.elapsed().as_secs_f64() < 2.0) {
+        if !p.store.saves() || (!force && p.last_flush.elapsed().as_secs_f64() < 2.0) {
             return;
         }
         let mut items = Vec::new();
@@ -580,12 +583,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         if items.is_empty() {
             return;
         }
-        match p.store.put_summaries(&p.opts.program_hash, &items) {
+        match p.store.save(&items) {
             Ok(()) => {
                 p.written.extend(marks);
                 self.stats.summaries_stored += items.len() as u64;
             }
-            Err(e) => eprintln!("concord: warning: summaries not stored: {e}"),
+            Err(e) => self.note(Note::Store(StoreWarning::NotStored(e))),
         }
     }
 }
@@ -616,7 +619,9 @@ impl<'c> SmtPrinter<'c> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::symex::engine::summary;
+    use z3::ast::{Ast, BV};
+    use z3::Context;
 
     /// Sharing counts once: t(k+1) = t(k) + t(k) is a tree of 2^k leaves
     /// but a DAG of k + 1 additions, one variable and the comparison.

@@ -8,26 +8,34 @@
 //! cached by (path condition, extra conditions): the same branch is asked
 //! again under the same path condition in every interleaving of the other
 //! threads' concrete steps.
-use super::*;
+
+use super::state::State;
+use super::val::Cond;
+use super::Engine;
+use crate::symex::InputValue;
+use std::collections::HashMap;
+use std::time::Instant;
+use z3::ast::Bool;
+use z3::SatResult;
 
 /// Entries kept in the result cache before it is cleared (bounds memory).
 const CACHE_MAX: usize = 1 << 16;
 
 /// The solver's assertion stack and the result cache.
 #[derive(Default)]
-pub(crate) struct Incremental<'c> {
+pub(super) struct Incremental<'c> {
     /// Conditions asserted on the solver, one push level each.
     asserted: Vec<Bool<'c>>,
     /// (path condition, extra conditions) → result; `Unknown` is not cached.
     cache: HashMap<Vec<Bool<'c>>, SatResult>,
     /// Queries answered from the cache (`solver_queries` counts the others).
-    pub(crate) hits: u64,
+    pub(super) hits: u64,
     /// `CONCORD_SYMEX_NO_INCREMENTAL` set: every query from scratch.
-    pub(crate) off: bool,
+    pub(super) off: bool,
 }
 
 impl Incremental<'_> {
-    pub(crate) fn new() -> Self {
+    pub(super) fn new() -> Self {
         Incremental {
             off: std::env::var_os("CONCORD_SYMEX_NO_INCREMENTAL").is_some(),
             ..Default::default()
@@ -60,7 +68,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn check(&mut self, pcon: &[Bool<'c>], extra: &[Bool<'c>]) -> SatResult {
+    pub(super) fn check(&mut self, pcon: &[Bool<'c>], extra: &[Bool<'c>]) -> SatResult {
         if self.inc.off {
             return self.check_from_scratch(pcon, extra);
         }
@@ -110,7 +118,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         r
     }
 
-    pub(crate) fn may_be(&mut self, pcon: &[Bool<'c>], c: &Cond<'c>) -> bool {
+    pub(super) fn may_be(&mut self, pcon: &[Bool<'c>], c: &Cond<'c>) -> bool {
         let c = c.simplify();
         if let Some(b) = c.as_bool() {
             return b;
@@ -119,14 +127,14 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Add a condition to a path condition (nothing when it is true).
-    pub(crate) fn pc_add(&self, pcon: &mut Vec<Bool<'c>>, c: &Cond<'c>) {
+    pub(super) fn pc_add(&self, pcon: &mut Vec<Bool<'c>>, c: &Cond<'c>) {
         match c.simplify() {
             Cond::C(true) => {}
             c => pcon.push(c.bool(self.ctx)),
         }
     }
 
-    pub(crate) fn model_inputs(&mut self, st: &State<'c>) -> Vec<InputValue> {
+    pub(super) fn model_inputs(&mut self, st: &State<'c>) -> Vec<InputValue> {
         self.sync_solver(&st.pcon);
         let mut out = Vec::new();
         if self.solver.check() == SatResult::Sat {

@@ -1,7 +1,16 @@
-use super::*;
+use super::dpor::Access;
+use super::fasthash::FastMap;
+use super::odpor::Wut;
+use super::val::{Cond, Val};
+use super::{directed, term, trace, Addr, Engine, PW};
+use llvm_ir::Name;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+use z3::ast::{Bool, BV};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ObjKind {
+pub(super) enum ObjKind {
     Global,
     Stack,
     Heap,
@@ -10,36 +19,36 @@ pub(crate) enum ObjKind {
 }
 
 #[derive(Clone)]
-pub(crate) struct Cell<'c> {
-    pub(crate) bytes: u64,
-    pub(crate) val: Val<'c>,
+pub(super) struct Cell<'c> {
+    pub(super) bytes: u64,
+    pub(super) val: Val<'c>,
 }
 
 #[derive(Clone)]
-pub(crate) struct Obj<'c> {
-    pub(crate) size: u64,
-    pub(crate) cells: BTreeMap<u64, Cell<'c>>,
-    pub(crate) kind: ObjKind,
-    pub(crate) escaped: bool,
-    pub(crate) alive: bool,
-    pub(crate) readonly: bool,
+pub(super) struct Obj<'c> {
+    pub(super) size: u64,
+    pub(super) cells: BTreeMap<u64, Cell<'c>>,
+    pub(super) kind: ObjKind,
+    pub(super) escaped: bool,
+    pub(super) alive: bool,
+    pub(super) readonly: bool,
 }
 
 #[derive(Clone)]
-pub(crate) struct Frame<'c> {
-    pub(crate) f: usize,
-    pub(crate) bb: usize,
-    pub(crate) ip: usize,
-    pub(crate) prev_bb: usize,
-    pub(crate) regs: FastMap<Name, Val<'c>>,
-    pub(crate) allocas: Vec<u32>,
-    pub(crate) ret_to: Option<Name>,
-    pub(crate) visits: FastMap<usize, u32>,
-    pub(crate) atomic_fn: bool,
+pub(super) struct Frame<'c> {
+    pub(super) f: usize,
+    pub(super) bb: usize,
+    pub(super) ip: usize,
+    pub(super) prev_bb: usize,
+    pub(super) regs: FastMap<Name, Val<'c>>,
+    pub(super) allocas: Vec<u32>,
+    pub(super) ret_to: Option<Name>,
+    pub(super) visits: FastMap<usize, u32>,
+    pub(super) atomic_fn: bool,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum TStatus {
+pub(super) enum TStatus {
     Run,
     /// Stopped at the loop bound: the thread makes no further progress but
     /// the others keep running (so DPOR still sees their later accesses).
@@ -55,110 +64,110 @@ pub(crate) enum TStatus {
 }
 
 #[derive(Clone)]
-pub(crate) struct Thread<'c> {
-    pub(crate) frames: Vec<Rc<Frame<'c>>>,
-    pub(crate) status: TStatus,
-    pub(crate) ret: Option<Val<'c>>,
-    pub(crate) atomic: u32,
-    pub(crate) clock: Vec<usize>,
+pub(super) struct Thread<'c> {
+    pub(super) frames: Vec<Rc<Frame<'c>>>,
+    pub(super) status: TStatus,
+    pub(super) ret: Option<Val<'c>>,
+    pub(super) atomic: u32,
+    pub(super) clock: Vec<usize>,
     /// The rest of the thread is thread-local code that ends the thread
     /// (e.g. its final assertion check): it is run as late as possible.
-    pub(crate) tail: bool,
+    pub(super) tail: bool,
     /// The thread that created this one (None for main).
-    pub(crate) parent: Option<usize>,
+    pub(super) parent: Option<usize>,
 }
 
 /// Effects of the current segment (between two nodes) over the state
 /// variables of the segment's first node.
 #[derive(Clone, Default)]
-pub(crate) struct Seg<'c> {
+pub(super) struct Seg<'c> {
     /// Written through [`Seg::overwrite`], which keeps `ov_mask`.
-    pub(crate) ov: FastMap<String, Val<'c>>,
+    pub(super) ov: FastMap<String, Val<'c>>,
     /// The names of `ov` as a [`term::var_mask`] filter: a summary term
     /// that mentions none of them is left as it is by `apply_seg`.
-    pub(crate) ov_mask: u64,
-    pub(crate) assumes: Vec<Cond<'c>>,
-    pub(crate) bad: bool,
+    pub(super) ov_mask: u64,
+    pub(super) assumes: Vec<Cond<'c>>,
+    pub(super) bad: bool,
     /// Objects allocated in this segment.
-    pub(crate) fresh: HashSet<u32>,
+    pub(super) fresh: HashSet<u32>,
     /// State variables of inputs created in this segment (quantified).
-    pub(crate) havoc: Vec<BV<'c>>,
+    pub(super) havoc: Vec<BV<'c>>,
 }
 
 impl<'c> Seg<'c> {
     /// Record that the segment overwrote state variable `n` with `v`.
-    pub(crate) fn overwrite(&mut self, n: String, v: Val<'c>) {
+    pub(super) fn overwrite(&mut self, n: String, v: Val<'c>) {
         self.ov_mask |= term::var_mask(&n);
         self.ov.insert(n, v);
     }
 }
 
 impl<'c> State<'c> {
-    pub(crate) fn seg_fresh(&mut self, o: u32) {
+    pub(super) fn seg_fresh(&mut self, o: u32) {
         self.seg.fresh.insert(o);
     }
 
     /// Object `o`, copied first if another state shares it.
-    pub(crate) fn obj_mut(&mut self, o: u32) -> &mut Obj<'c> {
+    pub(super) fn obj_mut(&mut self, o: u32) -> &mut Obj<'c> {
         Rc::make_mut(&mut self.objs[o as usize])
     }
 
     /// The current frame of thread `t`, copied first if shared.
-    pub(crate) fn top_mut(&mut self, t: usize) -> &mut Frame<'c> {
+    pub(super) fn top_mut(&mut self, t: usize) -> &mut Frame<'c> {
         Rc::make_mut(self.threads[t].frames.last_mut().expect("a frame"))
     }
 }
 
 /// An instruction: function, block, index (the terminator: the block's
 /// length).
-pub(crate) type Site = (usize, usize, usize);
+pub(super) type Site = (usize, usize, usize);
 
 /// The last writer of a shared byte: its thread and the visible
 /// instructions of the transition that wrote it.
-pub(crate) type Writer = (usize, Rc<Vec<Site>>);
+pub(super) type Writer = (usize, Rc<Vec<Site>>);
 
 #[derive(Clone)]
-pub(crate) struct State<'c> {
-    pub(crate) threads: Vec<Thread<'c>>,
+pub(super) struct State<'c> {
+    pub(super) threads: Vec<Thread<'c>>,
     /// Copy-on-write: a child state shares every object and frame with its
     /// parent until it writes to it (`obj_mut`, `top_mut`).
-    pub(crate) objs: Vec<Rc<Obj<'c>>>,
-    pub(crate) mutex: BTreeMap<Addr, usize>,
-    pub(crate) conds: BTreeMap<Addr, Vec<usize>>,
-    pub(crate) pcon: Vec<Bool<'c>>,
-    pub(crate) inputs: Vec<(String, Val<'c>)>,
-    pub(crate) nondet_count: usize,
-    pub(crate) seg: Seg<'c>,
-    pub(crate) sched: Vec<usize>,
-    pub(crate) tr_acc: Vec<Access>,
-    pub(crate) created: Vec<usize>,
-    pub(crate) steps: u64,
+    pub(super) objs: Vec<Rc<Obj<'c>>>,
+    pub(super) mutex: BTreeMap<Addr, usize>,
+    pub(super) conds: BTreeMap<Addr, Vec<usize>>,
+    pub(super) pcon: Vec<Bool<'c>>,
+    pub(super) inputs: Vec<(String, Val<'c>)>,
+    pub(super) nondet_count: usize,
+    pub(super) seg: Seg<'c>,
+    pub(super) sched: Vec<usize>,
+    pub(super) tr_acc: Vec<Access>,
+    pub(super) created: Vec<usize>,
+    pub(super) steps: u64,
     /// Running a new thread's local prefix up to its first visible
     /// operation: not a transition of its own.
-    pub(crate) normalizing: bool,
+    pub(super) normalizing: bool,
     /// The thread whose deferred tail is being run.
-    pub(crate) tail_run: Option<usize>,
+    pub(super) tail_run: Option<usize>,
     /// `--max-interferences`: the thread that last wrote each shared byte
     /// (object, offset), and the cross-thread reads so far.
-    pub(crate) writers: BTreeMap<(u32, u64), Writer>,
-    pub(crate) interferences: u32,
+    pub(super) writers: BTreeMap<(u32, u64), Writer>,
+    pub(super) interferences: u32,
     /// The visible instructions of the transition in progress (with
     /// `--max-interferences` and `rf_may`), and whether the path made an
     /// interference `rf_may` does not allow.
-    pub(crate) tr_at: Vec<Site>,
-    pub(crate) rf_disallowed: bool,
+    pub(super) tr_at: Vec<Site>,
+    pub(super) rf_disallowed: bool,
     /// The visible steps so far (shared with the parent state).
-    pub(crate) trace: Option<Rc<trace::Node<'c>>>,
+    pub(super) trace: Option<Rc<trace::Node<'c>>>,
     /// Directed mode: the recorded branch decisions so far.
-    pub(crate) decisions: Option<Rc<directed::DNodeList>>,
+    pub(super) decisions: Option<Rc<directed::DNodeList>>,
     /// `odpor`: the wakeup subtree the next scheduling node starts with.
-    pub(crate) wut: Wut,
+    pub(super) wut: Wut,
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
     // ---------------------------------------------------------------- state
 
-    pub(crate) fn empty_state(&self) -> State<'c> {
+    pub(super) fn empty_state(&self) -> State<'c> {
         State {
             threads: Vec::new(),
             objs: Vec::new(),
@@ -184,7 +193,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn initial_state(&self, f: usize) -> State<'c> {
+    pub(super) fn initial_state(&self, f: usize) -> State<'c> {
         let mut st = self.empty_state();
         st.objs = self.init_objs.clone();
         let mut fr = self.frame(f);
@@ -229,7 +238,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.ptr(arr, 0)
     }
 
-    pub(crate) fn frame(&self, f: usize) -> Frame<'c> {
+    pub(super) fn frame(&self, f: usize) -> Frame<'c> {
         let atomic_fn = self.m.functions[f].name.starts_with("__VERIFIER_atomic_");
         Frame {
             f,
@@ -246,7 +255,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// The global control state's key where summaries use it (dpor+ag);
     /// other modes skip the hashing.
-    pub(crate) fn node_key(&self, st: &State<'c>) -> u64 {
+    pub(super) fn node_key(&self, st: &State<'c>) -> u64 {
         if self.ag {
             self.gcs_key(st)
         } else {
@@ -254,7 +263,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn gcs_key(&self, st: &State<'c>) -> u64 {
+    pub(super) fn gcs_key(&self, st: &State<'c>) -> u64 {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         for t in &st.threads {
             t.status.hash(&mut h);

@@ -1,11 +1,21 @@
-use super::*;
+use super::dpor::Access;
+use super::state::{Seg, State};
+use super::term::{var_mask, Term, TV, Z3_ABOVE};
+use super::val::{Cond, Val};
+use super::{Engine, SVars, Stop};
+use crate::symex::FindingKind;
+use llvm_ir::Name;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::{Context, SatResult};
 
-pub(crate) struct PsEntry<'c> {
-    pub(crate) key: u64,
-    pub(crate) f: Cond<'c>,
-    pub(crate) merges: u32,
+pub(super) struct PsEntry<'c> {
+    pub(super) key: u64,
+    pub(super) f: Cond<'c>,
+    pub(super) merges: u32,
     /// Threads asleep at some visit that contributed to `f`.
-    pub(crate) asleep: BTreeSet<usize>,
+    pub(super) asleep: BTreeSet<usize>,
 }
 
 /// The atom "the finding this path ends in is already reported".
@@ -21,7 +31,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// to the store, whose reader has not reported the finding.  Anything
     /// else that ends a path (unsupported construct, cut, failed
     /// assumption) contributes `false`: the program goes on, unexplored.
-    pub(crate) fn end_wp(&self, stop: &Stop) -> Cond<'c> {
+    pub(super) fn end_wp(&self, stop: &Stop) -> Cond<'c> {
         match stop {
             Stop::Finding(k, _) if *k != FindingKind::Unsupported && self.ag => {
                 Cond::T(Term::var(KNOWN, 0))
@@ -31,7 +41,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// `f` with the reported findings known (`true`) or not (`false`).
-    pub(crate) fn with_known(&self, f: &Bool<'c>, known: bool) -> Bool<'c> {
+    pub(super) fn with_known(&self, f: &Bool<'c>, known: bool) -> Bool<'c> {
         let a = Bool::new_const(self.ctx, KNOWN);
         let v = Bool::from_bool(self.ctx, known);
         f.substitute(&[(&a, &v)]).simplify()
@@ -56,7 +66,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Apply the segment's effects to a weakest precondition.
-    pub(crate) fn apply_seg(&mut self, seg: &Seg<'c>, wp: Cond<'c>) -> Cond<'c> {
+    pub(super) fn apply_seg(&mut self, seg: &Seg<'c>, wp: Cond<'c>) -> Cond<'c> {
         if !self.ag || seg.bad || wp.as_bool() == Some(false) {
             return Cond::C(false);
         }
@@ -168,7 +178,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The summary of `key`, if it may be used with the current sleep set.
-    pub(crate) fn ps_lookup(&self, key: u64, sleep: &[(usize, Vec<Access>)]) -> Option<Cond<'c>> {
+    pub(super) fn ps_lookup(&self, key: u64, sleep: &[(usize, Vec<Access>)]) -> Option<Cond<'c>> {
         let n = self.opts.summary_table_size.max(1);
         let e = self
             .ps
@@ -181,7 +191,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The summary of `key` with the threads asleep when it was computed.
-    pub(crate) fn ps_entry(&self, key: u64) -> Option<(Cond<'c>, BTreeSet<usize>)> {
+    pub(super) fn ps_entry(&self, key: u64) -> Option<(Cond<'c>, BTreeSet<usize>)> {
         let n = self.opts.summary_table_size.max(1);
         let e = self
             .ps
@@ -190,7 +200,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Some((e.f.clone(), e.asleep.clone()))
     }
 
-    pub(crate) fn ps_merge(&mut self, key: u64, wp: &Cond<'c>, sleep: &[(usize, Vec<Access>)]) {
+    pub(super) fn ps_merge(&mut self, key: u64, wp: &Cond<'c>, sleep: &[(usize, Vec<Access>)]) {
         if wp.as_bool() == Some(false) {
             return;
         }
@@ -233,7 +243,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Value of a state variable in `st`.
-    pub(crate) fn sv_value(&self, st: &State<'c>, name: &str, bits: u32) -> Option<Val<'c>> {
+    pub(super) fn sv_value(&self, st: &State<'c>, name: &str, bits: u32) -> Option<Val<'c>> {
         let mut it = name.split('!');
         match it.next()? {
             "r" => {
@@ -276,7 +286,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// once); false when `f` names a heap object, which summaries do not
     /// substitute. A quantifier's free state variables stay unsubstituted,
     /// which only makes the implication check harder to pass (sound).
-    pub(crate) fn collect_svars(
+    pub(super) fn collect_svars(
         &self,
         f: &Dynamic<'c>,
         seen: &mut HashSet<Dynamic<'c>>,
@@ -286,7 +296,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// pcon → PS[s] under the state's memory?
-    pub(crate) fn implied(&mut self, st: &State<'c>, ps: &Cond<'c>) -> bool {
+    pub(super) fn implied(&mut self, st: &State<'c>, ps: &Cond<'c>) -> bool {
         self.implied_with(st, ps, true)
     }
 
@@ -295,7 +305,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// made (sleep sets) uses `known = false`: the continuations it skips
     /// are counted nowhere, so they must be runs without findings (else a
     /// program that can end normally could show no run that does).
-    pub(crate) fn implied_with(&mut self, st: &State<'c>, ps: &Cond<'c>, known: bool) -> bool {
+    pub(super) fn implied_with(&mut self, st: &State<'c>, ps: &Cond<'c>, known: bool) -> bool {
         let t = match ps {
             Cond::C(true) => return true,
             Cond::T(t) if !t.has_z() => t,
@@ -386,7 +396,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
 /// `a ∧ b` of weakest preconditions: our own term when neither side is
 /// a z3 formula, else simplified by z3 (cached).
-pub(crate) fn wp_and<'c>(
+pub(super) fn wp_and<'c>(
     ctx: &'c Context,
     sc: &SimpCache<'c>,
     a: &Cond<'c>,
@@ -396,7 +406,7 @@ pub(crate) fn wp_and<'c>(
 }
 
 /// `a ∨ b`, as `wp_and`.
-pub(crate) fn wp_or<'c>(
+pub(super) fn wp_or<'c>(
     ctx: &'c Context,
     sc: &SimpCache<'c>,
     a: &Cond<'c>,
@@ -441,7 +451,7 @@ fn wp_join<'c>(
 }
 
 /// `wp ∨ (c ∧ w)` for the sides of a branch, as `wp_and`.
-pub(crate) fn wp_or_side<'c>(
+pub(super) fn wp_or_side<'c>(
     ctx: &'c Context,
     sc: &SimpCache<'c>,
     wp: &Cond<'c>,
@@ -459,7 +469,7 @@ pub(crate) fn wp_or_side<'c>(
 }
 
 /// A term past `Z3_ABOVE` nodes becomes a simplified z3 term.
-pub(crate) fn wp_cap<'c>(ctx: &'c Context, sc: &SimpCache<'c>, c: Cond<'c>) -> Cond<'c> {
+pub(super) fn wp_cap<'c>(ctx: &'c Context, sc: &SimpCache<'c>, c: Cond<'c>) -> Cond<'c> {
     match &c {
         Cond::T(t) if t.size() > Z3_ABOVE => norm(sc.simplify(t.to_bool(ctx))),
         _ => c,
@@ -513,7 +523,7 @@ fn walk_svars<'c>(
 }
 
 /// Distinct terms a summary may grow to by merging.
-pub(crate) const MAX_SUMMARY_TERMS: usize = 4096;
+pub(super) const MAX_SUMMARY_TERMS: usize = 4096;
 
 /// Whether `c` has at most `limit` terms (a z3 formula's distinct terms).
 fn cond_within(c: &Cond<'_>, limit: usize) -> bool {
@@ -525,7 +535,7 @@ fn cond_within(c: &Cond<'_>, limit: usize) -> bool {
 }
 
 /// Whether `f` has at most `limit` distinct terms (walks at most that many).
-pub(crate) fn dag_within(f: &Bool<'_>, limit: usize) -> bool {
+pub(super) fn dag_within(f: &Bool<'_>, limit: usize) -> bool {
     let mut seen = HashSet::new();
     let mut todo: Vec<Dynamic<'_>> = vec![Dynamic::from_ast(f)];
     while let Some(t) = todo.pop() {
@@ -547,13 +557,13 @@ pub(crate) fn dag_within(f: &Bool<'_>, limit: usize) -> bool {
 /// segment formulas come back in every interleaving of the other
 /// threads: terms are hash-consed, so a lookup is a pointer comparison.
 #[derive(Default)]
-pub(crate) struct SimpCache<'c>(std::cell::RefCell<HashMap<Bool<'c>, Bool<'c>>>);
+pub(super) struct SimpCache<'c>(std::cell::RefCell<HashMap<Bool<'c>, Bool<'c>>>);
 
 /// Entries kept before the cache is cleared (bounds memory).
 const SIMP_MAX: usize = 1 << 16;
 
 impl<'c> SimpCache<'c> {
-    pub(crate) fn simplify(&self, b: Bool<'c>) -> Bool<'c> {
+    pub(super) fn simplify(&self, b: Bool<'c>) -> Bool<'c> {
         if b.as_bool().is_some() {
             return b;
         }
@@ -571,7 +581,7 @@ impl<'c> SimpCache<'c> {
 }
 
 /// `a ∧ b`, simplified, without a z3 call when one side is a constant.
-pub(crate) fn and2<'c>(
+pub(super) fn and2<'c>(
     ctx: &'c Context,
     sc: &SimpCache<'c>,
     a: &Bool<'c>,
@@ -587,7 +597,7 @@ pub(crate) fn and2<'c>(
 }
 
 /// `a ∨ b`, simplified, without a z3 call when one side is a constant.
-pub(crate) fn or2<'c>(
+pub(super) fn or2<'c>(
     ctx: &'c Context,
     sc: &SimpCache<'c>,
     a: &Bool<'c>,
@@ -604,7 +614,7 @@ pub(crate) fn or2<'c>(
 
 /// `wp ∨ (c ∧ w)`, simplified, for the sides of a branch: no z3 call when
 /// the side contributes nothing.
-pub(crate) fn or_side<'c>(
+pub(super) fn or_side<'c>(
     ctx: &'c Context,
     sc: &SimpCache<'c>,
     wp: &Bool<'c>,

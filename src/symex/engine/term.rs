@@ -21,11 +21,11 @@ use z3::Context;
 
 /// Terms with more nodes than this are handed to z3 (whose simplifier
 /// keeps large summaries compact; ours only folds constants).
-pub(crate) const Z3_ABOVE: u32 = 400;
+pub(super) const Z3_ABOVE: u32 = 400;
 
 /// Operations; bit-vector unless named `B..` (booleans) or a comparison.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum Op {
+pub(super) enum Op {
     Add,
     Sub,
     Mul,
@@ -87,7 +87,7 @@ struct Node<'c> {
 
 /// A shared, immutable term; equality is structural (hash first).
 #[derive(Clone, Debug)]
-pub(crate) struct Term<'c>(Rc<Node<'c>>);
+pub(super) struct Term<'c>(Rc<Node<'c>>);
 
 impl PartialEq for Term<'_> {
     fn eq(&self, o: &Self) -> bool {
@@ -126,7 +126,7 @@ fn str_hash(s: &str) -> u64 {
 
 /// A one-bit filter of a variable name: a node's `vmask` is the union of
 /// its variables' bits, so "mentions none of these names" is one `&`.
-pub(crate) fn var_mask(name: &str) -> u64 {
+pub(super) fn var_mask(name: &str) -> u64 {
     1 << (str_hash(name) >> 58)
 }
 
@@ -135,7 +135,7 @@ const ALL_VARS: u64 = u64::MAX;
 
 /// The value of a term: a bit-vector or a boolean.
 #[derive(Clone, Debug)]
-pub(crate) enum TV<'c> {
+pub(super) enum TV<'c> {
     Bv(Val<'c>),
     B(Cond<'c>),
 }
@@ -177,25 +177,25 @@ impl<'c> Term<'c> {
     }
 
     /// A state variable; width 0 is a boolean.
-    pub(crate) fn var(name: &str, width: u32) -> Term<'c> {
+    pub(super) fn var(name: &str, width: u32) -> Term<'c> {
         Term::node(Kind::Var(name.into()), width)
     }
 
-    pub(crate) fn width(&self) -> u32 {
+    pub(super) fn width(&self) -> u32 {
         self.0.width
     }
 
-    pub(crate) fn size(&self) -> u32 {
+    pub(super) fn size(&self) -> u32 {
         self.0.size
     }
 
     /// Does the term hold an opaque z3 part?
-    pub(crate) fn has_z(&self) -> bool {
+    pub(super) fn has_z(&self) -> bool {
         self.0.has_z
     }
 
     /// A value as a term (a numeral, an opaque z3 term, or itself).
-    pub(crate) fn of_val(v: &Val<'c>) -> Term<'c> {
+    pub(super) fn of_val(v: &Val<'c>) -> Term<'c> {
         match v {
             Val::C(w, x) => Term::node(Kind::Num(*x), *w),
             Val::S(b) => {
@@ -206,7 +206,7 @@ impl<'c> Term<'c> {
         }
     }
 
-    pub(crate) fn of_cond(c: &Cond<'c>) -> Term<'c> {
+    pub(super) fn of_cond(c: &Cond<'c>) -> Term<'c> {
         match c {
             // Booleans constants fold away before they reach a term;
             // kept as 1-bit numerals otherwise.
@@ -217,13 +217,13 @@ impl<'c> Term<'c> {
     }
 
     /// An application (no folding: callers fold constants first).
-    pub(crate) fn app(op: Op, args: Vec<Term<'c>>, width: u32) -> Term<'c> {
+    pub(super) fn app(op: Op, args: Vec<Term<'c>>, width: u32) -> Term<'c> {
         Term::node(Kind::App(op, args), width)
     }
 
     /// An n-ary `and`/`or` with nested ones flattened and duplicates
     /// dropped, arguments in hash order (so `a∧b` equals `b∧a`).
-    pub(crate) fn nary(op: Op, parts: Vec<Term<'c>>) -> Term<'c> {
+    pub(super) fn nary(op: Op, parts: Vec<Term<'c>>) -> Term<'c> {
         let mut flat: Vec<Term<'c>> = Vec::new();
         for p in parts {
             match &p.0.kind {
@@ -240,7 +240,7 @@ impl<'c> Term<'c> {
     }
 
     /// `x` when this is `¬x`.
-    pub(crate) fn negated(&self) -> Option<&Term<'c>> {
+    pub(super) fn negated(&self) -> Option<&Term<'c>> {
         match &self.0.kind {
             Kind::App(Op::BNot, xs) => xs.first(),
             _ => None,
@@ -248,7 +248,7 @@ impl<'c> Term<'c> {
     }
 
     /// Each state variable once: (name, width).
-    pub(crate) fn vars(&self) -> Vec<(Rc<str>, u32)> {
+    pub(super) fn vars(&self) -> Vec<(Rc<str>, u32)> {
         let mut out = Vec::new();
         let mut seen = FastSet::default();
         self.vars_into(&mut seen, &mut out);
@@ -277,14 +277,14 @@ impl<'c> Term<'c> {
     /// The term with variables replaced by `f`'s values (`None`: kept),
     /// evaluated with the `Val`/`Cond` operations: constants fold, and a
     /// term whose variables all become concrete is a constant.
-    pub(crate) fn subst(&self, f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>) -> TV<'c> {
+    pub(super) fn subst(&self, f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>) -> TV<'c> {
         self.subst_within(ALL_VARS, f)
     }
 
     /// `subst` where `f` replaces only variables whose [`var_mask`] bit
     /// is in `mask`: subterms without such a variable are kept whole,
     /// never walked.
-    pub(crate) fn subst_within(
+    pub(super) fn subst_within(
         &self,
         mask: u64,
         f: &mut dyn FnMut(&str, u32) -> Option<TV<'c>>,
@@ -345,16 +345,16 @@ impl<'c> Term<'c> {
     }
 
     /// The z3 term (state variables become constants of their name).
-    pub(crate) fn to_z3(&self, ctx: &'c Context) -> Dynamic<'c> {
+    pub(super) fn to_z3(&self, ctx: &'c Context) -> Dynamic<'c> {
         let mut memo = FastMap::default();
         self.z3_memo(ctx, &mut memo)
     }
 
-    pub(crate) fn to_bool(&self, ctx: &'c Context) -> Bool<'c> {
+    pub(super) fn to_bool(&self, ctx: &'c Context) -> Bool<'c> {
         self.to_z3(ctx).as_bool().expect("boolean term")
     }
 
-    pub(crate) fn to_bv(&self, ctx: &'c Context) -> BV<'c> {
+    pub(super) fn to_bv(&self, ctx: &'c Context) -> BV<'c> {
         self.to_z3(ctx).as_bv().expect("bit-vector term")
     }
 
@@ -391,48 +391,47 @@ fn apply<'c>(op: Op, a: &[TV<'c>], w: u32) -> TV<'c> {
         TV::B(x) => x,
         TV::Bv(_) => panic!("bit-vector where a boolean was built"),
     };
-    use Op::*;
     TV::Bv(match op {
-        Add => v(0).bvadd(v(1)),
-        Sub => v(0).bvsub(v(1)),
-        Mul => v(0).bvmul(v(1)),
-        UDiv => v(0).bvudiv(v(1)),
-        SDiv => v(0).bvsdiv(v(1)),
-        URem => v(0).bvurem(v(1)),
-        SRem => v(0).bvsrem(v(1)),
-        And => v(0).bvand(v(1)),
-        Or => v(0).bvor(v(1)),
-        Xor => v(0).bvxor(v(1)),
-        Shl => v(0).bvshl(v(1)),
-        LShr => v(0).bvlshr(v(1)),
-        AShr => v(0).bvashr(v(1)),
-        Not => v(0).bvnot(),
-        Neg => v(0).bvneg(),
-        Extract(h, l) => v(0).extract(h, l),
-        Concat => v(0).concat(v(1)),
-        ZExt(k) => v(0).zero_ext(k),
-        SExt(k) => v(0).sign_ext(k),
-        Ite => c(0).ite(v(1), v(2)),
-        Eq => return TV::B(v(0)._eq(v(1))),
-        Ult => return TV::B(v(0).bvult(v(1))),
-        Ule => return TV::B(v(0).bvule(v(1))),
-        Ugt => return TV::B(v(0).bvugt(v(1))),
-        Uge => return TV::B(v(0).bvuge(v(1))),
-        Slt => return TV::B(v(0).bvslt(v(1))),
-        Sle => return TV::B(v(0).bvsle(v(1))),
-        Sgt => return TV::B(v(0).bvsgt(v(1))),
-        Sge => return TV::B(v(0).bvsge(v(1))),
-        BAnd => {
+        Op::Add => v(0).bvadd(v(1)),
+        Op::Sub => v(0).bvsub(v(1)),
+        Op::Mul => v(0).bvmul(v(1)),
+        Op::UDiv => v(0).bvudiv(v(1)),
+        Op::SDiv => v(0).bvsdiv(v(1)),
+        Op::URem => v(0).bvurem(v(1)),
+        Op::SRem => v(0).bvsrem(v(1)),
+        Op::And => v(0).bvand(v(1)),
+        Op::Or => v(0).bvor(v(1)),
+        Op::Xor => v(0).bvxor(v(1)),
+        Op::Shl => v(0).bvshl(v(1)),
+        Op::LShr => v(0).bvlshr(v(1)),
+        Op::AShr => v(0).bvashr(v(1)),
+        Op::Not => v(0).bvnot(),
+        Op::Neg => v(0).bvneg(),
+        Op::Extract(h, l) => v(0).extract(h, l),
+        Op::Concat => v(0).concat(v(1)),
+        Op::ZExt(k) => v(0).zero_ext(k),
+        Op::SExt(k) => v(0).sign_ext(k),
+        Op::Ite => c(0).ite(v(1), v(2)),
+        Op::Eq => return TV::B(v(0)._eq(v(1))),
+        Op::Ult => return TV::B(v(0).bvult(v(1))),
+        Op::Ule => return TV::B(v(0).bvule(v(1))),
+        Op::Ugt => return TV::B(v(0).bvugt(v(1))),
+        Op::Uge => return TV::B(v(0).bvuge(v(1))),
+        Op::Slt => return TV::B(v(0).bvslt(v(1))),
+        Op::Sle => return TV::B(v(0).bvsle(v(1))),
+        Op::Sgt => return TV::B(v(0).bvsgt(v(1))),
+        Op::Sge => return TV::B(v(0).bvsge(v(1))),
+        Op::BAnd => {
             return TV::B(Cond::all(
                 &(0..a.len()).map(|k| c(k).clone()).collect::<Vec<_>>(),
             ))
         }
-        BOr => {
+        Op::BOr => {
             return TV::B(Cond::any(
                 &(0..a.len()).map(|k| c(k).clone()).collect::<Vec<_>>(),
             ))
         }
-        BNot => return TV::B(c(0).not()),
+        Op::BNot => return TV::B(c(0).not()),
     })
     .sized(w)
 }
@@ -450,56 +449,59 @@ impl<'c> TV<'c> {
 fn z3_app<'c>(ctx: &'c Context, op: Op, a: &[Dynamic<'c>]) -> Dynamic<'c> {
     let v = |k: usize| a[k].as_bv().expect("bit-vector operand");
     let b = |k: usize| a[k].as_bool().expect("boolean operand");
-    use Op::*;
     let d = |x: BV<'c>| Dynamic::from_ast(&x);
     let e = |x: Bool<'c>| Dynamic::from_ast(&x);
     match op {
-        Add => d(v(0).bvadd(&v(1))),
-        Sub => d(v(0).bvsub(&v(1))),
-        Mul => d(v(0).bvmul(&v(1))),
-        UDiv => d(v(0).bvudiv(&v(1))),
-        SDiv => d(v(0).bvsdiv(&v(1))),
-        URem => d(v(0).bvurem(&v(1))),
-        SRem => d(v(0).bvsrem(&v(1))),
-        And => d(v(0).bvand(&v(1))),
-        Or => d(v(0).bvor(&v(1))),
-        Xor => d(v(0).bvxor(&v(1))),
-        Shl => d(v(0).bvshl(&v(1))),
-        LShr => d(v(0).bvlshr(&v(1))),
-        AShr => d(v(0).bvashr(&v(1))),
-        Not => d(v(0).bvnot()),
-        Neg => d(v(0).bvneg()),
-        Extract(h, l) => d(v(0).extract(h, l)),
-        Concat => d(v(0).concat(&v(1))),
-        ZExt(k) => d(v(0).zero_ext(k)),
-        SExt(k) => d(v(0).sign_ext(k)),
-        Ite => d(b(0).ite(&v(1), &v(2))),
-        Eq => e(v(0)._eq(&v(1))),
-        Ult => e(v(0).bvult(&v(1))),
-        Ule => e(v(0).bvule(&v(1))),
-        Ugt => e(v(0).bvugt(&v(1))),
-        Uge => e(v(0).bvuge(&v(1))),
-        Slt => e(v(0).bvslt(&v(1))),
-        Sle => e(v(0).bvsle(&v(1))),
-        Sgt => e(v(0).bvsgt(&v(1))),
-        Sge => e(v(0).bvsge(&v(1))),
-        BAnd => {
+        Op::Add => d(v(0).bvadd(&v(1))),
+        Op::Sub => d(v(0).bvsub(&v(1))),
+        Op::Mul => d(v(0).bvmul(&v(1))),
+        Op::UDiv => d(v(0).bvudiv(&v(1))),
+        Op::SDiv => d(v(0).bvsdiv(&v(1))),
+        Op::URem => d(v(0).bvurem(&v(1))),
+        Op::SRem => d(v(0).bvsrem(&v(1))),
+        Op::And => d(v(0).bvand(&v(1))),
+        Op::Or => d(v(0).bvor(&v(1))),
+        Op::Xor => d(v(0).bvxor(&v(1))),
+        Op::Shl => d(v(0).bvshl(&v(1))),
+        Op::LShr => d(v(0).bvlshr(&v(1))),
+        Op::AShr => d(v(0).bvashr(&v(1))),
+        Op::Not => d(v(0).bvnot()),
+        Op::Neg => d(v(0).bvneg()),
+        Op::Extract(h, l) => d(v(0).extract(h, l)),
+        Op::Concat => d(v(0).concat(&v(1))),
+        Op::ZExt(k) => d(v(0).zero_ext(k)),
+        Op::SExt(k) => d(v(0).sign_ext(k)),
+        Op::Ite => d(b(0).ite(&v(1), &v(2))),
+        Op::Eq => e(v(0)._eq(&v(1))),
+        Op::Ult => e(v(0).bvult(&v(1))),
+        Op::Ule => e(v(0).bvule(&v(1))),
+        Op::Ugt => e(v(0).bvugt(&v(1))),
+        Op::Uge => e(v(0).bvuge(&v(1))),
+        Op::Slt => e(v(0).bvslt(&v(1))),
+        Op::Sle => e(v(0).bvsle(&v(1))),
+        Op::Sgt => e(v(0).bvsgt(&v(1))),
+        Op::Sge => e(v(0).bvsge(&v(1))),
+        Op::BAnd => {
             let xs: Vec<Bool<'c>> = (0..a.len()).map(b).collect();
             let r: Vec<&Bool<'c>> = xs.iter().collect();
             e(Bool::and(ctx, &r))
         }
-        BOr => {
+        Op::BOr => {
             let xs: Vec<Bool<'c>> = (0..a.len()).map(b).collect();
             let r: Vec<&Bool<'c>> = xs.iter().collect();
             e(Bool::or(ctx, &r))
         }
-        BNot => e(b(0).not()),
+        Op::BNot => e(b(0).not()),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{var_mask, Term, TV};
+    use crate::symex::engine::val::{num, Cond, Val};
+    use std::rc::Rc;
+    use z3::ast::{Ast, Bool, BV};
+    use z3::Context;
 
     /// `subst_within` asks `f` only about variables in the mask (a filter
     /// bit may be shared, so at most those whose bit collides), leaves a

@@ -5,12 +5,17 @@
 //! and its children (one small node per visible step, no formatting);
 //! only a run that reports a finding turns its list into text.
 
-use super::*;
+use super::state::State;
+use super::val::Val;
+use super::{callee_name, loc_of, Addr, Engine, PW};
 use crate::symex::TraceStep;
+use llvm_ir::{HasDebugLoc, Instruction, Name, Operand};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// What a visible step did, in terms of the state.
 #[derive(Clone)]
-pub(crate) enum Op<'c> {
+pub(super) enum Op<'c> {
     Read(u32, u64, Val<'c>),
     Write(u32, u64, Val<'c>),
     Update(u32, u64, Val<'c>),
@@ -31,7 +36,7 @@ pub(crate) enum Op<'c> {
 }
 
 /// One step and the steps before it.
-pub(crate) struct Node<'c> {
+pub(super) struct Node<'c> {
     tid: usize,
     at: (usize, usize, usize),
     op: Op<'c>,
@@ -41,7 +46,7 @@ pub(crate) struct Node<'c> {
 impl<'c, 'm> Engine<'c, 'm> {
     /// The operation thread `tid` just performed with instruction `i`
     /// (`st` is the state after it; `yielded`: it blocked).
-    pub(crate) fn trace_op(
+    pub(super) fn trace_op(
         &self,
         st: &State<'c>,
         tid: usize,
@@ -117,7 +122,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// Append a step to the state's trace.
-    pub(crate) fn trace_push(
+    pub(super) fn trace_push(
         &self,
         st: &mut State<'c>,
         tid: usize,
@@ -156,7 +161,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// The trace of `st` as text, first step first.
-    pub(crate) fn trace_of(&self, st: &State<'c>) -> Vec<TraceStep> {
+    pub(super) fn trace_of(&self, st: &State<'c>) -> Vec<TraceStep> {
         let mut nodes = Vec::new();
         let mut cur = st.trace.as_ref();
         while let Some(n) = cur {

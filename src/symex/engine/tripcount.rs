@@ -4,18 +4,19 @@
 //! bound: its blocks may be entered as often as the loop runs, so a bug in
 //! its last iteration is found without deepening.
 
-use super::*;
 use crate::ir::int_constant;
 use crate::symex::slice::block_successors;
+use llvm_ir::{Function, Instruction, IntPredicate, Name, Operand, Terminator};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Trip counts above this are left to the loop bound (unrolling them would
 /// multiply the paths and interleavings).
-pub(crate) const MAX_TRIP: u64 = 100;
+pub(super) const MAX_TRIP: u64 = 100;
 
 /// Per block of `f`: how many times it may be entered per activation
 /// because every loop around it has a constant trip count (0: no such
 /// allowance, the loop bound applies).
-pub(crate) fn block_allowance(f: &Function) -> Vec<u64> {
+pub(super) fn block_allowance(f: &Function) -> Vec<u64> {
     let n = f.basic_blocks.len();
     let succ: Vec<Vec<usize>> = f
         .basic_blocks

@@ -17,7 +17,7 @@ use z3::Context;
 /// engine/term.rs; never a numeral).  A z3 term (`S`) never names a state
 /// variable: an operation with a `T` operand gives a `T`.
 #[derive(Clone, Debug)]
-pub(crate) enum Val<'c> {
+pub(super) enum Val<'c> {
     C(u32, u128),
     S(BV<'c>),
     T(Term<'c>),
@@ -25,7 +25,7 @@ pub(crate) enum Val<'c> {
 
 /// A boolean: concrete, a z3 term, or a state-variable term.
 #[derive(Clone, Debug)]
-pub(crate) enum Cond<'c> {
+pub(super) enum Cond<'c> {
     C(bool),
     S(Bool<'c>),
     T(Term<'c>),
@@ -49,7 +49,7 @@ fn sx(v: u128, w: u32) -> i128 {
 }
 
 /// A concrete value as a z3 term.
-pub(crate) fn num<'c>(ctx: &'c Context, w: u32, v: u128) -> BV<'c> {
+pub(super) fn num<'c>(ctx: &'c Context, w: u32, v: u128) -> BV<'c> {
     if w <= 64 {
         BV::from_u64(ctx, v as u64, w)
     } else {
@@ -60,7 +60,7 @@ pub(crate) fn num<'c>(ctx: &'c Context, w: u32, v: u128) -> BV<'c> {
 
 macro_rules! binop {
     ($name:ident, $z3:ident, $op:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
-        pub(crate) fn $name(&self, o: &Val<'c>) -> Val<'c> {
+        pub(super) fn $name(&self, o: &Val<'c>) -> Val<'c> {
             match (self, o) {
                 (Val::C($w, $a), Val::C(_, $b)) => {
                     let ($w, $a, $b) = (*$w, *$a, *$b);
@@ -82,7 +82,7 @@ macro_rules! binop {
 
 macro_rules! cmpop {
     ($name:ident, $z3:ident, $op:ident, |$w:ident, $a:ident, $b:ident| $body:expr) => {
-        pub(crate) fn $name(&self, o: &Val<'c>) -> Cond<'c> {
+        pub(super) fn $name(&self, o: &Val<'c>) -> Cond<'c> {
             match (self, o) {
                 (Val::C($w, $a), Val::C(_, $b)) => {
                     let ($w, $a, $b) = (*$w, *$a, *$b);
@@ -105,12 +105,12 @@ macro_rules! cmpop {
 
 impl<'c> Val<'c> {
     /// A concrete value; widths above 128 bits need a context (`num`).
-    pub(crate) fn c(v: u128, w: u32) -> Val<'c> {
+    pub(super) fn c(v: u128, w: u32) -> Val<'c> {
         debug_assert!(w <= 128 && w > 0);
         Val::C(w, v & mask(w))
     }
 
-    pub(crate) fn ctx(&self) -> Option<&'c Context> {
+    pub(super) fn ctx(&self) -> Option<&'c Context> {
         match self {
             Val::S(b) => Some(b.get_ctx()),
             Val::C(..) | Val::T(_) => None,
@@ -118,7 +118,7 @@ impl<'c> Val<'c> {
     }
 
     /// The z3 term (building a numeral for a concrete value).
-    pub(crate) fn bv(&self, ctx: &'c Context) -> BV<'c> {
+    pub(super) fn bv(&self, ctx: &'c Context) -> BV<'c> {
         match self {
             Val::C(w, v) => num(ctx, *w, *v),
             Val::S(b) => b.clone(),
@@ -137,7 +137,7 @@ impl<'c> Val<'c> {
         (a.bv(ctx), b.bv(ctx))
     }
 
-    pub(crate) fn get_size(&self) -> u32 {
+    pub(super) fn get_size(&self) -> u32 {
         match self {
             Val::C(w, _) => *w,
             Val::S(b) => b.get_size(),
@@ -146,14 +146,14 @@ impl<'c> Val<'c> {
     }
 
     #[cfg(test)]
-    pub(crate) fn as_u128(&self) -> Option<u128> {
+    pub(super) fn as_u128(&self) -> Option<u128> {
         match self {
             Val::C(_, v) => Some(*v),
             Val::S(_) | Val::T(_) => None,
         }
     }
 
-    pub(crate) fn as_u64(&self) -> Option<u64> {
+    pub(super) fn as_u64(&self) -> Option<u64> {
         match self {
             Val::C(_, v) => u64::try_from(*v).ok(),
             Val::S(b) => b.as_u64(),
@@ -162,7 +162,7 @@ impl<'c> Val<'c> {
     }
 
     /// Simplify a term; a numeral becomes concrete again.
-    pub(crate) fn simplify(&self) -> Val<'c> {
+    pub(super) fn simplify(&self) -> Val<'c> {
         match self {
             Val::C(..) | Val::T(_) => self.clone(),
             Val::S(b) => Val::from_bv(b.simplify()),
@@ -170,7 +170,7 @@ impl<'c> Val<'c> {
     }
 
     /// A simplified term as a value (concrete when it is a numeral).
-    pub(crate) fn from_bv(b: BV<'c>) -> Val<'c> {
+    pub(super) fn from_bv(b: BV<'c>) -> Val<'c> {
         let w = b.get_size();
         if w <= 64 {
             if let Some(v) = b.as_u64() {
@@ -238,7 +238,7 @@ impl<'c> Val<'c> {
     cmpop!(bvslt, bvslt, Slt, |w, a, b| sx(a, w) < sx(b, w));
     cmpop!(bvsle, bvsle, Sle, |w, a, b| sx(a, w) <= sx(b, w));
 
-    pub(crate) fn _eq(&self, o: &Val<'c>) -> Cond<'c> {
+    pub(super) fn _eq(&self, o: &Val<'c>) -> Cond<'c> {
         match (self, o) {
             (Val::C(_, a), Val::C(_, b)) => Cond::C(a == b),
             (Val::T(_), _) | (_, Val::T(_)) => Cond::T(Term::app(
@@ -253,7 +253,7 @@ impl<'c> Val<'c> {
         }
     }
 
-    pub(crate) fn bvnot(&self) -> Val<'c> {
+    pub(super) fn bvnot(&self) -> Val<'c> {
         match self {
             Val::C(w, a) => Val::C(*w, !a & mask(*w)),
             Val::S(b) => Val::S(b.bvnot()),
@@ -261,7 +261,7 @@ impl<'c> Val<'c> {
         }
     }
 
-    pub(crate) fn bvneg(&self) -> Val<'c> {
+    pub(super) fn bvneg(&self) -> Val<'c> {
         match self {
             Val::C(w, a) => Val::C(*w, a.wrapping_neg() & mask(*w)),
             Val::S(b) => Val::S(b.bvneg()),
@@ -269,7 +269,7 @@ impl<'c> Val<'c> {
         }
     }
 
-    pub(crate) fn extract(&self, hi: u32, lo: u32) -> Val<'c> {
+    pub(super) fn extract(&self, hi: u32, lo: u32) -> Val<'c> {
         match self {
             Val::C(_, a) => Val::C(hi - lo + 1, (a >> lo) & mask(hi - lo + 1)),
             Val::S(b) => Val::S(b.extract(hi, lo)),
@@ -278,7 +278,7 @@ impl<'c> Val<'c> {
     }
 
     /// `self` is the high part.
-    pub(crate) fn concat(&self, lo: &Val<'c>) -> Val<'c> {
+    pub(super) fn concat(&self, lo: &Val<'c>) -> Val<'c> {
         match (self, lo) {
             (Val::C(wh, h), Val::C(wl, l)) if wh + wl <= 128 => Val::C(wh + wl, (h << wl) | l),
             // Concrete values wider than 128 bits do not occur (pointers
@@ -296,7 +296,7 @@ impl<'c> Val<'c> {
         }
     }
 
-    pub(crate) fn zero_ext(&self, k: u32) -> Val<'c> {
+    pub(super) fn zero_ext(&self, k: u32) -> Val<'c> {
         match self {
             Val::C(w, a) if w + k <= 128 => Val::C(w + k, *a),
             Val::C(w, a) => panic!("zero_ext of {w} bits ({a}) by {k} exceeds 128"),
@@ -305,7 +305,7 @@ impl<'c> Val<'c> {
         }
     }
 
-    pub(crate) fn sign_ext(&self, k: u32) -> Val<'c> {
+    pub(super) fn sign_ext(&self, k: u32) -> Val<'c> {
         match self {
             Val::C(w, a) if w + k <= 128 => Val::C(w + k, (sx(*a, *w) as u128) & mask(w + k)),
             Val::C(w, a) => panic!("sign_ext of {w} bits ({a}) by {k} exceeds 128"),
@@ -316,7 +316,7 @@ impl<'c> Val<'c> {
 }
 
 impl<'c> Cond<'c> {
-    pub(crate) fn bool(&self, ctx: &'c Context) -> Bool<'c> {
+    pub(super) fn bool(&self, ctx: &'c Context) -> Bool<'c> {
         match self {
             Cond::C(b) => Bool::from_bool(ctx, *b),
             Cond::S(b) => b.clone(),
@@ -324,7 +324,7 @@ impl<'c> Cond<'c> {
         }
     }
 
-    pub(crate) fn as_bool(&self) -> Option<bool> {
+    pub(super) fn as_bool(&self) -> Option<bool> {
         match self {
             Cond::C(b) => Some(*b),
             Cond::S(b) => b.as_bool(),
@@ -332,7 +332,7 @@ impl<'c> Cond<'c> {
         }
     }
 
-    pub(crate) fn simplify(&self) -> Cond<'c> {
+    pub(super) fn simplify(&self) -> Cond<'c> {
         match self {
             Cond::C(_) | Cond::T(_) => self.clone(),
             Cond::S(b) => {
@@ -345,7 +345,7 @@ impl<'c> Cond<'c> {
         }
     }
 
-    pub(crate) fn not(&self) -> Cond<'c> {
+    pub(super) fn not(&self) -> Cond<'c> {
         match self {
             Cond::C(b) => Cond::C(!b),
             Cond::S(b) => Cond::S(b.not()),
@@ -354,12 +354,12 @@ impl<'c> Cond<'c> {
     }
 
     /// Conjunction.
-    pub(crate) fn all(parts: &[Cond<'c>]) -> Cond<'c> {
+    pub(super) fn all(parts: &[Cond<'c>]) -> Cond<'c> {
         Cond::nary(parts, false)
     }
 
     /// Disjunction.
-    pub(crate) fn any(parts: &[Cond<'c>]) -> Cond<'c> {
+    pub(super) fn any(parts: &[Cond<'c>]) -> Cond<'c> {
         Cond::nary(parts, true)
     }
 
@@ -414,11 +414,11 @@ impl<'c> Cond<'c> {
     }
 
     /// Conjunction (kept for callers that hold a context).
-    pub(crate) fn and(_ctx: &'c Context, parts: &[Cond<'c>]) -> Cond<'c> {
+    pub(super) fn and(_ctx: &'c Context, parts: &[Cond<'c>]) -> Cond<'c> {
         Cond::all(parts)
     }
 
-    pub(crate) fn ite(&self, a: &Val<'c>, b: &Val<'c>) -> Val<'c> {
+    pub(super) fn ite(&self, a: &Val<'c>, b: &Val<'c>) -> Val<'c> {
         match (self, a, b) {
             (Cond::C(true), ..) => a.clone(),
             (Cond::C(false), ..) => b.clone(),
@@ -446,7 +446,8 @@ fn same<'c>(a: &Cond<'c>, b: &Cond<'c>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{num, Val};
+    use z3::Context;
 
     /// Every folded operation agrees with z3 on a few edge values.
     #[test]

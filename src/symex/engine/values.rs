@@ -1,9 +1,15 @@
-use super::*;
+use super::state::State;
+use super::term::Term;
+use super::val::Val;
+use super::{const_int, Engine, Stop, PW};
+use llvm_ir::types::NamedStructDef;
+use llvm_ir::{Constant, Name, Operand, Type, TypeRef};
+use z3::ast::BV;
 
 impl<'c, 'm> Engine<'c, 'm> {
     // ---------------------------------------------------------------- types
 
-    pub(crate) fn resolve(&self, ty: &Type) -> Option<TypeRef> {
+    pub(super) fn resolve(&self, ty: &Type) -> Option<TypeRef> {
         if let Type::NamedStructType { name } = ty {
             match self.m.types.named_struct_def(name) {
                 Some(NamedStructDef::Defined(t)) => Some(t.clone()),
@@ -14,7 +20,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn size_align(&self, ty: &Type) -> (u64, u64) {
+    pub(super) fn size_align(&self, ty: &Type) -> (u64, u64) {
         match ty {
             Type::IntegerType { bits } => {
                 let b = (*bits as u64).div_ceil(8).next_power_of_two();
@@ -61,11 +67,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn size_of(&self, ty: &Type) -> u64 {
+    pub(super) fn size_of(&self, ty: &Type) -> u64 {
         self.size_align(ty).0
     }
 
-    pub(crate) fn field_offset(&self, ty: &Type, idx: u64) -> (u64, TypeRef) {
+    pub(super) fn field_offset(&self, ty: &Type, idx: u64) -> (u64, TypeRef) {
         match ty {
             Type::StructType {
                 element_types,
@@ -91,7 +97,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn bits_of(&self, ty: &Type) -> Option<u32> {
+    pub(super) fn bits_of(&self, ty: &Type) -> Option<u32> {
         match ty {
             Type::IntegerType { bits } => Some(*bits),
             Type::PointerType { .. } => Some(PW),
@@ -101,7 +107,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     // --------------------------------------------------------------- values
 
-    pub(crate) fn bv(&self, v: u64, w: u32) -> Val<'c> {
+    pub(super) fn bv(&self, v: u64, w: u32) -> Val<'c> {
         if w <= 128 {
             Val::c(v as u128, w)
         } else {
@@ -110,15 +116,15 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// A z3 term for a value (a numeral when it is concrete).
-    pub(crate) fn zterm(&self, v: &Val<'c>) -> BV<'c> {
+    pub(super) fn zterm(&self, v: &Val<'c>) -> BV<'c> {
         v.bv(self.ctx)
     }
 
-    pub(crate) fn ptr(&self, obj: u32, off: u64) -> Val<'c> {
+    pub(super) fn ptr(&self, obj: u32, off: u64) -> Val<'c> {
         Val::C(PW, ((obj as u128) << 64) | off as u128)
     }
 
-    pub(crate) fn ptr_parts(&self, p: &Val<'c>) -> (Option<u32>, Val<'c>) {
+    pub(super) fn ptr_parts(&self, p: &Val<'c>) -> (Option<u32>, Val<'c>) {
         if let Val::C(_, v) = p {
             return (Some((v >> 64) as u32), Val::C(64, *v & u64::MAX as u128));
         }
@@ -127,7 +133,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         (o.as_u64().map(|x| x as u32), off)
     }
 
-    pub(crate) fn adapt(&self, v: Val<'c>, w: u32) -> Val<'c> {
+    pub(super) fn adapt(&self, v: Val<'c>, w: u32) -> Val<'c> {
         let have = v.get_size();
         if have == w {
             v
@@ -146,21 +152,21 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// The low 32 bits alone (after a truncation, e.g. the implicit `int`
     /// of `assume(ptr)`) stay non-zero for non-null pointers and distinct
     /// across objects (ids < 4096, offsets < 1 MiB); `int_to_ptr` inverts it.
-    pub(crate) fn ptr_to_int(&self, p: &Val<'c>, w: u32) -> Val<'c> {
+    pub(super) fn ptr_to_int(&self, p: &Val<'c>, w: u32) -> Val<'c> {
         let o = p.extract(95, 64);
         let off = p.extract(31, 0);
         let lo = o.bvshl(&self.bv(20, 32)).bvadd(&off);
         self.adapt(o.concat(&lo), w)
     }
 
-    pub(crate) fn int_to_ptr(&self, v: &Val<'c>) -> Val<'c> {
+    pub(super) fn int_to_ptr(&self, v: &Val<'c>) -> Val<'c> {
         let v = self.adapt(v.clone(), 64);
         let o = v.extract(63, 32);
         let off = v.extract(31, 0).bvsub(&o.bvshl(&self.bv(20, 32)));
         o.concat(&off.zero_ext(32))
     }
 
-    pub(crate) fn const_val(&self, c: &Constant) -> Result<Val<'c>, Stop> {
+    pub(super) fn const_val(&self, c: &Constant) -> Result<Val<'c>, Stop> {
         Ok(match c {
             Constant::Int { bits, value } => self.bv(*value, *bits),
             Constant::Null(_) => self.bv(0, PW),
@@ -208,7 +214,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// GEP over values; `base_ty` is the pointee type of the base pointer.
-    pub(crate) fn gep(
+    pub(super) fn gep(
         &self,
         base: &Val<'c>,
         base_ty: &TypeRef,
@@ -248,7 +254,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         Ok(o.concat(&base.extract(63, 0).bvadd(&off)).simplify())
     }
 
-    pub(crate) fn adapt_signed(&self, v: &Val<'c>) -> Val<'c> {
+    pub(super) fn adapt_signed(&self, v: &Val<'c>) -> Val<'c> {
         let w = v.get_size();
         if w == 64 {
             v.clone()
@@ -263,7 +269,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 impl<'c, 'm> Engine<'c, 'm> {
     // ------------------------------------------------------------ operands
 
-    pub(crate) fn op_val(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<Val<'c>, Stop> {
+    pub(super) fn op_val(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<Val<'c>, Stop> {
         match op {
             Operand::LocalOperand { name, .. } => {
                 let fr = st.threads[tid].frames.last().unwrap();
@@ -277,7 +283,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn reg_sv_name(st: &State<'c>, tid: usize, name: &Name) -> String {
+    pub(super) fn reg_sv_name(st: &State<'c>, tid: usize, name: &Name) -> String {
         let d = st.threads[tid].frames.len() - 1;
         match name {
             Name::Name(s) => format!("r!{tid}!{d}!{s}"),
@@ -286,7 +292,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// State-variable (wp) view of an operand.
-    pub(crate) fn op_sv(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<Val<'c>, Stop> {
+    pub(super) fn op_sv(&self, st: &State<'c>, tid: usize, op: &Operand) -> Result<Val<'c>, Stop> {
         match op {
             Operand::LocalOperand { name, .. } => {
                 let n = Self::reg_sv_name(st, tid, name);
@@ -300,7 +306,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn set_reg(
+    pub(super) fn set_reg(
         &self,
         st: &mut State<'c>,
         tid: usize,

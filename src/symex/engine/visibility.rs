@@ -1,7 +1,12 @@
-use super::*;
+use super::dpor::{Access, Res};
+use super::fasthash::FastSet;
+use super::models::is_thread_local_call;
+use super::state::{State, TStatus};
+use super::{callee_name, Addr, Engine};
+use llvm_ir::{Constant, Function, Instruction, Name, Operand, TypeRef};
 
 #[derive(Clone)]
-pub(crate) enum Next {
+pub(super) enum Next {
     Enabled(Vec<Access>),
     Disabled(Vec<Access>),
     /// Only thread-local code is left (deferred).
@@ -12,7 +17,7 @@ pub(crate) enum Next {
 }
 
 impl<'c, 'm> Engine<'c, 'm> {
-    pub(crate) fn next_of(&self, st: &State<'c>, t: usize) -> Next {
+    pub(super) fn next_of(&self, st: &State<'c>, t: usize) -> Next {
         match self.next_of_raw(st, t) {
             Next::Enabled(a) => Next::Enabled(self.relevant_acc(a)),
             Next::Disabled(a) => Next::Disabled(self.relevant_acc(a)),
@@ -22,7 +27,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn next_of_raw(&self, st: &State<'c>, t: usize) -> Next {
+    pub(super) fn next_of_raw(&self, st: &State<'c>, t: usize) -> Next {
         let th = &st.threads[t];
         if th.tail && th.status == TStatus::Run {
             return Next::Tail;
@@ -76,7 +81,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Accesses of a straight-line atomic section starting at a call to
     /// `__VERIFIER_atomic_begin`, when every access in it is to a global
     /// named directly (otherwise `None`: dependent with everything).
-    pub(crate) fn atomic_peek(&self, f: usize, bb: usize, ip: usize) -> Option<Vec<Access>> {
+    pub(super) fn atomic_peek(&self, f: usize, bb: usize, ip: usize) -> Option<Vec<Access>> {
         let block = &self.m.functions[f].basic_blocks[bb];
         match &block.instrs[ip] {
             Instruction::Call(c)
@@ -116,7 +121,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         None
     }
 
-    pub(crate) fn obj_global_rev(&self, name: &Name) -> Option<u32> {
+    pub(super) fn obj_global_rev(&self, name: &Name) -> Option<u32> {
         self.globals
             .get(name)
             .copied()
@@ -127,7 +132,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 impl<'c, 'm> Engine<'c, 'm> {
     /// Is every instruction thread `t` can still execute thread-local, and
     /// does it end the thread?  (Static and conservative.)
-    pub(crate) fn is_tail(&self, st: &State<'c>, t: usize) -> bool {
+    pub(super) fn is_tail(&self, st: &State<'c>, t: usize) -> bool {
         let th = &st.threads[t];
         let n = th.frames.len();
         for (k, fr) in th.frames.iter().enumerate().rev() {
@@ -152,7 +157,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// May this instruction be (or lead to) a visible operation, or create
     /// a thread?
-    pub(crate) fn static_visible(&self, f: usize, i: &Instruction) -> bool {
+    pub(super) fn static_visible(&self, f: usize, i: &Instruction) -> bool {
         match i {
             Instruction::Load(l) => !self.is_private_alloca(f, &l.address),
             Instruction::Store(s) => !self.is_private_alloca(f, &s.address),
@@ -171,7 +176,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     }
 
     /// An address that is an `alloca` of `f` never stored or passed on.
-    pub(crate) fn is_private_alloca(&self, f: usize, op: &Operand) -> bool {
+    pub(super) fn is_private_alloca(&self, f: usize, op: &Operand) -> bool {
         match op {
             Operand::LocalOperand { name, .. } => self
                 .private_allocas
@@ -182,7 +187,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn compute_private_allocas(&self, func: &Function) -> FastSet<Name> {
+    pub(super) fn compute_private_allocas(&self, func: &Function) -> FastSet<Name> {
         let mut out = FastSet::default();
         let instrs: Vec<&Instruction> = func
             .basic_blocks
@@ -216,7 +221,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         out
     }
 
-    pub(crate) fn compute_tail_info(&mut self) {
+    pub(super) fn compute_tail_info(&mut self) {
         self.private_allocas = self
             .m
             .functions
@@ -304,7 +309,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 impl<'c, 'm> Engine<'c, 'm> {
     // ---------------------------------------------------------- visibility
 
-    pub(crate) fn addr_of(
+    pub(super) fn addr_of(
         &self,
         st: &State<'c>,
         tid: usize,
@@ -315,14 +320,14 @@ impl<'c, 'm> Engine<'c, 'm> {
         Some((o?, off.as_u64()))
     }
 
-    pub(crate) fn is_shared(&self, st: &State<'c>, o: u32) -> bool {
+    pub(super) fn is_shared(&self, st: &State<'c>, o: u32) -> bool {
         st.objs
             .get(o as usize)
             .map(|ob| ob.escaped && !ob.readonly)
             .unwrap_or(true)
     }
 
-    pub(crate) fn mem_access(
+    pub(super) fn mem_access(
         &self,
         st: &State<'c>,
         o: u32,
@@ -341,13 +346,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    pub(crate) fn sync_addr(&self, st: &State<'c>, tid: usize, op: &Operand) -> Option<Addr> {
+    pub(super) fn sync_addr(&self, st: &State<'c>, tid: usize, op: &Operand) -> Option<Addr> {
         let (o, off) = self.addr_of(st, tid, op)?;
         Some((o, off?))
     }
 
     /// If the instruction is visible: its accesses and whether it is enabled.
-    pub(crate) fn visible_access(
+    pub(super) fn visible_access(
         &self,
         st: &State<'c>,
         tid: usize,

@@ -7,7 +7,10 @@
 //! `unsupported` finding (verdict at best `inconclusive`) instead of the
 //! engine panicking on it.
 
-use super::*;
+use super::fasthash::FastMap;
+use super::PW;
+use llvm_ir::types::NamedStructDef;
+use llvm_ir::{Module, Type};
 
 /// Bits the engine needs for a value of `ty` (aggregates concatenate
 /// their parts); `None` for what it does not hold as one value.
@@ -29,7 +32,7 @@ fn repr_bits(m: &Module, ty: &Type) -> Option<u32> {
 
 /// Per instruction (function, block, index) whose result is wider than
 /// 128 bits: that width.
-pub(crate) fn wide_results(m: &Module) -> FastMap<(usize, usize, usize), u32> {
+pub(super) fn wide_results(m: &Module) -> FastMap<(usize, usize, usize), u32> {
     let mut out = FastMap::default();
     for (f, func) in m.functions.iter().enumerate() {
         for (b, bb) in func.basic_blocks.iter().enumerate() {

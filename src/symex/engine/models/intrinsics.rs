@@ -1,6 +1,19 @@
 //! LLVM intrinsics: debug info and lifetimes (ignored), memset, memcpy, memmove.
 
-use super::*;
+use super::super::state::Cell;
+use super::super::state::State;
+use super::super::val::Cond;
+use super::super::val::Val;
+use super::super::Engine;
+use super::super::Step;
+use super::super::Stop;
+use super::super::R;
+use super::arg_of;
+use super::unsupported_call;
+use crate::symex::FindingKind;
+use llvm_ir::instruction as ins;
+use llvm_ir::Operand;
+use z3::ast::Bool;
 
 /// LLVM intrinsics without an effect on the modelled state.
 fn is_ignored_intrinsic(name: &str) -> bool {

@@ -1,6 +1,16 @@
 //! The C library: allocation, exit, output (printing is a no-op).
 
-use super::*;
+use super::super::state::ObjKind;
+use super::super::state::State;
+use super::super::state::TStatus;
+use super::super::Engine;
+use super::super::Step;
+use super::super::Stop;
+use super::super::R;
+use super::arg_of;
+use crate::symex::FindingKind;
+use llvm_ir::instruction as ins;
+use llvm_ir::Operand;
 
 use crate::calls::LibcOp;
 

@@ -1,15 +1,31 @@
 //! Library calls: each model has its footprint (for scheduling and DPOR)
 //! and its semantics in one place.
 
-use super::*;
+use super::callee_name;
+use super::dpor::Access;
+use super::dpor::Res;
+use super::state::ObjKind;
+use super::state::State;
+use super::val::Val;
+use super::Engine;
+use super::Step;
+use super::Stop;
+use super::PW;
+use super::R;
 use crate::calls::{self, Footprint, Semantics};
+use llvm_ir::instruction as ins;
+use llvm_ir::Function;
+use llvm_ir::Instruction;
+use llvm_ir::Operand;
+use std::rc::Rc;
+use z3::ast::BV;
 
 mod intrinsics;
 mod libc;
 mod pthread;
 mod verifier;
 
-pub(crate) use intrinsics::*;
+use intrinsics::is_intrinsic;
 
 /// Argument `k` of a call to `name`.
 pub(crate) fn arg_of<'a>(name: &str, args: &[&'a Operand], k: usize) -> Result<&'a Operand, Stop> {

@@ -1,7 +1,23 @@
 //! POSIX threads: creation, join, mutexes, condition variables.
 
-use super::*;
+use super::super::dpor::Access;
+use super::super::dpor::Res;
+use super::super::state::ObjKind;
+use super::super::state::State;
+use super::super::state::TStatus;
+use super::super::state::Thread;
+use super::super::Engine;
+use super::super::Step;
+use super::super::PW;
+use super::super::R;
+use super::arg_of;
+use crate::calls::Footprint;
 use crate::calls::{PthreadOp, SyncObject};
+use crate::symex::FindingKind;
+use llvm_ir::instruction as ins;
+use llvm_ir::Instruction;
+use llvm_ir::Operand;
+use std::rc::Rc;
 
 impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn call_pthread(

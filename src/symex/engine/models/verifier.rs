@@ -1,6 +1,14 @@
 //! `__VERIFIER_*`, `assert`, `abort`, symbolic inputs: the SV-COMP and KLEE conventions.
 
-use super::*;
+use super::super::state::State;
+use super::super::Engine;
+use super::super::Step;
+use super::super::Stop;
+use super::super::R;
+use super::arg_of;
+use crate::symex::FindingKind;
+use llvm_ir::instruction as ins;
+use llvm_ir::Operand;
 
 use crate::calls::VerifierOp;
 
