@@ -6,6 +6,7 @@
 //! show of the warnings is the caller's choice (`-q`).
 
 use crate::error::Result;
+use crate::facts::coverage::CoverageAccount;
 use crate::facts::{self, extract::ExtractOptions, FactSet};
 use crate::frontend::{self, CompileOptions, Program};
 use crate::versions::{self, Version, VersionMatch};
@@ -30,6 +31,8 @@ pub struct LoadedVersion {
     pub label: String,
     /// What the model of this version could not resolve (see [`unresolved`]).
     pub warnings: Vec<LoadWarning>,
+    /// What the model of this version left out (counts and first places).
+    pub coverage: CoverageAccount,
 }
 
 /// A part of a program the model could not resolve (an indirect call with
@@ -220,6 +223,7 @@ fn with_sources(path: &Path, facts: FactSet) -> Result<LoadedVersion> {
         files,
         label: path.display().to_string(),
         warnings: unresolved(&facts),
+        coverage: CoverageAccount::of(&facts),
         facts,
     })
 }

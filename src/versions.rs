@@ -65,6 +65,20 @@ pub struct VersionMatch {
     /// Old source line → new source line for unchanged and moved lines.
     pub line_map: BTreeMap<u32, u32>,
     pub method: MatchMethod,
+    /// The source lines the patch touched on each side (deleted, inserted
+    /// or moved lines of the line diff), when the source texts were known.
+    pub touched: Option<TouchedLines>,
+}
+
+/// Source lines of one side, by the file name statements carry (`None`:
+/// the one source file of a single-file version).
+pub type LinesByFile = BTreeMap<Option<String>, BTreeSet<u32>>;
+
+/// The lines a patch touched, per side.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TouchedLines {
+    pub old: LinesByFile,
+    pub new: LinesByFile,
 }
 
 impl VersionMatch {
@@ -96,28 +110,7 @@ pub struct Version<'a> {
 /// string constants (`@.str.3`): clang numbers them in order of appearance,
 /// so one new string literal renumbers every later one.
 pub fn normalise(text: &str) -> String {
-    without_string_numbers(&normalise_locals(text))
-}
-
-fn without_string_numbers(text: &str) -> String {
-    const NAME: &str = "@.str.";
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(pos) = rest.find(NAME) {
-        out.push_str(&rest[..pos]);
-        out.push_str("@.str");
-        let after = &rest[pos + NAME.len()..];
-        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        rest = if digits > 0 {
-            &after[digits..]
-        } else {
-            // `@.str.` followed by something else: keep the dot.
-            out.push('.');
-            after
-        };
-    }
-    out.push_str(rest);
-    out
+    crate::facts::text::without_string_numbers(&normalise_locals(text))
 }
 
 fn normalise_locals(text: &str) -> String {
@@ -252,6 +245,19 @@ struct Lines {
 }
 
 impl Lines {
+    /// The file and line of a line of the compared text (`None` for a
+    /// file's header line in a build's combined text).
+    fn place(&self, combined: u32) -> Option<(Option<String>, u32)> {
+        let Some(offsets) = &self.offsets else {
+            return Some((None, combined));
+        };
+        let (name, at) = offsets
+            .iter()
+            .filter(|(_, &o)| o < combined)
+            .max_by_key(|(_, &o)| o)?;
+        Some((Some(name.clone()), combined - at))
+    }
+
     fn of(&self, s: &StatementInfo) -> u32 {
         match (&self.offsets, s.line) {
             (_, 0) => 0,
@@ -337,6 +343,14 @@ fn match_with(
         let sides = Sides { lo, ln, method };
         match_group(os, ns, &equal, &moved, sides, &mut changes, &mut map);
     }
+    let touched = texts.map(|(a, b)| {
+        let old_kept: BTreeSet<u32> = equal.keys().copied().collect();
+        let new_kept: BTreeSet<u32> = equal.values().copied().collect();
+        TouchedLines {
+            old: untouched_complement(a, &old_kept, lo),
+            new: untouched_complement(b, &new_kept, ln),
+        }
+    });
     let mut line_map = equal;
     line_map.extend(moved);
     let sides = Sides { lo, ln, method };
@@ -347,7 +361,20 @@ fn match_with(
         map,
         line_map,
         method,
+        touched,
     }
+}
+
+/// The lines of `text` not in `kept`, placed in their files.
+fn untouched_complement(text: &str, kept: &BTreeSet<u32>, lines: &Lines) -> LinesByFile {
+    let mut out = LinesByFile::new();
+    let count = text.lines().count() as u32;
+    for l in (1..=count).filter(|l| !kept.contains(l)) {
+        if let Some((file, line)) = lines.place(l) {
+            out.entry(file).or_default().insert(line);
+        }
+    }
+    out
 }
 
 /// How statements of each side are placed on the compared lines.

@@ -5,6 +5,7 @@ use crate::budget::Budget;
 use crate::error::Result;
 use crate::pipeline::changes::{self as pipeline, ChangesRequest};
 use crate::report::changes as report;
+use crate::report::coverage::Blindness;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -42,10 +43,11 @@ pub fn run(args: &ChangesArgs, quiet: bool, budget: &Budget) -> Result<i32> {
     };
     let outcome = pipeline::changes(&req, budget, &mut show_events(quiet))?;
     let (m, old, new) = (&outcome.pair.matching, &outcome.pair.old, &outcome.pair.new);
+    let blind = Blindness::of_pair(old, new, &outcome.pair.unseen);
     let text = match args.format {
-        ChangesFormat::Json => report::json(m, old, new) + "\n",
-        ChangesFormat::Sarif => report::sarif(m, old, new) + "\n",
-        ChangesFormat::Text => report::text(m, old, new, args.ir),
+        ChangesFormat::Json => report::json(m, old, new, &blind) + "\n",
+        ChangesFormat::Sarif => report::sarif(m, old, new, &blind) + "\n",
+        ChangesFormat::Text => report::text(m, old, new, args.ir) + &blind.text(),
     };
     emit_committed(budget, &text)?;
     Ok(outcome.answer().exit_code())

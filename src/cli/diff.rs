@@ -80,7 +80,7 @@ pub fn run(args: &DiffArgs, quiet: bool, budget: &Budget) -> Result<i32> {
     let outcome = pipeline::diff(&args.request(), budget, &mut show_events(quiet))?;
     let report = outcome.report();
     let text = match args.format {
-        DiffFormat::Text => report::text(&report),
+        DiffFormat::Text => report::text(&report) + &report.blindness().text(),
         DiffFormat::Json => report::json(&report) + "\n",
         DiffFormat::Sarif => report::sarif(&report) + "\n",
         DiffFormat::Dot => report::dot(&report, &args.dot.options()),

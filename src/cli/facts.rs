@@ -4,6 +4,7 @@ use super::values::FactFormatArg;
 use super::{show_events, BudgetArgs, InputArgs};
 use crate::budget::Budget;
 use crate::error::Result;
+use crate::facts::coverage::CoverageAccount;
 use crate::pipeline::facts::{self as pipeline, FactsRequest};
 use clap::Args;
 use std::path::PathBuf;
@@ -51,6 +52,9 @@ pub fn run(args: &FactsArgs, quiet: bool, budget: &Budget) -> Result<i32> {
             args.output.display(),
             outcome.elapsed
         );
+        for line in CoverageAccount::of(&outcome.facts).text_lines("") {
+            eprintln!("concord: {line}");
+        }
     }
     let code = outcome.answer().exit_code();
     // The process exits next: freeing millions of rows one by one took

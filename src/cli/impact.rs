@@ -123,6 +123,7 @@ impl ImpactArgs {
 pub fn run(args: &ImpactArgs, quiet: bool, budget: &Budget) -> Result<i32> {
     let outcome = pipeline::impact(&args.request()?, budget, &mut show_events(quiet))?;
     let (old, new, dirs) = (outcome.old_view(), &outcome.new, &outcome.directions);
+    let blind = outcome.blindness();
     let text = match (&outcome.explained, args.format) {
         (Some(e), _) => e
             .chains
@@ -131,12 +132,18 @@ pub fn run(args: &ImpactArgs, quiet: bool, budget: &Budget) -> Result<i32> {
                 report::explain_text(&outcome.result, old, new, *d, &e.target, chain.as_deref())
             })
             .collect(),
-        (None, ImpactFormat::Text) => report::impact_text(&outcome.result, old, new, dirs),
-        (None, ImpactFormat::Json) => report::impact_json(&outcome.result, old, new, dirs) + "\n",
+        (None, ImpactFormat::Text) => {
+            report::impact_text(&outcome.result, old, new, dirs) + &blind.text()
+        }
+        (None, ImpactFormat::Json) => {
+            report::impact_json(&outcome.result, old, new, dirs, &blind) + "\n"
+        }
         (None, ImpactFormat::Dot) => {
             report::impact_dot(&outcome.result, new, dirs, &args.dot.options())
         }
-        (None, ImpactFormat::Sarif) => report::impact_sarif(&outcome.result, old, new, dirs) + "\n",
+        (None, ImpactFormat::Sarif) => {
+            report::impact_sarif(&outcome.result, old, new, dirs, &blind) + "\n"
+        }
     };
     super::emit_committed(budget, &text)?;
     Ok(outcome.answer().exit_code())

@@ -6,7 +6,9 @@
 //! when it contains a tab, quote or newline.
 
 use super::schema;
-use super::{FactSet, LocationInfo, Manifest, NameInfo, StatementInfo, ThreadInfo};
+use super::{
+    FactSet, LocationInfo, Manifest, NameInfo, StatementInfo, ThreadInfo, UnreachedFunction,
+};
 use crate::error::{ConcordError, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -143,6 +145,13 @@ fn write_files(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> {
     write_table(&dir.join("locations.tsv"), &facts.locations)?;
     write_table(&dir.join("threads.tsv"), &facts.threads)?;
     write_table(&dir.join("names.tsv"), &facts.names)?;
+    write_table(&dir.join("unreached.tsv"), &facts.unreached)?;
+    // The coverage account, for a person (derived from the files above;
+    // not read back).
+    let coverage_path = dir.join("coverage.json");
+    let coverage = serde_json::to_string_pretty(&super::coverage::CoverageAccount::of(facts))
+        .map_err(|e| out_err(&coverage_path, e))?;
+    std::fs::write(&coverage_path, coverage + "\n").map_err(|e| out_err(&coverage_path, e))?;
     let manifest_path = dir.join("manifest.json");
     let json = serde_json::to_string_pretty(&ManifestOut {
         format_version: FORMAT_VERSION,
@@ -276,6 +285,12 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
         } else {
             Vec::new()
         },
+        // Likewise for the table of unreached functions.
+        unreached: if dir.join("unreached.tsv").exists() {
+            read_table::<UnreachedFunction>(&dir.join("unreached.tsv"))?
+        } else {
+            Vec::new()
+        },
         relations,
         manifest,
     };
@@ -308,6 +323,8 @@ pub fn file_names(format: FactFormat) -> BTreeSet<PathBuf> {
         "locations.tsv",
         "threads.tsv",
         "names.tsv",
+        "unreached.tsv",
+        "coverage.json",
         "manifest.json",
     ] {
         names.insert(PathBuf::from(t));

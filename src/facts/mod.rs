@@ -2,10 +2,12 @@
 //! LLVM module in one pass; `io` writes and reads it as Soufflé-style files.
 
 pub mod check;
+pub mod coverage;
 pub mod extract;
 pub mod io;
 pub mod relations;
 pub mod schema;
+pub mod text;
 
 use relations::TypedRelation;
 use serde::{Deserialize, Serialize};
@@ -88,6 +90,91 @@ pub struct Manifest {
     pub counts: BTreeMap<String, usize>,
 }
 
+/// A function defined in the program that no thread reaches
+/// (`unreached.tsv`): its statements are not in the facts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreachedFunction {
+    pub function: String,
+    /// The file its debug information names (as statements name files).
+    pub file: String,
+    /// The source lines of its code.
+    pub lines: LineRanges,
+    /// A hash of its instructions' text (string-constant numbers left
+    /// out): two versions' bodies differ when their fingerprints do.
+    pub fingerprint: String,
+}
+
+/// A set of source lines, written as ranges: `12-19,22`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct LineRanges(pub Vec<(u32, u32)>);
+
+impl LineRanges {
+    pub fn from_lines(lines: impl IntoIterator<Item = u32>) -> LineRanges {
+        let mut sorted: Vec<u32> = lines.into_iter().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for l in sorted {
+            match out.last_mut() {
+                Some((_, hi)) if *hi + 1 == l => *hi = l,
+                _ => out.push((l, l)),
+            }
+        }
+        LineRanges(out)
+    }
+
+    pub fn contains(&self, line: u32) -> bool {
+        self.0.iter().any(|&(lo, hi)| lo <= line && line <= hi)
+    }
+
+    pub fn lines(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().flat_map(|&(lo, hi)| lo..=hi)
+    }
+
+    pub fn first(&self) -> Option<u32> {
+        self.0.first().map(|r| r.0)
+    }
+}
+
+impl From<LineRanges> for String {
+    fn from(r: LineRanges) -> String {
+        r.0.iter()
+            .map(|&(lo, hi)| {
+                if lo == hi {
+                    lo.to_string()
+                } else {
+                    format!("{lo}-{hi}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl TryFrom<String> for LineRanges {
+    type Error = String;
+    fn try_from(text: String) -> Result<LineRanges, String> {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{t}` is not a line number"))
+        };
+        let mut out = Vec::new();
+        for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+            let (lo, hi) = match part.split_once('-') {
+                Some((a, b)) => (num(a)?, num(b)?),
+                None => (num(part)?, num(part)?),
+            };
+            if lo > hi {
+                return Err(format!("`{part}`: a range must not go backwards"));
+            }
+            out.push((lo, hi));
+        }
+        Ok(LineRanges(out))
+    }
+}
+
 /// Everything extracted from one program version.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FactSet {
@@ -97,6 +184,9 @@ pub struct FactSet {
     /// Display names of the locations, one per location when present
     /// (empty for a fact directory written before `names.tsv` existed).
     pub names: Vec<NameInfo>,
+    /// Functions no thread reaches (empty for a fact directory written
+    /// before `unreached.tsv` existed).
+    pub unreached: Vec<UnreachedFunction>,
     /// Relation name -> rows, sorted and without duplicates.
     pub relations: BTreeMap<&'static str, BTreeSet<Row>>,
     pub manifest: Manifest,

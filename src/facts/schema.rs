@@ -277,6 +277,12 @@ macro_rules! for_each_relation {
                 source: "a backward must-dataflow over the thread's control-flow graph: a store with a single target location sets (m, v); lock, unlock and wait on `m` clear it; merges intersect; the thread's end is empty",
                 example: "`7\t1\t2`",
             }
+            sync_dropped(s: Stmt, targets: Number) SyncDropped {
+                group: Synchronization,
+                meaning: "the lock, unlock, trylock, wait, signal or broadcast `s` may name `targets` objects (0: none known; 2 or more: ambiguous), so it opens or closes no critical section and orders nothing: it is counted in the coverage account, and a changed statement of its function makes `changes`, `diff` and `impact` inconclusive (exit 10).",
+                source: "a call to a pthread mutex or condition-variable function whose object argument points to no cell or to more than one cell",
+                example: "`31\t2`: statement 31 locks one of two possible mutexes",
+            }
             shared_read(s: Stmt, v: Loc) SharedRead {
                 group: Memory,
                 meaning: "statement `s` may read shared location `v`.",
@@ -300,6 +306,12 @@ macro_rules! for_each_relation {
                 meaning: "statement `s` may write location `v` (shared or not).",
                 source: "as `shared_write`, for every location",
                 example: "`4\t1`",
+            }
+            access_no_target(s: Stmt) AccessNoTarget {
+                group: Memory,
+                meaning: "the load, store, read-modify-write or memory copy `s` goes through an address to which the points-to rules found no object: what it reads or writes is missing from the model. Counted in the coverage account; a changed such statement makes `changes`, `diff` and `impact` inconclusive (exit 10).",
+                source: "a memory access or memcpy/memmove/memset call whose address operand has no points-to target in any context of its function instance (a pointer returned by a library function, an integer cast to a pointer, ...)",
+                example: "`52`",
             }
             def_use(d: Stmt, u: Stmt) DefUse {
                 group: Dependence,

@@ -19,7 +19,10 @@ pub struct ChangesOutcome {
 impl ChangesOutcome {
     /// Found: some statement changed.
     pub fn answer(&self) -> Answer {
-        Answer::found_if(!self.pair.matching.changes.is_empty())
+        Answer::found_unless_unseen(
+            !self.pair.matching.changes.is_empty(),
+            !self.pair.unseen.is_empty(),
+        )
     }
 }
 

@@ -34,7 +34,10 @@ pub struct DiffOutcome {
 impl DiffOutcome {
     /// Found: a read-from or a lock-order difference.
     pub fn answer(&self) -> Answer {
-        Answer::found_if(self.sync.first_rank != 0 || self.locks.has_difference())
+        Answer::found_unless_unseen(
+            self.sync.first_rank != 0 || self.locks.has_difference(),
+            !self.pair.unseen.is_empty(),
+        )
     }
 
     /// What the reports (text, JSON, SARIF, DOT) render.
@@ -47,6 +50,7 @@ impl DiffOutcome {
             map: &self.pair.matching.map,
             timing: self.timing.clone(),
             peak_memory: self.peak_memory,
+            unseen: &self.pair.unseen,
             inverse: Default::default(),
         }
     }

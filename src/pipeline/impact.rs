@@ -3,11 +3,13 @@
 
 use super::{warn_unresolved, Answer, Events};
 use crate::analysis::impact::{self, Direction, ImpactResult, Step};
+use crate::analysis::unseen::UnseenChange;
 use crate::analysis::Engine;
 use crate::budget::Budget;
 use crate::error::{ConcordError, Result};
 use crate::facts::extract::ExtractOptions;
 use crate::load::{LoadedVersion, VersionSource};
+use crate::report::coverage::Blindness;
 use std::collections::BTreeSet;
 
 /// A line of the new version: `file:line`, or a line of any file.
@@ -62,6 +64,8 @@ pub struct ImpactOutcome {
     pub given: bool,
     /// With `explain`: the chains found.
     pub explained: Option<Explained>,
+    /// Changed places the model did not see (two versions only).
+    pub unseen: Vec<UnseenChange>,
 }
 
 impl ImpactOutcome {
@@ -76,10 +80,20 @@ impl ImpactOutcome {
         if let Some(e) = &self.explained {
             return Answer::found_if(e.chains.iter().any(|(_, c)| c.is_some()));
         }
-        Answer::found_if(self.directions.iter().any(|d| match d {
+        let found = self.directions.iter().any(|d| match d {
             Direction::Fwd => !self.result.fwd.is_empty() || !self.result.fwd_old.is_empty(),
             Direction::Bwd => !self.result.bwd.is_empty() || !self.result.bwd_old.is_empty(),
-        }))
+        });
+        Answer::found_unless_unseen(found, !self.unseen.is_empty())
+    }
+
+    /// What this answer did not see: both accounts and the unseen changes
+    /// when two versions were compared, else the one program's account.
+    pub fn blindness(&self) -> Blindness<'_> {
+        match self.old_view() {
+            Some(old) => Blindness::of_pair(old, &self.new, &self.unseen),
+            None => Blindness::of_one(&self.new),
+        }
     }
 }
 
@@ -118,6 +132,7 @@ pub fn impact(req: &ImpactRequest, budget: &Budget, events: Events<'_>) -> Resul
         )));
     }
     let given = !req.changed.is_empty();
+    let mut unseen = Vec::new();
     budget.phase("match versions")?;
     let (groups, map) = if given {
         let lines: Vec<(Option<String>, u32)> = req
@@ -129,6 +144,7 @@ pub fn impact(req: &ImpactRequest, budget: &Budget, events: Events<'_>) -> Resul
     } else {
         let old = old.as_ref().expect("two versions");
         let m = crate::load::match_loaded(old, &new);
+        unseen = super::unseen(old, &new, &m);
         (impact::change_groups(&m, &old.facts, &new.facts), m.map)
     };
     let old_facts = old.as_ref().filter(|_| !given).map(|o| &o.facts);
@@ -170,5 +186,6 @@ pub fn impact(req: &ImpactRequest, budget: &Budget, events: Events<'_>) -> Resul
         directions: req.directions.clone(),
         given,
         explained,
+        unseen,
     })
 }

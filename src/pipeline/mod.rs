@@ -16,6 +16,7 @@ pub mod impact;
 pub mod query;
 pub mod symex;
 
+use crate::analysis::unseen::{unseen_changes, UnseenChange, VersionView};
 use crate::budget::Budget;
 use crate::error::{exit, Result};
 use crate::facts::extract::ExtractOptions;
@@ -30,7 +31,9 @@ pub enum Answer {
     /// Something found (changes, differences, impacted statements, a
     /// violation): 1.
     Found,
-    /// `symex` only: nothing found, but the search was incomplete: 10.
+    /// Nothing found, but the analysis did not see everything the answer
+    /// depends on (`symex`: the search was incomplete; `changes`, `diff`,
+    /// `impact`: a changed place was not analysed): 10.
     Inconclusive,
 }
 
@@ -41,6 +44,16 @@ impl Answer {
             Answer::Found
         } else {
             Answer::Clean
+        }
+    }
+
+    /// `Found` when `found`; else `Inconclusive` when something the answer
+    /// depends on was not seen; else `Clean`.
+    pub fn found_unless_unseen(found: bool, unseen: bool) -> Answer {
+        match (found, unseen) {
+            (true, _) => Answer::Found,
+            (false, true) => Answer::Inconclusive,
+            (false, false) => Answer::Clean,
         }
     }
 
@@ -148,6 +161,19 @@ pub struct LoadedPair {
     pub old: LoadedVersion,
     pub new: LoadedVersion,
     pub matching: VersionMatch,
+    /// Changed places the model did not see (see `analysis::unseen`).
+    pub unseen: Vec<UnseenChange>,
+}
+
+/// Changed places of a matched pair that the model did not see.
+pub fn unseen(old: &LoadedVersion, new: &LoadedVersion, m: &VersionMatch) -> Vec<UnseenChange> {
+    fn view(v: &LoadedVersion) -> VersionView<'_> {
+        VersionView {
+            facts: &v.facts,
+            source_name: v.source_name.as_deref(),
+        }
+    }
+    unseen_changes(&view(old), &view(new), m)
 }
 
 /// Load both versions and match them, each step a phase of `budget`;
@@ -159,8 +185,14 @@ fn load_pair(pair: &VersionPair, budget: &Budget, events: Events<'_>) -> Result<
     warn_unresolved(&new.warnings, events);
     budget.phase("match versions")?;
     let matching = crate::load::match_loaded(&old, &new);
+    let unseen = unseen(&old, &new, &matching);
     budget.end_phase();
-    Ok(LoadedPair { old, new, matching })
+    Ok(LoadedPair {
+        old,
+        new,
+        matching,
+        unseen,
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The `changes` report (Δdiff): statements a patch added, deleted,
 //! modified or moved, one line per source line, as text or JSON.
 
+use super::coverage::Blindness;
 use super::{stmt_json, style, JSON_VERSION};
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
@@ -152,7 +153,12 @@ pub fn text(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion, ir: bool
     out
 }
 
-pub fn json(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> String {
+pub fn json(
+    m: &VersionMatch,
+    old: &LoadedVersion,
+    new: &LoadedVersion,
+    blind: &Blindness<'_>,
+) -> String {
     let changes: Vec<_> = m
         .changes
         .iter()
@@ -165,6 +171,7 @@ pub fn json(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> Strin
         "method": m.method,
         "changes": changes,
         "line_map": m.line_map.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
+        "coverage": blind.json(),
     });
     serde_json::to_string_pretty(&doc).expect("json")
 }
@@ -195,7 +202,12 @@ const SARIF_RULES: &[super::sarif::Rule] = &[
 /// SARIF: one note per changed source line and kind (as the text groups
 /// them), at the new line (the old one for deletions), with the old line
 /// as a related location where the statements have both.
-pub fn sarif(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> String {
+pub fn sarif(
+    m: &VersionMatch,
+    old: &LoadedVersion,
+    new: &LoadedVersion,
+    blind: &Blindness<'_>,
+) -> String {
     use super::sarif;
     let place = sarif::statement_location;
     let mut results = Vec::new();
@@ -225,5 +237,5 @@ pub fn sarif(m: &VersionMatch, old: &LoadedVersion, new: &LoadedVersion) -> Stri
             related,
         ));
     }
-    sarif::log(SARIF_RULES, results)
+    sarif::log_with_notifications(SARIF_RULES, results, blind.sarif_notifications())
 }

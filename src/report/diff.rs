@@ -1,6 +1,7 @@
 //! `concord diff` output: text, versioned JSON, SARIF 2.1.0, DOT.
 
 use super::collapse::{self, LineGroup};
+use super::coverage::Blindness;
 use super::dot::DotOptions;
 use super::explain::{Explanation, Versions};
 use super::sarif::{self, statement_location as sarif_location, Level, Rule};
@@ -8,6 +9,7 @@ use super::style::{paint, Color};
 use super::{stmt_json, JSON_VERSION};
 use crate::analysis::diff::{Difference, Side, SyncDiff};
 use crate::analysis::lockorder::{DeadlockCycle, LockEdge, LockOrderDiff};
+use crate::analysis::unseen::UnseenChange;
 use crate::facts::relations::{LocId, SharedRead, SharedWrite};
 use crate::facts::FactSet;
 use crate::load::LoadedVersion;
@@ -26,12 +28,19 @@ pub struct DiffReport<'a> {
     pub timing: Vec<(String, Duration)>,
     /// Peak resident memory of the process, bytes (when the OS tells).
     pub peak_memory: Option<u64>,
+    /// Changed places the model did not see.
+    pub unseen: &'a [UnseenChange],
     /// Δmap inverted (new statement -> old), built on first use: each
     /// explanation looks counterparts up, and there may be 10^5 of them.
     pub inverse: std::cell::OnceCell<std::collections::HashMap<u32, u32>>,
 }
 
 impl DiffReport<'_> {
+    /// What this answer did not see.
+    pub fn blindness(&self) -> Blindness<'_> {
+        Blindness::of_pair(self.old, self.new, self.unseen)
+    }
+
     fn inverse_map(&self) -> &std::collections::HashMap<u32, u32> {
         self.inverse
             .get_or_init(|| self.map.iter().map(|(&o, &n)| (n, o)).collect())
@@ -464,6 +473,7 @@ pub fn json(r: &DiffReport<'_>) -> String {
     struct Doc<'a, D: serde::Serialize, T: serde::Serialize> {
         by_line: Value,
         counts: Value,
+        coverage: Value,
         differences: D,
         first_rank: u32,
         lock_order: Value,
@@ -479,6 +489,7 @@ pub fn json(r: &DiffReport<'_>) -> String {
     let doc = Doc {
         by_line: by_line_json(r, &s.differences),
         counts: json!({"old": stats(&s.old_stats), "new": stats(&s.new_stats)}),
+        coverage: r.blindness().json(),
         differences: Lazy(|| {
             s.differences.iter().map(|d| {
                 let mut v = edges_json(r.version(d.only_in), d);
@@ -648,7 +659,7 @@ pub fn sarif(r: &DiffReport<'_>) -> String {
             ));
         }
     }
-    sarif::log(SARIF_RULES, results)
+    sarif::log_with_notifications(SARIF_RULES, results, r.blindness().sarif_notifications())
 }
 
 fn line(f: &FactSet, id: u32) -> u32 {

@@ -2,6 +2,7 @@
 //! Computes nothing beyond grouping the result of [`crate::analysis::impact`] by
 //! source line.
 
+use super::coverage::Blindness;
 use super::dot::DotOptions;
 use super::sarif::{self, Level, Rule};
 use super::style;
@@ -241,6 +242,7 @@ pub fn impact_json(
     old: Option<&View>,
     new: &View,
     dirs: &[Direction],
+    blind: &Blindness<'_>,
 ) -> String {
     let all = all_items(result, old, new, dirs);
     let lines = |d: Direction, v: Side| -> Vec<u32> {
@@ -273,6 +275,7 @@ pub fn impact_json(
         "changes": result.groups,
         "summary": summary,
         "impacted": all,
+        "coverage": blind.json(),
     });
     serde_json::to_string_pretty(&doc).expect("json")
 }
@@ -391,6 +394,7 @@ pub fn impact_sarif(
     old: Option<&View>,
     new: &View,
     dirs: &[Direction],
+    blind: &Blindness<'_>,
 ) -> String {
     let its: Vec<ImpactItem> = dirs
         .iter()
@@ -481,7 +485,7 @@ pub fn impact_sarif(
             )
         })
         .collect();
-    sarif::log(SARIF_RULES, results)
+    sarif::log_with_notifications(SARIF_RULES, results, blind.sarif_notifications())
 }
 
 /// A dependence chain, one step a line.

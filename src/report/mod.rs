@@ -2,6 +2,7 @@
 
 pub mod changes;
 pub mod collapse;
+pub mod coverage;
 pub mod diff;
 pub mod dot;
 pub mod explain;

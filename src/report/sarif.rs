@@ -142,7 +142,17 @@ fn number_duplicates(results: &mut [s::Result]) {
 
 /// The whole log: one run of concord with `rules` and `results`, as
 /// pretty-printed JSON.
-pub fn log(rules: &[Rule], mut results: Vec<s::Result>) -> String {
+pub fn log(rules: &[Rule], results: Vec<s::Result>) -> String {
+    log_with_notifications(rules, results, Vec::new())
+}
+
+/// The whole log, with tool execution notifications (what the analysis
+/// did not see) in an invocation when there are any.
+pub fn log_with_notifications(
+    rules: &[Rule],
+    mut results: Vec<s::Result>,
+    notifications: Vec<s::Notification>,
+) -> String {
     number_duplicates(&mut results);
     let rules: Vec<s::ReportingDescriptor> = rules
         .iter()
@@ -161,10 +171,17 @@ pub fn log(rules: &[Rule], mut results: Vec<s::Result>) -> String {
         .rules(rules)
         .build();
     driver.information_uri = information_uri();
-    let run = s::Run::builder()
+    let mut run = s::Run::builder()
         .tool(s::Tool::builder().driver(driver).build())
         .results(results)
         .build();
+    if !notifications.is_empty() {
+        let invocation = s::Invocation::builder()
+            .execution_successful(true)
+            .tool_execution_notifications(notifications)
+            .build();
+        run.invocations = Some(vec![invocation]);
+    }
     let log = s::Sarif::builder()
         .schema("https://json.schemastore.org/sarif-2.1.0.json")
         .version(serde_json::json!("2.1.0"))

@@ -68,6 +68,12 @@ pub(super) struct AccessScan {
     pub(super) joins: Vec<(StmtId, BTreeSet<LocId>)>,
     /// Calls to the assertion-failure function.
     pub(super) asserts: BTreeSet<StmtId>,
+    /// Memory accesses whose address points to nothing known (the coverage
+    /// account counts them; they read and write nothing in the model).
+    pub(super) no_target: BTreeSet<StmtId>,
+    /// Synchronisation calls left out of `sync` because their object is
+    /// not one known cell, with the number of cells it may be.
+    pub(super) dropped_sync: BTreeMap<StmtId, u32>,
 }
 
 impl AccessScan {
@@ -78,6 +84,14 @@ impl AccessScan {
         let mut handle_of_create: HashMap<StmtId, BTreeSet<LocId>> = HashMap::new();
         let mut joins: Vec<(StmtId, BTreeSet<LocId>)> = Vec::new();
         let mut asserts: BTreeSet<StmtId> = BTreeSet::new();
+        let mut no_target: BTreeSet<StmtId> = BTreeSet::new();
+        let mut dropped_sync: BTreeMap<StmtId, u32> = BTreeMap::new();
+        // what an access's address resolved to, noting one that resolved to nothing
+        let mut note_empty = |s: StmtId, cells: &BTreeSet<LocId>| {
+            if cells.is_empty() {
+                no_target.insert(s);
+            }
+        };
         for s in 0..model.stmts.len() as StmtId {
             let Some(finst) = model.finst_of(s) else {
                 continue;
@@ -88,16 +102,19 @@ impl AccessScan {
             match instr {
                 I::Load(l) => {
                     let cells = pt.address_cells(model, finst, &l.address);
+                    note_empty(s, &cells);
                     acc.reads.entry(s).or_default().extend(cells);
                 }
                 I::Store(st) => {
                     let cells = pt.address_cells(model, finst, &st.address);
+                    note_empty(s, &cells);
                     acc.writes.entry(s).or_default().extend(cells);
                 }
                 // Read-modify-writes read and write their address.
                 I::AtomicRMW(ins::AtomicRMW { address, .. })
                 | I::CmpXchg(ins::CmpXchg { address, .. }) => {
                     let cells = pt.address_cells(model, finst, address);
+                    note_empty(s, &cells);
                     acc.reads
                         .entry(s)
                         .or_default()
@@ -128,6 +145,8 @@ impl AccessScan {
                                     _ => SyncOp::Trylock(m),
                                 };
                                 sync.insert(s, op);
+                            } else {
+                                dropped_sync.insert(s, m.len() as u32);
                             }
                         }
                         LibCall::CondWait => {
@@ -136,6 +155,9 @@ impl AccessScan {
                             sync_cells.extend(c.iter().chain(m.iter()).copied());
                             if let (Some(cond), Some(mutex)) = (unique(&c), unique(&m)) {
                                 sync.insert(s, SyncOp::Wait { cond, mutex });
+                            } else {
+                                let odd = if unique(&c).is_none() { &c } else { &m };
+                                dropped_sync.insert(s, odd.len() as u32);
                             }
                         }
                         LibCall::CondSignal | LibCall::CondBroadcast => {
@@ -148,6 +170,8 @@ impl AccessScan {
                                     SyncOp::Broadcast(c)
                                 };
                                 sync.insert(s, op);
+                            } else {
+                                dropped_sync.insert(s, c.len() as u32);
                             }
                         }
                         LibCall::ThreadCreate => {
@@ -174,11 +198,14 @@ impl AccessScan {
                         LibCall::MemCopy => {
                             let d = cells_of(0, pt);
                             let r = cells_of(1, pt);
+                            note_empty(s, &d);
+                            note_empty(s, &r);
                             acc.writes.entry(s).or_default().extend(d);
                             acc.reads.entry(s).or_default().extend(r);
                         }
                         _ if callee.starts_with("llvm.memset.") => {
                             let d = cells_of(0, pt);
+                            note_empty(s, &d);
                             acc.writes.entry(s).or_default().extend(d);
                         }
                         _ => {}
@@ -219,6 +246,8 @@ impl AccessScan {
             handle_of_create,
             joins,
             asserts,
+            no_target,
+            dropped_sync,
         }
     }
 }

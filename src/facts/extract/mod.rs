@@ -18,6 +18,7 @@ pub mod pointsto;
 pub mod program;
 pub mod sections;
 mod statements;
+mod unreached;
 
 use self::accesses::{AccessScan, SyncOp};
 use self::dependence::{add_call_site_dependence, call_arguments, ssa_dependence};
@@ -29,12 +30,12 @@ use self::program::{ProgramModel, StmtId};
 use self::sections::{Held, NodeEffects};
 use self::statements::{dedupe_location_names, statement_table};
 use super::relations::{
-    AssertSite, BusyWait, CallArg, CondBroadcast, CondSignal, CondSignalFlagged, CondWait,
-    CondWaitGuarded, ControlDep, CsWrittenAfter, CsWrittenBefore, DefUse, DiffCriticalSection,
-    DomParent, FlagEnabler, FlagGuard, InCriticalSection, MemRead, MemWrite, MutexLock,
-    MutexTrylock, MutexUnlock, PoNext, PoScc, PoSccCyclic, PoSccNext, Postdom, SameCriticalSection,
-    SharedRead, SharedWrite, StmtThread, ThreadAlways, ThreadCreate, ThreadJoin, TypedRelation,
-    UnresolvedCall, UnresolvedThreadStart,
+    AccessNoTarget, AssertSite, BusyWait, CallArg, CondBroadcast, CondSignal, CondSignalFlagged,
+    CondWait, CondWaitGuarded, ControlDep, CsWrittenAfter, CsWrittenBefore, DefUse,
+    DiffCriticalSection, DomParent, FlagEnabler, FlagGuard, InCriticalSection, MemRead, MemWrite,
+    MutexLock, MutexTrylock, MutexUnlock, PoNext, PoScc, PoSccCyclic, PoSccNext, Postdom,
+    SameCriticalSection, SharedRead, SharedWrite, StmtThread, SyncDropped, ThreadAlways,
+    ThreadCreate, ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
 use super::{FactSet, LocationInfo, Manifest, Row, ThreadInfo};
 use crate::error::Result;
@@ -72,6 +73,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         handle_of_create,
         joins,
         asserts,
+        no_target,
+        dropped_sync,
     } = AccessScan::collect(&model, &pt);
 
     // --- sharing ----------------------------------------------------------------
@@ -600,6 +603,15 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     for &s in &model.unresolved_starts {
         add!(UnresolvedThreadStart { s: s.into() });
     }
+    for &s in &no_target {
+        add!(AccessNoTarget { s: s.into() });
+    }
+    for (&s, &targets) in &dropped_sync {
+        add!(SyncDropped {
+            s: s.into(),
+            targets
+        });
+    }
 
     let mut facts = FactSet {
         statements: statement_table(&model),
@@ -627,6 +639,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
             })
             .collect(),
         names: Vec::new(),
+        unreached: unreached::unreached_functions(&model),
         relations: sorted_relations(&pt.ir.rows, rel),
         manifest: Manifest {
             tool: "concord".into(),

@@ -1,0 +1,207 @@
+//! Changes an answer could not see. Comparing two versions, `changes`,
+//! `diff` and `impact` may say "nothing" (exit 0) only when the model saw
+//! every changed statement and every access and lock it touches
+//! (design.md, "Coverage"). This module lists what it did not see, each
+//! with a reason; a non-empty list turns a "nothing" answer into
+//! "inconclusive" (exit 10).
+//!
+//! A changed place is unseen when
+//! - a touched source line (of the line diff) is code of a function no
+//!   thread reaches (without source texts: such a function was added,
+//!   removed, or its instructions' fingerprint differs);
+//! - a changed statement is an access whose address points to nothing
+//!   known, a lock or condition call whose object is dropped (ambiguous or
+//!   unknown), or a call through a pointer with no known target;
+//! - a changed statement is in a function where a lock or condition call
+//!   was dropped: whether it runs under that lock is not modelled.
+
+use super::Side;
+use crate::facts::relations::{AccessNoTarget, SyncDropped, UnresolvedCall};
+use crate::facts::{FactSet, StatementInfo};
+use crate::versions::{LinesByFile, VersionMatch};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Why a changed place was not seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnseenWhy {
+    /// It is code of a function no thread reaches.
+    UnreachedCode,
+    /// It accesses memory through an address that points to nothing known.
+    AccessNoTarget,
+    /// It is a lock or condition call whose object was dropped.
+    SyncDropped,
+    /// It is a call through a pointer with no known target.
+    UnresolvedCall,
+    /// Its function has a lock or condition call that was dropped.
+    NearDroppedLock,
+}
+
+impl UnseenWhy {
+    pub fn describe(self) -> &'static str {
+        match self {
+            UnseenWhy::UnreachedCode => "in a function no thread reaches",
+            UnseenWhy::AccessNoTarget => "its address points to nothing known",
+            UnseenWhy::SyncDropped => "its lock/condition object is ambiguous or unknown",
+            UnseenWhy::UnresolvedCall => "a call through a pointer with no known target",
+            UnseenWhy::NearDroppedLock => {
+                "its function takes a lock whose object is ambiguous or unknown"
+            }
+        }
+    }
+}
+
+/// One changed place the answer could not see.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct UnseenChange {
+    pub side: Side,
+    pub file: String,
+    pub line: u32,
+    pub function: String,
+    pub why: UnseenWhy,
+}
+
+impl std::fmt::Display for UnseenChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let side = self.side.as_str();
+        write!(
+            f,
+            "{}:{} ({side}, in {}): {}",
+            self.file,
+            self.line,
+            self.function,
+            self.why.describe()
+        )
+    }
+}
+
+/// One version, as this check reads it.
+pub struct VersionView<'a> {
+    pub facts: &'a FactSet,
+    /// The name a single file's statements carry for the compared source
+    /// (`None`: every name is taken for it).
+    pub source_name: Option<&'a str>,
+}
+
+/// Every changed place of the pair the model did not see, in order.
+pub fn unseen_changes(
+    old: &VersionView<'_>,
+    new: &VersionView<'_>,
+    matching: &VersionMatch,
+) -> Vec<UnseenChange> {
+    let mut out: BTreeSet<UnseenChange> = BTreeSet::new();
+    match &matching.touched {
+        Some(t) => {
+            out.extend(touched_unreached(old, &t.old, Side::Old));
+            out.extend(touched_unreached(new, &t.new, Side::New));
+        }
+        None => out.extend(differing_unreached(old.facts, new.facts)),
+    }
+    out.extend(changed_statements(
+        old.facts,
+        &matching.changed_old(),
+        Side::Old,
+    ));
+    out.extend(changed_statements(
+        new.facts,
+        &matching.changed_new(),
+        Side::New,
+    ));
+    out.into_iter().collect()
+}
+
+/// Touched lines that are code of an unreached function: one place per
+/// function (its first touched line).
+fn touched_unreached(v: &VersionView<'_>, touched: &LinesByFile, side: Side) -> Vec<UnseenChange> {
+    let lines_of = |file: &str| -> Option<&BTreeSet<u32>> {
+        touched.iter().find_map(|(name, lines)| {
+            let same = match name {
+                Some(n) => n == file || file.ends_with(&format!("/{n}")),
+                None => v.source_name.map_or(true, |s| s == file),
+            };
+            same.then_some(lines)
+        })
+    };
+    v.facts
+        .unreached
+        .iter()
+        .filter_map(|u| {
+            let touched = lines_of(&u.file)?;
+            let first = u.lines.lines().find(|l| touched.contains(l))?;
+            Some(UnseenChange {
+                side,
+                file: u.file.clone(),
+                line: first,
+                function: u.function.clone(),
+                why: UnseenWhy::UnreachedCode,
+            })
+        })
+        .collect()
+}
+
+/// Without source texts: unreached functions that one side has and the
+/// other lacks, or whose fingerprints differ.
+fn differing_unreached(old: &FactSet, new: &FactSet) -> Vec<UnseenChange> {
+    let prints = |f: &FactSet| -> BTreeMap<String, String> {
+        f.unreached
+            .iter()
+            .map(|u| (u.function.clone(), u.fingerprint.clone()))
+            .collect()
+    };
+    let (po, pn) = (prints(old), prints(new));
+    let mut out = Vec::new();
+    for (facts, side, other) in [(old, Side::Old, &pn), (new, Side::New, &po)] {
+        for u in &facts.unreached {
+            if other.get(&u.function) != Some(&u.fingerprint) {
+                out.push(UnseenChange {
+                    side,
+                    file: u.file.clone(),
+                    line: u.lines.first().unwrap_or(0),
+                    function: u.function.clone(),
+                    why: UnseenWhy::UnreachedCode,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Changed statements that are, or sit beside, something the model dropped.
+fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> Vec<UnseenChange> {
+    if changed.is_empty() {
+        return Vec::new();
+    }
+    let no_target: BTreeSet<u32> = facts.iter::<AccessNoTarget>().map(|r| r.s.0).collect();
+    let dropped: BTreeSet<u32> = facts.iter::<SyncDropped>().map(|r| r.s.0).collect();
+    let unresolved: BTreeSet<u32> = facts.iter::<UnresolvedCall>().map(|r| r.s.0).collect();
+    let dropped_in: BTreeSet<&str> = dropped
+        .iter()
+        .filter_map(|&s| facts.statement(s))
+        .map(|s| s.function.as_str())
+        .collect();
+    let place = |s: &StatementInfo, why| UnseenChange {
+        side,
+        file: s.file.clone(),
+        line: s.line,
+        function: s.function.clone(),
+        why,
+    };
+    let mut out = Vec::new();
+    for s in changed.iter().filter_map(|&id| facts.statement(id)) {
+        let id = s.id;
+        let why = if no_target.contains(&id) {
+            Some(UnseenWhy::AccessNoTarget)
+        } else if dropped.contains(&id) {
+            Some(UnseenWhy::SyncDropped)
+        } else if unresolved.contains(&id) {
+            Some(UnseenWhy::UnresolvedCall)
+        } else if dropped_in.contains(s.function.as_str()) {
+            Some(UnseenWhy::NearDroppedLock)
+        } else {
+            None
+        };
+        out.extend(why.map(|w| place(s, w)));
+    }
+    out
+}
