@@ -179,3 +179,41 @@ fn the_fact_directory_holds_the_account() {
     ]);
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// The lock-order part of a `diff --format json` document: pairs only in
+/// old and new, and the lock sets of each version's potential deadlocks.
+fn lock_order(name: &str) -> (i32, Value) {
+    let (code, doc) = json_of("diff", name);
+    (code, doc["lock_order"].clone())
+}
+
+#[test]
+fn lock_wrappers_keep_their_lock_and_an_inversion_through_them_is_a_cycle() {
+    let (code, l) = lock_order("lock-wrappers-inversion");
+    assert_eq!(code, 1);
+    assert_eq!(l["only_in_new"].as_array().unwrap().len(), 0, "{l}");
+    assert_eq!(l["only_in_old"].as_array().unwrap().len(), 1, "{l}");
+    assert_eq!(l["old_deadlocks"].as_array().unwrap().len(), 1, "{l}");
+    assert_eq!(l["new_deadlocks"].as_array().unwrap().len(), 0, "{l}");
+    // the two locks are two objects: the cycle has both
+    let locks = l["old_deadlocks"][0]["locks"].as_array().unwrap();
+    assert_eq!(locks.len(), 2);
+    assert_ne!(locks[0], locks[1]);
+    // and no lock call was dropped on the way through the wrappers
+    let (_, doc) = json_of("diff", "lock-wrappers-inversion");
+    assert_eq!(doc["coverage"]["complete"], true, "{}", doc["coverage"]);
+}
+
+#[test]
+fn a_patch_that_only_shifts_allocation_lines_changes_no_lock_order() {
+    let (code, l) = lock_order("lock-names-shift");
+    assert_eq!(l["only_in_old"], serde_json::json!([]), "{l}");
+    assert_eq!(l["only_in_new"], serde_json::json!([]), "{l}");
+    assert_eq!(code, 0);
+    // the same one edge in both versions
+    assert_eq!(
+        l["old_edges"].as_array().unwrap().len(),
+        l["new_edges"].as_array().unwrap().len()
+    );
+    assert!(!l["old_edges"].as_array().unwrap().is_empty());
+}

@@ -69,16 +69,103 @@ impl Ord for Lock {
 }
 
 impl Lock {
-    fn of(f: &FactSet, id: LockId) -> Lock {
-        let name = f
-            .location(id.0)
-            .map_or_else(|| format!("loc{}", id.0), |l| l.name.clone());
+    fn of(f: &FactSet, keys: &StableKeys, id: LockId) -> Lock {
+        let name = keys.key(f, id.0);
         Lock { name, id }
     }
 
     /// The name reports show (`names.tsv`'s, else the location's).
     pub fn display(&self, f: &FactSet) -> String {
         f.display_name(self.id.0).unwrap_or(&self.name).to_string()
+    }
+}
+
+/// A lock's name across versions. A global's is its location name. A heap
+/// or stack object is named by where it was made (`names.tsv`'s site, a
+/// source line), and a patch that only shifts lines would rename it: its
+/// key puts the function that contains that line in the line's place, with
+/// the object's rank among objects of the same name, kind and function in
+/// line order when there are several (`(struct lock_s @ new_pool()#2).mutex`).
+pub struct StableKeys {
+    /// "file:line" of a site -> the function its statements belong to.
+    function_at: BTreeMap<String, String>,
+    /// location id -> its rank among the objects of one (name pattern, function).
+    rank: BTreeMap<u32, usize>,
+}
+
+impl StableKeys {
+    pub fn of(f: &FactSet) -> StableKeys {
+        let sites: BTreeSet<&str> = f
+            .names
+            .iter()
+            .filter(|n| !n.site.is_empty())
+            .map(|n| n.site.as_str())
+            .collect();
+        let mut function_at: BTreeMap<String, String> = BTreeMap::new();
+        for st in &f.statements {
+            if st.function.is_empty() || st.line == 0 {
+                continue;
+            }
+            // sites name the file without its directory
+            let file = st.file.rsplit('/').next().unwrap_or(&st.file);
+            let site = format!("{file}:{}", st.line);
+            if sites.contains(site.as_str()) {
+                function_at
+                    .entry(site)
+                    .or_insert_with(|| st.function.clone());
+            }
+        }
+        let mut keys = StableKeys {
+            function_at,
+            rank: BTreeMap::new(),
+        };
+        // objects sharing a line-free name, in line order of their sites
+        let mut groups: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+        for n in f.names.iter().filter(|n| !n.site.is_empty()) {
+            let line = n
+                .site
+                .rsplit(':')
+                .next()
+                .and_then(|l| l.parse().ok())
+                .unwrap_or(0);
+            groups
+                .entry(keys.line_free(n))
+                .or_default()
+                .push((line, n.id));
+        }
+        for members in groups.values_mut() {
+            members.sort_unstable();
+            // one object may have several cells (fields): rank objects, not cells
+            let mut sites_seen: Vec<u32> = Vec::new();
+            for &(line, id) in members.iter() {
+                if !sites_seen.contains(&line) {
+                    sites_seen.push(line);
+                }
+                keys.rank.insert(id, sites_seen.len());
+            }
+        }
+        keys
+    }
+
+    /// The name with the site's `file:line` replaced by its function.
+    fn line_free(&self, n: &crate::facts::NameInfo) -> String {
+        let function = self.function_at.get(&n.site).map_or("?", |s| s.as_str());
+        n.name.replace(&n.site, &format!("{function}()"))
+    }
+
+    pub fn key(&self, f: &FactSet, id: u32) -> String {
+        match f.names.get(id as usize).filter(|n| n.id == id) {
+            Some(n) if !n.site.is_empty() => {
+                let base = self.line_free(n);
+                match self.rank.get(&id) {
+                    Some(&r) if r > 1 => base.replacen("()", &format!("()#{r}"), 1),
+                    _ => base,
+                }
+            }
+            _ => f
+                .location(id)
+                .map_or_else(|| format!("loc{id}"), |l| l.name.clone()),
+        }
     }
 }
 
@@ -118,11 +205,12 @@ impl LockOrderDiff {
 }
 
 pub fn lock_edges(f: &FactSet, lock_order: &[LockOrderRow]) -> Vec<LockEdge> {
+    let keys = StableKeys::of(f);
     let mut edges: Vec<LockEdge> = lock_order
         .iter()
         .map(|r| LockEdge {
-            held: Lock::of(f, r.held),
-            acquired: Lock::of(f, r.acquired),
+            held: Lock::of(f, &keys, r.held),
+            acquired: Lock::of(f, &keys, r.acquired),
             thread: f.statement(r.acquired_at.0).map_or(0, |s| s.thread),
             held_at: r.held_at.0,
             acquired_at: r.acquired_at.0,

@@ -7,6 +7,7 @@ use super::dependence::defining_stmt;
 use super::ir::{self, LibCall};
 use super::pointsto::{LocId, PointsTo};
 use super::program::{ProgramModel, Site, StmtId};
+use super::sync_objects::sync_object_cells;
 use llvm_ir::instruction::{self as ins, Instruction as I};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -131,12 +132,18 @@ impl AccessScan {
                             .map(|a| pt.address_cells(model, finst, a))
                             .unwrap_or_default()
                     };
+                    // the object of a lock or condition call, narrowed along the call path
+                    let sync_object_of = |i: usize, pt: &PointsTo| -> BTreeSet<LocId> {
+                        arg(i)
+                            .map(|a| sync_object_cells(model, pt, finst, a))
+                            .unwrap_or_default()
+                    };
                     let unique =
                         |c: &BTreeSet<LocId>| (c.len() == 1).then(|| *c.iter().next().unwrap());
                     let callee = ir::direct_callee(call).unwrap_or("");
                     match ir::classify(callee) {
                         LibCall::MutexLock | LibCall::MutexUnlock | LibCall::MutexTrylock => {
-                            let m = cells_of(0, pt);
+                            let m = sync_object_of(0, pt);
                             sync_cells.extend(m.iter().copied());
                             if let Some(m) = unique(&m) {
                                 let op = match ir::classify(callee) {
@@ -150,8 +157,8 @@ impl AccessScan {
                             }
                         }
                         LibCall::CondWait => {
-                            let c = cells_of(0, pt);
-                            let m = cells_of(1, pt);
+                            let c = sync_object_of(0, pt);
+                            let m = sync_object_of(1, pt);
                             sync_cells.extend(c.iter().chain(m.iter()).copied());
                             if let (Some(cond), Some(mutex)) = (unique(&c), unique(&m)) {
                                 sync.insert(s, SyncOp::Wait { cond, mutex });
@@ -161,7 +168,7 @@ impl AccessScan {
                             }
                         }
                         LibCall::CondSignal | LibCall::CondBroadcast => {
-                            let c = cells_of(0, pt);
+                            let c = sync_object_of(0, pt);
                             sync_cells.extend(c.iter().copied());
                             if let Some(c) = unique(&c) {
                                 let op = if ir::classify(callee) == LibCall::CondSignal {

@@ -18,6 +18,7 @@ pub mod pointsto;
 pub mod program;
 pub mod sections;
 mod statements;
+mod sync_objects;
 mod unreached;
 
 use self::accesses::{AccessScan, SyncOp};
