@@ -1,7 +1,7 @@
-use super::dpor::{Access, Res};
 use super::fasthash::FastSet;
 use super::models::is_thread_local_call;
 use super::state::{State, TStatus};
+use super::transitions::{Access, Res};
 use super::{callee_name, Addr, Engine};
 use llvm_ir::{Constant, Function, Instruction, Name, Operand, TypeRef};
 

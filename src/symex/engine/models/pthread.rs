@@ -1,11 +1,11 @@
 //! POSIX threads: creation, join, mutexes, condition variables.
 
-use super::super::dpor::Access;
-use super::super::dpor::Res;
 use super::super::state::ObjKind;
 use super::super::state::State;
 use super::super::state::TStatus;
 use super::super::state::Thread;
+use super::super::transitions::Access;
+use super::super::transitions::Res;
 use super::super::Engine;
 use super::super::Step;
 use super::super::PW;
@@ -42,7 +42,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     _ => return Err(format!("{name} with an unknown start routine").into()),
                 };
                 let a = self.op_val(st, tid, arg(3)?)?.simplify();
-                let asv = if self.ag {
+                let asv = if self.track_wp {
                     Some(self.op_sv(st, tid, arg(3)?)?)
                 } else {
                     None
@@ -88,7 +88,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                             st.tr_acc.push(a);
                         }
                         self.mem_store(st, o, k, 8, v.clone());
-                        if self.ag {
+                        if self.track_wp {
                             if let Ok(psv) = self.op_sv(st, tid, arg(0)?) {
                                 let psv = psv.simplify();
                                 if psv.as_u64().is_none() {
