@@ -546,7 +546,10 @@ impl<'c, 'm> Engine<'c, 'm> {
                 return fls;
             }
             let mut vis = false;
-            if let TStatus::WaitCond { .. } | TStatus::Reacquire { .. } = st.threads[tid].status {
+            if let TStatus::WaitCond { .. }
+            | TStatus::Reacquire { .. }
+            | TStatus::TimedWait { .. } = st.threads[tid].status
+            {
                 vis = true;
                 if !first {
                     return self.explore_sched(st, tid, sleep);
@@ -580,7 +583,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             // A visible step goes into the run's trace.
             let traced = (vis && self.trace).then(|| {
                 let fr = st.threads[tid].frames.last().unwrap();
-                let reacq = matches!(st.threads[tid].status, TStatus::Reacquire { .. });
+                let reacq = matches!(
+                    st.threads[tid].status,
+                    TStatus::Reacquire { .. } | TStatus::TimedWait { .. }
+                );
                 ((fr.f, fr.bb, fr.ip), reacq)
             });
             let r = self.step(&mut st, tid);

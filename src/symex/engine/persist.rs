@@ -395,6 +395,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                     addr(&mut h, fps, mutex);
                 }
                 TStatus::Done => h.u64(5),
+                TStatus::TimedWait { cond, mutex } => {
+                    h.u64(6);
+                    addr(&mut h, fps, cond);
+                    addr(&mut h, fps, mutex);
+                }
             }
             h.u64(t.atomic as u64);
             h.u64(t.tail as u64);

@@ -60,6 +60,13 @@ pub(super) enum TStatus {
     Reacquire {
         mutex: Addr,
     },
+    /// In `pthread_cond_timedwait`: waiting for a signal on `cond` (which
+    /// makes it `Reacquire`), or to time out at any moment, re-acquiring
+    /// `mutex` as soon as it is free.
+    TimedWait {
+        cond: Addr,
+        mutex: Addr,
+    },
     Done,
 }
 

@@ -39,6 +39,25 @@ impl<'c, 'm> Engine<'c, 'm> {
                 res: Res::Cond(*cond),
                 write: true,
             }]),
+            // Timing out removes the thread from the waiters (a signal
+            // then goes elsewhere) and takes the mutex.
+            TStatus::TimedWait { cond, mutex } => {
+                let a = vec![
+                    Access {
+                        res: Res::Cond(*cond),
+                        write: true,
+                    },
+                    Access {
+                        res: Res::Mutex(*mutex),
+                        write: true,
+                    },
+                ];
+                if st.mutex.contains_key(mutex) {
+                    Next::Disabled(a)
+                } else {
+                    Next::Enabled(a)
+                }
+            }
             TStatus::Reacquire { mutex } => {
                 let a = vec![Access {
                     res: Res::Mutex(*mutex),
