@@ -144,6 +144,9 @@ pub enum PthreadOp {
     CondInit,
     CondDestroy,
     CondWait,
+    /// `pthread_cond_timedwait`: a wait that may also end by timing out,
+    /// at any moment, without a signal (then 0 or `ETIMEDOUT`).
+    CondTimedWait,
     CondSignal,
     CondBroadcast,
     /// Attributes: accepted and ignored (default threads and mutexes are
@@ -259,9 +262,9 @@ pub const CALLS: &[CallModel] = &[
     row(Exact("pthread_cond_init"), Role::Other, Footprint::sync(COND_ARG), Pthread(P::CondInit)),
     row(Exact("pthread_cond_destroy"), Role::Other, Footprint::sync(COND_ARG), Pthread(P::CondDestroy)),
     row(Exact("pthread_cond_wait"), Role::CondWait, Footprint::sync(COND_MUTEX_ARGS), Pthread(P::CondWait)),
-    // A timed wait may return without a signal: the executor does not
-    // model the timeout, so it refuses the call rather than under-explore.
-    row(Exact("pthread_cond_timedwait"), Role::CondWait, Footprint { writes_memory: Writes::Unknown, ..Footprint::sync(COND_MUTEX_ARGS) }, Unsupported),
+    // A timed wait may return without a signal (timeout, or a spurious
+    // wake-up): the executor lets it time out at any point.
+    row(Exact("pthread_cond_timedwait"), Role::CondWait, Footprint { writes_memory: Writes::Unknown, ..Footprint::sync(COND_MUTEX_ARGS) }, Pthread(P::CondTimedWait)),
     row(Exact("pthread_cond_signal"), Role::CondSignal, Footprint::sync(COND_ARG), Pthread(P::CondSignal)),
     row(Exact("pthread_cond_broadcast"), Role::CondBroadcast, Footprint::sync(COND_ARG), Pthread(P::CondBroadcast)),
     row(Exact("pthread_attr_init"), Role::Other, Footprint::UNKNOWN, Pthread(P::Ignored)),
@@ -391,7 +394,7 @@ mod tests {
         is_thread_local, lookup, role, semantics, writes_no_memory, Exact, Prefix, Role, CALLS,
         COND_MUTEX_ARGS, P, V,
     };
-    use super::{Pthread, Unsupported, Verifier};
+    use super::{Pthread, Verifier};
 
     #[test]
     fn names_are_unique_and_prefixes_do_not_overlap() {
@@ -466,13 +469,16 @@ mod tests {
     }
 
     #[test]
-    fn spin_locks_are_mutexes_and_timed_waits_are_refused_by_symex() {
+    fn spin_locks_are_mutexes_and_timed_waits_are_modelled() {
         assert_eq!(semantics("pthread_spin_lock"), Some(Pthread(P::MutexLock)));
         assert_eq!(
             semantics("pthread_spin_trylock"),
             Some(Pthread(P::MutexTrylock))
         );
-        assert_eq!(semantics("pthread_cond_timedwait"), Some(Unsupported));
+        assert_eq!(
+            semantics("pthread_cond_timedwait"),
+            Some(Pthread(P::CondTimedWait))
+        );
         assert_eq!(
             semantics("__VERIFIER_nondet_int"),
             Some(Verifier(V::Nondet))

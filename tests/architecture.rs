@@ -134,6 +134,17 @@ const RULES: &[Rule] = &[
         allowed_in: &["cli", "main", "bin"],
     },
     Rule {
+        name: "the scheduler names no concrete strategy: the engine reaches them through their traits",
+        modules: &["symex::engine"],
+        forbidden: &[
+            "symex::engine::strategy::full",
+            "symex::engine::strategy::dpor",
+            "symex::engine::strategy::odpor",
+            "symex::engine::strategy::assertion_guided",
+        ],
+        allowed_in: &["symex::engine::strategy"],
+    },
+    Rule {
         name: "no glob imports of modules in the symex engine",
         modules: &["symex::engine"],
         forbidden: &["*"],
@@ -540,6 +551,20 @@ fn violating_graphs_are_caught() {
             edge("symex::engine::dpor", "symex::engine::*"),
             "no glob imports",
         ),
+        (
+            edge(
+                "symex::engine::explore",
+                "symex::engine::strategy::dpor::Dpor",
+            ),
+            "names no concrete strategy",
+        ),
+        (
+            edge(
+                "symex::engine::transitions",
+                "symex::engine::strategy::assertion_guided::NoPruning",
+            ),
+            "names no concrete strategy",
+        ),
     ];
     for (import, rule) in &cases {
         let v = violations(std::slice::from_ref(import), RULES);
@@ -557,6 +582,18 @@ fn violating_graphs_are_caught() {
         edge("symex::incremental", "analysis::impact"),
         edge("symex::engine::dpor", "symex::engine::state::Thread"),
         edge("symex::engine::term", "Op::*"),
+        edge(
+            "symex::engine::explore",
+            "symex::engine::strategy::NodeView",
+        ),
+        edge(
+            "symex::engine::strategy",
+            "symex::engine::strategy::odpor::Odpor",
+        ),
+        edge(
+            "symex::engine::strategy::odpor",
+            "symex::engine::transitions::DNode",
+        ),
         edge("analysis::diffx", "facts::FactSet"),
         edge("facts_extra", "analysis"),
     ];

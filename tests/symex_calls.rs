@@ -1,5 +1,6 @@
 //! Library calls the executor models through the one call table
-//! (`src/calls.rs`): spin locks behave as mutexes, a timed wait is refused.
+//! (`src/calls.rs`): spin locks behave as mutexes, a timed wait may time
+//! out.
 //! Each verdict follows from reading the program (see the comments).
 
 use concord::symex::{explore, testutil, Exploration, FindingKind, Reduction, SymexOptions};
@@ -143,32 +144,116 @@ int main(void) {{
     assert!(locked.findings.is_empty(), "{:?}", locked.findings);
 }
 
-/// The executor does not model a timed wait's timeout: the call table
-/// marks it unsupported, so a run reaching it stops as unsupported
-/// rather than missing the timeout's interleavings.
+/// Every reduction mode on `src`, with the violated lines and whether a
+/// deadlock or an unsupported construct was found; the modes must agree.
+fn in_every_mode(src: &str) -> (Vec<u32>, bool, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("prog.c");
+    std::fs::write(&p, src).unwrap();
+    let m = testutil::load(&p).unwrap();
+    let mut seen: Option<(Vec<u32>, bool, bool)> = None;
+    for reduction in [
+        Reduction::None,
+        Reduction::Dpor,
+        Reduction::DporAg,
+        Reduction::Odpor,
+        Reduction::OdporAg,
+    ] {
+        let x = explore(
+            &m,
+            &SymexOptions {
+                reduction,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(!x.stats.incomplete, "{reduction}: incomplete");
+        let has = |k: FindingKind| x.findings.iter().any(|f| f.kind == k);
+        let now = (
+            x.violation_lines(),
+            has(FindingKind::Deadlock),
+            has(FindingKind::Unsupported),
+        );
+        if let Some(before) = &seen {
+            assert_eq!(before, &now, "{reduction} disagrees: {:?}", x.findings);
+        }
+        seen = Some(now);
+    }
+    seen.unwrap()
+}
+
+/// Alone, main's timed wait cannot be signalled: a `pthread_cond_wait`
+/// would block forever, the timed wait times out.  It returns `ETIMEDOUT`
+/// (110), or 0 (a spurious wake-up): the first assertion can fail (line
+/// 11), the second cannot.  No deadlock, nothing unsupported.
 #[test]
-fn a_timed_wait_is_reported_unsupported() {
-    let x = run(r#"#include <pthread.h>
+fn a_timed_wait_times_out_without_a_signal() {
+    let (lines, deadlock, unsupported) = in_every_mode(
+        r#"#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
 #include <time.h>
 pthread_mutex_t m;
 pthread_cond_t c;
 int main(void) {
   struct timespec t = {0, 0};
   pthread_mutex_lock(&m);
-  pthread_cond_timedwait(&c, &m, &t);
+  int r = pthread_cond_timedwait(&c, &m, &t);
+  assert(r == ETIMEDOUT);
+  assert(r == 0 || r == ETIMEDOUT);
   pthread_mutex_unlock(&m);
   return 0;
 }
-"#);
-    assert_eq!(
-        kinds(&x),
-        vec![FindingKind::Unsupported],
-        "{:?}",
-        x.findings
+"#,
     );
-    assert!(
-        x.findings[0].message.contains("unsupported call"),
-        "{:?}",
-        x.findings
+    assert_eq!(lines, vec![11]);
+    assert!(!deadlock && !unsupported);
+}
+
+/// The worker sets `ready`, counts and signals under the lock.  Main waits
+/// for `ready` with a timed wait and gives up at the first return: when
+/// the wait times out before the worker ran, main sees `ready == 0`, so
+/// the assertion on line 27 fails (a `pthread_cond_wait` could not return
+/// before the signal).  Whatever ends the wait, main holds the mutex again
+/// when it returns: both increments of `count` are under the lock, so
+/// line 28 holds (a wait returning without the mutex would let the
+/// worker's increment fall between main's read and write, and main's
+/// unlock would be an error).  Nothing deadlocks.
+#[test]
+fn a_timed_wait_may_time_out_before_the_signal() {
+    let (lines, deadlock, unsupported) = in_every_mode(
+        r#"#include <assert.h>
+#include <pthread.h>
+#include <time.h>
+pthread_mutex_t m;
+pthread_cond_t c;
+int ready, count;
+void *worker(void *a) {
+  pthread_mutex_lock(&m);
+  ready = 1;
+  count = count + 1;
+  pthread_cond_signal(&c);
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+int main(void) {
+  pthread_t h;
+  struct timespec t = {0, 0};
+  pthread_create(&h, 0, worker, 0);
+  pthread_mutex_lock(&m);
+  if (!ready)
+    pthread_cond_timedwait(&c, &m, &t);
+  int seen = ready;
+  int v = count;
+  count = v + 1;
+  pthread_mutex_unlock(&m);
+  pthread_join(h, 0);
+  assert(seen == 1);
+  assert(count == 2);
+  return 0;
+}
+"#,
     );
+    assert_eq!(lines, vec![27]);
+    assert!(!deadlock && !unsupported);
 }

@@ -1,14 +1,14 @@
 use super::directed::PathEnd;
-use super::dpor::{dependent, parents_of, Access, DNode, Res};
 use super::notes::Note;
 use super::state::{State, TStatus};
-use super::summary::{wp_and, wp_or_side};
+use super::strategy::NodeView;
+use super::transitions::{Access, DNode, Res};
 use super::val::Cond;
 use super::visibility::Next;
 use super::{loc_of, name_str, peak_rss_kb, Addr, Engine, Event, Step, Stop, MAX_STEPS};
 use crate::symex::{Exploration, Finding, FindingKind};
 use llvm_ir::HasDebugLoc;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::time::Instant;
 use z3::ast::Bool;
 
@@ -265,37 +265,9 @@ impl<'c, 'm> Engine<'c, 'm> {
         let mut enabled: Vec<usize> = (0..nexts.len())
             .filter(|t| matches!(nexts[*t], Next::Enabled(_)))
             .collect();
-        // FG: every thread's next operation (enabled or not) may race with
-        // an earlier transition; done at every state, including deadlocked
-        // ones and those where a deferred tail runs.
-        if self.dpor {
-            let parents = parents_of(&st);
-            for (p, n) in nexts.iter().enumerate() {
-                if let Next::Enabled(a) | Next::Disabled(a) = n {
-                    // An atomic section's accesses that could not be
-                    // predicted are only known once it ran; its race check
-                    // happens at commit time.
-                    if a.iter().any(|x| matches!(x.res, Res::All)) {
-                        continue;
-                    }
-                    self.race_update(p, a, &st.threads[p].clock, &parents);
-                }
-            }
-        }
-        // ODPOR: a blocked thread's operation races like an executed one
-        // (a lock held by another thread, a join), so that its other order
-        // is explored; the enabled ones race when they run.
-        if self.odpor {
-            let at = self.nodes.len();
-            for (p, n) in nexts.iter().enumerate() {
-                if let Next::Disabled(a) = n {
-                    if !a.iter().any(|x| matches!(x.res, Res::All)) {
-                        let c = st.threads[p].clock.clone();
-                        self.odpor_races(p, a, &c, at);
-                    }
-                }
-            }
-        }
+        let strategy = self.strategy;
+        let pruning = self.pruning;
+        strategy.races_at_state(self, &st, &nexts);
         // An atomic section excludes every other thread while its owner can move.
         if let Some(a) = enabled.iter().find(|t| st.threads[**t].atomic > 0) {
             enabled = vec![*a];
@@ -347,53 +319,37 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
         let key = self.node_key(&st);
         self.persist_visit(&st, key);
-        // Every enabled thread asleep: DPOR ends the path here (each
-        // continuation is equivalent to one explored elsewhere), and it is
-        // no run whether a summary covers the node or not; a summary that
-        // does is still a better wp for the node above than `false`.
-        if self.dpor
-            && self.opts.schedule.is_none()
+        // Every enabled thread asleep: a sleep-set strategy ends the path
+        // here (each continuation is equivalent to one explored
+        // elsewhere), and it is no run whether a summary covers the node
+        // or not; a summary that does is still a better wp for the node
+        // above than `false`.
+        if strategy.all_asleep_ends_path()
             && enabled.iter().all(|t| sleep.iter().any(|(q, _)| q == t))
         {
             self.stats.sleep_blocked += 1;
-            if self.ag {
-                if let Some(ps) = self.ps_lookup(key, &sleep) {
-                    if self.implied(&st, &ps) {
-                        return ps;
-                    }
-                }
-            }
-            return fls;
+            return pruning.covered(self, &st, key, &sleep).unwrap_or(fls);
         }
         // Summary pruning.  `restricted`: the summary covers every
         // continuation except those starting with threads that were asleep
         // when it was computed but are awake now; only those are explored.
         let mut restricted: Option<(Cond<'c>, Vec<usize>)> = None;
-        if self.ag {
-            if let Some((ps, asleep)) = self.ps_entry(key) {
-                let extra: Vec<usize> = asleep
-                    .iter()
-                    .copied()
-                    .filter(|t| enabled.contains(t) && !sleep.iter().any(|(q, _)| q == t))
-                    .collect();
-                if self.implied_with(&st, &ps, extra.is_empty()) {
-                    if extra.is_empty() {
-                        if self.debug {
-                            self.note(Note::Debug(format!(
-                                "pruned at schedule {:?}: PS = {ps:?}",
-                                st.sched
-                            )));
-                        }
-                        self.stats.partial_runs += 1;
-                        self.stats.pruned_interleavings += 1;
-                        self.directed_end(&st, PathEnd::Pruned);
-                        self.prune_dpor_update(&st, key);
-                        return ps;
-                    }
-                    self.prune_dpor_update(&st, key);
-                    restricted = Some((ps, extra));
+        if let Some((ps, uncovered)) = pruning.covered_at_node(self, &st, key, &enabled, &sleep) {
+            if uncovered.is_empty() {
+                if self.debug {
+                    self.note(Note::Debug(format!(
+                        "pruned at schedule {:?}: PS = {ps:?}",
+                        st.sched
+                    )));
                 }
+                self.stats.partial_runs += 1;
+                self.stats.pruned_interleavings += 1;
+                self.directed_end(&st, PathEnd::Pruned);
+                strategy.on_prune(self, &st, key);
+                return ps;
             }
+            strategy.on_prune(self, &st, key);
+            restricted = Some((ps, uncovered));
         }
         if let Some(s) = &self.opts.schedule {
             match s.get(st.sched.len()) {
@@ -423,12 +379,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         });
         self.open_push(key);
         let d = self.nodes.len() - 1;
-        let sleeping: HashSet<usize> = sleep.iter().map(|(t, _)| *t).collect();
         let mut wp = match &restricted {
             Some((ps, _)) => ps.clone(),
             None => tru.clone(),
         };
-        let mut explored = 0usize;
         // Exploration order: round robin from the thread after the one that
         // ran last (the first run alternates threads, as in the paper's
         // figures; DPOR then flips one race at a time).
@@ -438,105 +392,41 @@ impl<'c, 'm> Engine<'c, 'm> {
             order.sort_by_key(|t| (t + nthreads - last - 1) % nthreads);
         }
         self.directed_order_threads(&st, &mut order);
-        if let Some((_, extra)) = &restricted {
-            order.retain(|t| extra.contains(t));
+        if let Some((_, uncovered)) = &restricted {
+            order.retain(|t| uncovered.contains(t));
         }
-        if self.dpor {
-            match order.iter().find(|t| !sleeping.contains(t)) {
-                Some(t) => {
-                    self.nodes[d].backtrack.insert(*t);
-                }
-                None => {
-                    self.stats.sleep_blocked += 1;
-                    self.nodes.pop();
-                    self.open.pop();
-                    return fls;
-                }
-            }
-        }
-        if self.odpor {
-            let explored = self.odpor_node(&st, d, &order, &nexts, &sleep, &mut wp);
+        let node = NodeView {
+            d,
+            order: &order,
+            nexts: &nexts,
+            sleep: &sleep,
+            uncovered: restricted.as_ref().map(|(_, u)| u.as_slice()),
+        };
+        if !strategy.open_node(self, &node) {
+            self.stats.sleep_blocked += 1;
             self.nodes.pop();
             self.open.pop();
-            match explored {
-                Some(k) => {
-                    self.stats.pruned_interleavings += enabled.len().saturating_sub(k) as u64
-                }
-                None => {
-                    self.stats.sleep_blocked += 1;
-                    return fls;
-                }
-            }
-            // As for dpor+ag below: the threads asleep on entry were not
-            // explored from here; the summary says so.
-            if self.ag && !self.stop && restricted.is_none() {
-                self.ps_merge(key, &wp, &sleep);
-            }
-            return wp;
+            return fls;
         }
-        // At a restricted visit the threads the summary covers count as
-        // explored from here: continuations starting with them are covered,
-        // so they sleep in the children as if run first (else the extra
-        // threads re-explore every order of them below).
-        let mut done_acc: Vec<(usize, Vec<Access>)> = match &restricted {
-            Some((_, extra)) if self.dpor => enabled
-                .iter()
-                .filter(|t| !extra.contains(t) && !sleeping.contains(t))
-                .filter_map(|t| match &nexts[*t] {
-                    Next::Enabled(a) => Some((*t, a.clone())),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        loop {
-            let t = if self.dpor {
-                let n = &self.nodes[d];
-                match order.iter().find(|t| {
-                    n.backtrack.contains(t) && !n.done.contains(t) && !sleeping.contains(t)
-                }) {
-                    Some(t) => *t,
-                    None => break,
-                }
-            } else {
-                match order.iter().find(|t| !self.nodes[d].done.contains(t)) {
-                    Some(t) => *t,
-                    None => break,
-                }
-            };
+        let mut explored = 0usize;
+        while let Some((t, wakeup)) = strategy.choose_next(self, &node) {
             self.nodes[d].done.insert(t);
             self.nodes[d].tr = None;
-            let tacc = match &nexts[t] {
-                Next::Enabled(a) => a.clone(),
-                _ => vec![],
-            };
-            let child_sleep: Vec<(usize, Vec<Access>)> = if self.dpor {
-                sleep
-                    .iter()
-                    .chain(done_acc.iter())
-                    .filter(|(q, a)| {
-                        *q != t && !dependent(a, &tacc) && !tacc.is_empty() && !a.is_empty()
-                    })
-                    .cloned()
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            let tacc = node.next_accesses(t);
+            let child_sleep = strategy.child_sleep(self, &st, &node, t, &tacc);
             if self.debug {
                 self.note(Note::Debug(format!(
-                    "node {:?}: explore T{t} (next {:?}), child sleep {:?}",
-                    st.sched, tacc, child_sleep
+                    "node {:?}: explore T{t} (next {:?}), child sleep {:?}, wakeup {:?}",
+                    st.sched, tacc, child_sleep, wakeup
                 )));
             }
             let mut child = st.clone();
             child.sched.push(t);
+            child.wut = wakeup;
             let w = self.run_thread(child, t, true, child_sleep);
-            // Weakest preconditions only matter to the pruning (dpor+ag).
-            if self.ag {
-                wp = wp_and(self.ctx, &self.simp, &wp, &w);
-            }
+            wp = pruning.and_child(self, wp, &w);
             explored += 1;
-            done_acc.push((t, tacc));
+            self.nodes[d].sleep.push((t, tacc));
             if self.stop {
                 break;
             }
@@ -548,8 +438,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         // continuations not starting with a sleeping thread: the summary
         // remembers those threads and is only used at a later visit where
         // they are asleep too (sleep sets and state matching, cf. §5.2).
-        if self.ag && !self.stop && restricted.is_none() {
-            self.ps_merge(key, &wp, &sleep);
+        if !self.stop && restricted.is_none() {
+            pruning.record(self, key, &wp, &sleep);
         }
         wp
     }
@@ -564,21 +454,18 @@ impl<'c, 'm> Engine<'c, 'm> {
     ) -> Cond<'c> {
         let key = self.node_key(&st);
         self.persist_visit(&st, key);
-        if self.ag {
-            if let Some(ps) = self.ps_lookup(key, &sleep) {
-                if self.implied(&st, &ps) {
-                    if self.debug {
-                        self.note(Note::Debug(format!(
-                            "pruned before tail at schedule {:?}: PS = {ps:?}",
-                            st.sched
-                        )));
-                    }
-                    self.stats.partial_runs += 1;
-                    self.directed_end(&st, PathEnd::Pruned);
-                    self.prune_dpor_update(&st, key);
-                    return ps;
-                }
+        let (strategy, pruning) = (self.strategy, self.pruning);
+        if let Some(ps) = pruning.covered(self, &st, key, &sleep) {
+            if self.debug {
+                self.note(Note::Debug(format!(
+                    "pruned before tail at schedule {:?}: PS = {ps:?}",
+                    st.sched
+                )));
             }
+            self.stats.partial_runs += 1;
+            self.directed_end(&st, PathEnd::Pruned);
+            strategy.on_prune(self, &st, key);
+            return ps;
         }
         st.threads[u].tail = false;
         st.normalizing = true;
@@ -586,8 +473,8 @@ impl<'c, 'm> Engine<'c, 'm> {
         self.open_push(key);
         let w = self.run_thread(st, u, false, sleep.clone());
         self.open.pop();
-        if self.ag && !self.stop {
-            self.ps_merge(key, &w, &sleep);
+        if !self.stop {
+            pruning.record(self, key, &w, &sleep);
         }
         w
     }
@@ -651,14 +538,18 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             st.steps += 1;
             if st.steps > MAX_STEPS {
-                self.odpor_end(&st, tid);
+                let strategy = self.strategy;
+                strategy.on_path_end(self, &st, tid);
                 self.note_cut(&st, tid);
                 self.stats.cut_runs += 1;
                 self.directed_end(&st, PathEnd::Cut);
                 return fls;
             }
             let mut vis = false;
-            if let TStatus::WaitCond { .. } | TStatus::Reacquire { .. } = st.threads[tid].status {
+            if let TStatus::WaitCond { .. }
+            | TStatus::Reacquire { .. }
+            | TStatus::TimedWait { .. } = st.threads[tid].status
+            {
                 vis = true;
                 if !first {
                     return self.explore_sched(st, tid, sleep);
@@ -692,7 +583,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             // A visible step goes into the run's trace.
             let traced = (vis && self.trace).then(|| {
                 let fr = st.threads[tid].frames.last().unwrap();
-                let reacq = matches!(st.threads[tid].status, TStatus::Reacquire { .. });
+                let reacq = matches!(
+                    st.threads[tid].status,
+                    TStatus::Reacquire { .. } | TStatus::TimedWait { .. }
+                );
                 ((fr.f, fr.bb, fr.ip), reacq)
             });
             let r = self.step(&mut st, tid);
@@ -726,7 +620,8 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Account for a path that ends in thread `tid` (not at a cut, which
     /// lets the other threads run on).
     fn end_path(&mut self, st: &State<'c>, tid: usize, stop: Stop) {
-        self.odpor_end(st, tid);
+        let strategy = self.strategy;
+        strategy.on_path_end(self, st, tid);
         let (kind, msg) = match stop {
             Stop::AssumeFalse => {
                 self.stats.assume_false += 1;
@@ -753,16 +648,13 @@ impl<'c, 'm> Engine<'c, 'm> {
         let seg = std::mem::take(&mut st.seg);
         let key = self.node_key(&st);
         self.persist_visit(&st, key);
-        if self.ag {
-            if let Some(ps) = self.ps_lookup(key, &sleep) {
-                if self.implied(&st, &ps) {
-                    self.stats.partial_runs += 1;
-                    self.stats.pruned_branches += 1;
-                    self.directed_end(&st, PathEnd::Pruned);
-                    self.prune_dpor_update(&st, key);
-                    return self.apply_seg(&seg, ps);
-                }
-            }
+        let (strategy, pruning) = (self.strategy, self.pruning);
+        if let Some(ps) = pruning.covered(self, &st, key, &sleep) {
+            self.stats.partial_runs += 1;
+            self.stats.pruned_branches += 1;
+            self.directed_end(&st, PathEnd::Pruned);
+            strategy.on_prune(self, &st, key);
+            return self.apply_seg(&seg, ps);
         }
         self.open_push(key);
         // The branch condition over the state variables of this node.
@@ -783,22 +675,18 @@ impl<'c, 'm> Engine<'c, 'm> {
                     child.threads[tid].tail = false;
                     child.threads[tid].atomic = 0;
                     let w = self.explore_sched(child, tid, sleep.clone());
-                    if self.ag {
-                        wp = wp_or_side(self.ctx, &self.simp, &wp, &condsv, &w);
-                    }
+                    wp = pruning.or_side(self, wp, &condsv, &w);
                 } else {
                     self.end_path(&child, tid, stop);
                 }
                 continue;
             }
             let w = self.run_thread(child, tid, first, sleep.clone());
-            if self.ag {
-                wp = wp_or_side(self.ctx, &self.simp, &wp, &condsv, &w);
-            }
+            wp = pruning.or_side(self, wp, &condsv, &w);
         }
         self.open.pop();
-        if self.ag && !self.stop {
-            self.ps_merge(key, &wp, &sleep);
+        if !self.stop {
+            pruning.record(self, key, &wp, &sleep);
         }
         self.apply_seg(&seg, wp)
     }

@@ -13,9 +13,9 @@
 //! atomic section has several: any of them may be the one).
 
 use super::directed::PathEnd;
-use super::dpor::{Access, Res};
 use super::notes::Note;
 use super::state::State;
+use super::transitions::{Access, Res};
 use super::Engine;
 use crate::symex::slice::InstrId;
 use std::collections::HashSet;

@@ -1,7 +1,7 @@
 //! One instruction at a time: the sequential semantics.
 
-use super::dpor::{Access, Res};
 use super::state::{ObjKind, State, TStatus};
+use super::transitions::{Access, Res};
 use super::val::{Cond, Val};
 use super::{const_int, Engine, Step, Stop, R};
 use crate::symex::FindingKind;
@@ -48,7 +48,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 .map(|(o, _)| o)
                 .ok_or_else(|| format!("phi {} has no value for {}", p.dest, prev_name))?;
             let v = self.op_val(st, tid, op)?;
-            let sv = if self.ag {
+            let sv = if self.track_wp {
                 Some(self.op_sv(st, tid, op)?)
             } else {
                 None
@@ -135,7 +135,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let ret = match &r.return_operand {
                     Some(op) => {
                         let v = self.op_val(st, tid, op)?;
-                        let sv = if self.ag {
+                        let sv = if self.track_wp {
                             Some(self.op_sv(st, tid, op)?)
                         } else {
                             None
@@ -153,7 +153,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             Terminator::CondBr(c) => {
                 let v = self.op_val(st, tid, &c.condition)?.simplify();
-                let sv = if self.ag {
+                let sv = if self.track_wp {
                     self.op_sv(st, tid, &c.condition)?
                 } else {
                     v.clone()
@@ -161,7 +161,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let tb = bix(&c.true_dest)?;
                 let eb = bix(&c.false_dest)?;
                 // Concrete condition: no alternatives, no terms.
-                if let (Some(b), false) = (v.as_u64(), self.ag) {
+                if let (Some(b), false) = (v.as_u64(), self.track_wp) {
                     return self.goto(st, tid, if b == 1 { tb } else { eb });
                 }
                 self.branch(
@@ -175,7 +175,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
             Terminator::Switch(s) => {
                 let v = self.op_val(st, tid, &s.operand)?.simplify();
-                let sv = if self.ag {
+                let sv = if self.track_wp {
                     self.op_sv(st, tid, &s.operand)?
                 } else {
                     v.clone()
@@ -267,7 +267,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             1 => {
                 let (_, csv, t, _) = feasible.pop().unwrap();
                 // Simplified with the segment's formula (`apply_seg`).
-                if self.ag && csv.as_bool() != Some(true) {
+                if self.track_wp && csv.as_bool() != Some(true) {
                     st.seg.assumes.push(csv);
                 }
                 self.directed_push(st, tid, t);
@@ -410,7 +410,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
             }
             let v = self.pure(i, &vals)?.simplify();
-            let sv = if self.ag {
+            let sv = if self.track_wp {
                 let svs: Vec<Val<'c>> = ops
                     .iter()
                     .map(|o| self.op_sv(st, tid, o))
@@ -466,7 +466,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let ty = self.m.type_of(&s.value);
                 let bytes = self.size_of(&ty);
                 let v = self.op_val(st, tid, &s.value)?;
-                let sv = if self.ag {
+                let sv = if self.track_wp {
                     Some(self.op_sv(st, tid, &s.value)?)
                 } else {
                     None

@@ -229,7 +229,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             };
             return Err(Self::finding(FindingKind::MemoryError, what));
         }
-        if self.ag {
+        if self.track_wp {
             let psv = self.op_sv(st, tid, op)?.simplify();
             if psv.as_u64().is_none() {
                 if off.as_u64().is_some() {
@@ -308,7 +308,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         match off.as_u64() {
             Some(k) => {
                 let (v, exact) = self.mem_load(st, o, k, bytes, bits);
-                let sv = if self.ag {
+                let sv = if self.track_wp {
                     if !exact {
                         st.seg.bad = true;
                         None
@@ -335,7 +335,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 Ok((v, sv))
             }
             None => {
-                if self.ag {
+                if self.track_wp {
                     st.seg.bad = true;
                 }
                 let size = st.objs[o as usize].size;
@@ -383,7 +383,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         match off.as_u64() {
             Some(k) => {
                 let exact = self.mem_store(st, o, k, bytes, v.clone());
-                if self.ag {
+                if self.track_wp {
                     if !exact {
                         st.seg.bad = true;
                     }
@@ -395,7 +395,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
             }
             None => {
-                if self.ag {
+                if self.track_wp {
                     st.seg.bad = true;
                 }
                 let size = st.objs[o as usize].size;

@@ -7,12 +7,16 @@
 //! * `interp`: one instruction at a time (sequential semantics);
 //! * `models`: library calls (pthread, verifier, libc, LLVM intrinsics);
 //! * `visibility`: which operations are visible (scheduling points), statically and dynamically;
-//! * `dpor`: accesses, dependence, vector clocks, backtrack and sleep sets;
+//! * `transitions`: accesses, dependence, the stack of scheduling nodes, vector clocks;
+//! * `strategy`: the exploration strategies (full, DPOR, ODPOR) and the
+//!   pruning (assertion-guided) behind two traits, one per file;
 //! * `summary`: weakest preconditions and the summary table (assertion-guided pruning);
 //! * `persist`, `fingerprint`: summaries across runs and versions (the store's engine side);
-//! * `explore`: the depth-first search over paths and interleavings.
+//! * `directed`, `interference`: directed search and the interference bound, layered on any strategy;
+//! * `explore`: the scheduler, a depth-first search over paths and
+//!   interleavings that asks the strategy which threads to try.
 
-use super::{Exploration, Finding, FindingKind, Reduction, Stats, SymexError, SymexOptions};
+use super::{Exploration, Finding, FindingKind, Stats, SymexError, SymexOptions};
 use llvm_ir::instruction as ins;
 use llvm_ir::{Module, Name};
 use std::collections::HashMap;
@@ -22,7 +26,6 @@ use z3::ast::Bool;
 use z3::{Context, Solver};
 
 mod directed;
-mod dpor;
 mod explore;
 mod fasthash;
 mod fingerprint;
@@ -31,14 +34,15 @@ mod interp;
 mod memory;
 mod models;
 mod notes;
-mod odpor;
 mod persist;
 mod solver;
 mod state;
+mod strategy;
 mod summary;
 mod summary_store;
 mod term;
 mod trace;
+mod transitions;
 mod tripcount;
 mod val;
 mod values;
@@ -46,13 +50,14 @@ mod visibility;
 mod wide;
 
 pub use directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
-use dpor::{Access, DNode};
 use fasthash::{FastMap, FastSet};
 pub use interference::RfMay;
 pub use notes::Note;
 use state::Obj;
+use strategy::{ExplorationStrategy, Pruning};
 use summary::{PsEntry, SimpCache};
 pub use summary_store::{StoredAccess, StoredRes, StoredSummary, SummaryStore};
+use transitions::{Access, DNode};
 use val::Cond;
 
 /// Width of a pointer value: 32-bit object id ++ 64-bit offset.
@@ -134,10 +139,14 @@ struct Engine<'c, 'm> {
     /// subtree (bit r; `commit`).
     rw: FastMap<u64, FastMap<(usize, Access), u64>>,
     ps: FastMap<usize, PsEntry<'c>>,
-    dpor: bool,
-    /// `odpor`: races fill wakeup trees instead of backtrack sets.
-    odpor: bool,
-    ag: bool,
+    /// Which interleavings are tried (none, dpor, odpor; `strategy`).
+    strategy: &'static dyn ExplorationStrategy,
+    /// Which subtrees summaries prune (assertion-guided, or none).
+    pruning: &'static dyn Pruning,
+    /// `pruning.computes_wp()`, read on every instruction: state
+    /// variables are tracked and segments recorded for weakest
+    /// preconditions.
+    track_wp: bool,
     start: Instant,
     stop: bool,
     last_progress: Instant,
@@ -318,6 +327,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         // Only replays record traces: exploring stays free of the
         // per-step bookkeeping (test cases get theirs by a replay).
         let trace = opts.schedule.is_some();
+        let (strategy, pruning) = strategy::select(&opts);
         let mut e = Engine {
             ctx,
             m,
@@ -327,9 +337,9 @@ impl<'c, 'm> Engine<'c, 'm> {
             fv_cache: HashMap::new(),
             known_cache: HashMap::new(),
             simp: SimpCache::default(),
-            dpor: matches!(opts.reduction, Reduction::Dpor | Reduction::DporAg),
-            odpor: matches!(opts.reduction, Reduction::Odpor | Reduction::OdporAg),
-            ag: matches!(opts.reduction, Reduction::DporAg | Reduction::OdporAg),
+            strategy,
+            pruning,
+            track_wp: pruning.computes_wp(),
             opts,
             bbidx,
             fidx,
@@ -365,11 +375,6 @@ impl<'c, 'm> Engine<'c, 'm> {
             .clone()
             .map(|d| directed::Directed::new(m, d));
         e.compute_tail_info();
-        if e.opts.schedule.is_some() {
-            e.dpor = false;
-            e.odpor = false;
-            e.ag = false;
-        }
         e.init_globals();
         if let Some(imp) = e.opts.impacted.clone() {
             // +CIA: the slice of the impacted findings, in every mode.
@@ -382,7 +387,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             );
             e.stats.slice_size = sl.size() as u64;
             e.slice = Some(sl);
-        } else if e.ag && e.opts.slice {
+        } else if e.track_wp && e.opts.slice {
             let sl = crate::symex::slice::Slice::compute(m);
             e.stats.slice_size = sl.size() as u64;
             e.slice = Some(sl);

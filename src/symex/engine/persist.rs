@@ -17,12 +17,12 @@
 //! code: a summary is reused exactly where the code it summarises did not
 //! change.
 
-use super::dpor::{Access, Res};
 use super::fingerprint::{fingerprints, Fingerprints, Fnv};
 use super::notes::{Note, StoreWarning};
 use super::state::{ObjKind, State, TStatus};
 use super::summary::PsEntry;
 use super::summary_store::{StoredAccess, StoredRes, StoredSummary, SummaryStore};
+use super::transitions::{Access, Res};
 use super::val::Cond;
 use super::{summary, Addr, Engine, PW};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -300,7 +300,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         loader: &'c Solver<'c>,
         mut store: Box<dyn SummaryStore>,
     ) {
-        if !self.ag {
+        if !self.track_wp {
             return;
         }
         let fps = fingerprints(self.m);
@@ -395,6 +395,11 @@ impl<'c, 'm> Engine<'c, 'm> {
                     addr(&mut h, fps, mutex);
                 }
                 TStatus::Done => h.u64(5),
+                TStatus::TimedWait { cond, mutex } => {
+                    h.u64(6);
+                    addr(&mut h, fps, cond);
+                    addr(&mut h, fps, mutex);
+                }
             }
             h.u64(t.atomic as u64);
             h.u64(t.tail as u64);

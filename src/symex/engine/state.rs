@@ -1,6 +1,6 @@
-use super::dpor::Access;
 use super::fasthash::FastMap;
-use super::odpor::Wut;
+use super::strategy::Wut;
+use super::transitions::Access;
 use super::val::{Cond, Val};
 use super::{directed, term, trace, Addr, Engine, PW};
 use llvm_ir::Name;
@@ -58,6 +58,13 @@ pub(super) enum TStatus {
         mutex: Addr,
     },
     Reacquire {
+        mutex: Addr,
+    },
+    /// In `pthread_cond_timedwait`: waiting for a signal on `cond` (which
+    /// makes it `Reacquire`), or to time out at any moment, re-acquiring
+    /// `mutex` as soon as it is free.
+    TimedWait {
+        cond: Addr,
         mutex: Addr,
     },
     Done,
@@ -256,7 +263,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// The global control state's key where summaries use it (dpor+ag);
     /// other modes skip the hashing.
     pub(super) fn node_key(&self, st: &State<'c>) -> u64 {
-        if self.ag {
+        if self.track_wp {
             self.gcs_key(st)
         } else {
             0

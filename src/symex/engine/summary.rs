@@ -1,6 +1,6 @@
-use super::dpor::Access;
 use super::state::{Seg, State};
 use super::term::{var_mask, Term, TV, Z3_ABOVE};
+use super::transitions::Access;
 use super::val::{Cond, Val};
 use super::{Engine, SVars, Stop};
 use crate::symex::FindingKind;
@@ -33,7 +33,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// assumption) contributes `false`: the program goes on, unexplored.
     pub(super) fn end_wp(&self, stop: &Stop) -> Cond<'c> {
         match stop {
-            Stop::Finding(k, _) if *k != FindingKind::Unsupported && self.ag => {
+            Stop::Finding(k, _) if *k != FindingKind::Unsupported && self.track_wp => {
                 Cond::T(Term::var(KNOWN, 0))
             }
             _ => Cond::C(false),
@@ -67,7 +67,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Apply the segment's effects to a weakest precondition.
     pub(super) fn apply_seg(&mut self, seg: &Seg<'c>, wp: Cond<'c>) -> Cond<'c> {
-        if !self.ag || seg.bad || wp.as_bool() == Some(false) {
+        if !self.track_wp || seg.bad || wp.as_bool() == Some(false) {
             return Cond::C(false);
         }
         // Nothing to substitute or add: the wp is unchanged (no z3 call).

@@ -98,7 +98,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         Op::TryLock(m, st.mutex.get(&m) == Some(&tid))
                     }
                     (Some(S::Pthread(P::MutexUnlock)), Some(m)) => Op::Unlock(m),
-                    (Some(S::Pthread(P::CondWait)), Some(cv)) => match sync(1) {
+                    (Some(S::Pthread(P::CondWait | P::CondTimedWait)), Some(cv)) => match sync(1) {
                         Some(m) if reacquired => Op::Reacquire(m),
                         Some(m) => Op::Wait(cv, m),
                         None => Op::Call(name),

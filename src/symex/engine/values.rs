@@ -314,7 +314,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         v: Val<'c>,
         sv: Option<Val<'c>>,
     ) {
-        if self.ag {
+        if self.track_wp {
             let n = Self::reg_sv_name(st, tid, name);
             st.seg.overwrite(n, sv.unwrap_or_else(|| v.clone()));
         }

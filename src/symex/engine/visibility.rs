@@ -1,7 +1,7 @@
-use super::dpor::{Access, Res};
 use super::fasthash::FastSet;
 use super::models::is_thread_local_call;
 use super::state::{State, TStatus};
+use super::transitions::{Access, Res};
 use super::{callee_name, Addr, Engine};
 use llvm_ir::{Constant, Function, Instruction, Name, Operand, TypeRef};
 
@@ -39,6 +39,25 @@ impl<'c, 'm> Engine<'c, 'm> {
                 res: Res::Cond(*cond),
                 write: true,
             }]),
+            // Timing out removes the thread from the waiters (a signal
+            // then goes elsewhere) and takes the mutex.
+            TStatus::TimedWait { cond, mutex } => {
+                let a = vec![
+                    Access {
+                        res: Res::Cond(*cond),
+                        write: true,
+                    },
+                    Access {
+                        res: Res::Mutex(*mutex),
+                        write: true,
+                    },
+                ];
+                if st.mutex.contains_key(mutex) {
+                    Next::Disabled(a)
+                } else {
+                    Next::Enabled(a)
+                }
+            }
             TStatus::Reacquire { mutex } => {
                 let a = vec![Access {
                     res: Res::Mutex(*mutex),

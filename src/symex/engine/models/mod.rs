@@ -2,10 +2,10 @@
 //! and its semantics in one place.
 
 use super::callee_name;
-use super::dpor::Access;
-use super::dpor::Res;
 use super::state::ObjKind;
 use super::state::State;
+use super::transitions::Access;
+use super::transitions::Res;
 use super::val::Val;
 use super::Engine;
 use super::Step;
@@ -106,7 +106,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .iter()
                     .map(|o| self.op_val(st, tid, o))
                     .collect::<Result<_, _>>()?;
-                let svs: Option<Vec<Val<'c>>> = if self.ag {
+                let svs: Option<Vec<Val<'c>>> = if self.track_wp {
                     Some(
                         args.iter()
                             .map(|o| self.op_sv(st, tid, o))

@@ -1,11 +1,12 @@
 //! POSIX threads: creation, join, mutexes, condition variables.
 
-use super::super::dpor::Access;
-use super::super::dpor::Res;
 use super::super::state::ObjKind;
 use super::super::state::State;
 use super::super::state::TStatus;
 use super::super::state::Thread;
+use super::super::transitions::Access;
+use super::super::transitions::Res;
+use super::super::val::Cond;
 use super::super::Engine;
 use super::super::Step;
 use super::super::PW;
@@ -18,6 +19,9 @@ use llvm_ir::instruction as ins;
 use llvm_ir::Instruction;
 use llvm_ir::Operand;
 use std::rc::Rc;
+
+/// `ETIMEDOUT` on Linux: what a timed wait returns when it times out.
+const ETIMEDOUT: u64 = 110;
 
 impl<'c, 'm> Engine<'c, 'm> {
     pub(crate) fn call_pthread(
@@ -42,7 +46,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     _ => return Err(format!("{name} with an unknown start routine").into()),
                 };
                 let a = self.op_val(st, tid, arg(3)?)?.simplify();
-                let asv = if self.ag {
+                let asv = if self.track_wp {
                     Some(self.op_sv(st, tid, arg(3)?)?)
                 } else {
                     None
@@ -88,7 +92,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                             st.tr_acc.push(a);
                         }
                         self.mem_store(st, o, k, 8, v.clone());
-                        if self.ag {
+                        if self.track_wp {
                             if let Ok(psv) = self.op_sv(st, tid, arg(0)?) {
                                 let psv = psv.simplify();
                                 if psv.as_u64().is_none() {
@@ -207,7 +211,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 });
                 self.ret(st, tid, c, Some(self.bv(0, 32)))
             }
-            PthreadOp::CondWait => {
+            PthreadOp::CondWait | PthreadOp::CondTimedWait => {
                 let cv = self
                     .sync_addr(st, tid, arg(0)?)
                     .ok_or("condition at a symbolic address")?;
@@ -228,6 +232,26 @@ impl<'c, 'm> Engine<'c, 'm> {
                         st.threads[tid].status = TStatus::Run;
                         self.ret(st, tid, c, Some(self.bv(0, 32)))
                     }
+                    TStatus::TimedWait { cond, mutex } => {
+                        // Timed out (or woken spuriously): no longer a
+                        // waiter; returns ETIMEDOUT or 0, either may be.
+                        if let Some(ws) = st.conds.get_mut(&cond) {
+                            ws.retain(|w| *w != tid);
+                            if ws.is_empty() {
+                                st.conds.remove(&cond);
+                            }
+                        }
+                        st.mutex.insert(mutex, tid);
+                        st.threads[tid].status = TStatus::Run;
+                        let (v, h) = self.fresh_input(st, "timedwait", 32);
+                        let either =
+                            Cond::any(&[v._eq(&self.bv(0, 32)), v._eq(&self.bv(ETIMEDOUT, 32))]);
+                        self.pc_add(&mut st.pcon, &either);
+                        let d = c.dest.clone().ok_or("timed wait without result")?;
+                        self.set_reg(st, tid, &d, v, Some(h));
+                        Self::advance(st, tid);
+                        Ok(Step::Continue)
+                    }
                     _ => {
                         if st.mutex.get(&mx) != Some(&tid) {
                             return Err(Self::finding(
@@ -237,9 +261,16 @@ impl<'c, 'm> Engine<'c, 'm> {
                         }
                         st.mutex.remove(&mx);
                         st.conds.entry(cv).or_default().push(tid);
-                        st.threads[tid].status = TStatus::WaitCond {
-                            cond: cv,
-                            mutex: mx,
+                        st.threads[tid].status = if op == PthreadOp::CondTimedWait {
+                            TStatus::TimedWait {
+                                cond: cv,
+                                mutex: mx,
+                            }
+                        } else {
+                            TStatus::WaitCond {
+                                cond: cv,
+                                mutex: mx,
+                            }
                         };
                         st.seg.bad = true;
                         Ok(Step::Yield)
@@ -268,7 +299,9 @@ impl<'c, 'm> Engine<'c, 'm> {
                     st.conds.remove(&cv);
                 }
                 for w in woken {
-                    if let TStatus::WaitCond { mutex, .. } = st.threads[w].status {
+                    if let TStatus::WaitCond { mutex, .. } | TStatus::TimedWait { mutex, .. } =
+                        st.threads[w].status
+                    {
                         st.threads[w].status = TStatus::Reacquire { mutex };
                     }
                 }

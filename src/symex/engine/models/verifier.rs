@@ -57,7 +57,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .as_u64()
                     .ok_or("concord_symbolic on a symbolic offset")?;
                 self.mem_store(st, o, k, bytes, v);
-                if self.ag {
+                if self.track_wp {
                     st.seg.ov.insert(format!("m!{o}!{k}!{bytes}!{bits}"), h);
                 }
                 if self.is_shared(st, o) {
@@ -74,7 +74,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     return Err(Stop::AssumeFalse);
                 }
                 self.pc_add(&mut st.pcon, &cond);
-                if self.ag {
+                if self.track_wp {
                     let sv = self.op_sv(st, tid, arg(0)?)?;
                     st.seg.assumes.push(sv._eq(&z).not().simplify());
                 }
