@@ -47,6 +47,9 @@ pub struct FactCounts {
     /// Rows of `unresolved_call`; `None` when this concord writes no such
     /// relation (older binaries).
     pub unresolved: Option<usize>,
+    /// The coverage account (`coverage.json`): gap kind -> count; `None`
+    /// when this concord writes no account (older binaries).
+    pub coverage: Option<BTreeMap<String, u64>>,
     /// Thread start functions with their number of abstract threads (main
     /// included).
     pub thread_functions: BTreeMap<String, usize>,
@@ -99,10 +102,12 @@ pub fn read_counts(dir: &Path) -> Result<FactCounts, String> {
         })
         .transpose()?;
     let sites = site_summaries(dir, &statements, &threads)?;
+    let coverage = read_coverage(&dir.join("coverage.json"))?;
     Ok(FactCounts {
         statements: statements.rows.len(),
         threads: threads.rows.len(),
         unresolved,
+        coverage,
         thread_functions,
         files_in_threads,
         sites,
@@ -235,4 +240,22 @@ fn read_tsv(path: &Path) -> Result<Tsv, String> {
         .map(|l| l.split('\t').map(str::to_string).collect())
         .collect();
     Ok(Tsv { header, rows })
+}
+
+/// Gap kind -> count from a fact directory's `coverage.json`, if any.
+fn read_coverage(path: &Path) -> Result<Option<BTreeMap<String, u64>>, String> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let gaps = doc["gaps"]
+        .as_array()
+        .ok_or_else(|| format!("{}: no `gaps` list", path.display()))?;
+    Ok(Some(
+        gaps.iter()
+            .filter_map(|g| Some((g["kind"].as_str()?.to_string(), g["count"].as_u64()?)))
+            .collect(),
+    ))
 }

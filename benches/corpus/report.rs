@@ -72,6 +72,20 @@ fn unresolved(c: &FactCounts) -> String {
         .map_or_else(|| "n/a".to_string(), |n| n.to_string())
 }
 
+/// The coverage account in one line: `kind count, ...`, `complete`, or
+/// `n/a` for a concord that writes no account.
+fn coverage_line(c: &FactCounts) -> String {
+    match &c.coverage {
+        None => "n/a (this concord writes no coverage account)".to_string(),
+        Some(gaps) if gaps.is_empty() => "complete (nothing left out)".to_string(),
+        Some(gaps) => gaps
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
 fn verdict(ok: bool) -> &'static str {
     if ok {
         "met"
@@ -279,6 +293,7 @@ fn version_row(
                 unresolved(&c),
                 verdict(secs < FACTS_TARGET_S && runs.peak_mb < FACTS_TARGET_MB)
             );
+            println!("{:<9} coverage: {}", "", coverage_line(&c));
             print_inside_threads(&c);
         }
         Err(e) => {

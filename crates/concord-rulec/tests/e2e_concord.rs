@@ -269,6 +269,9 @@ fn engines_agree_on_random_facts() {
             if *name == "po_scc" {
                 continue; // below: one component per statement
             }
+            if matches!(*name, "sync_dropped" | "access_no_target") {
+                continue; // coverage bookkeeping: no rule reads it
+            }
             let rows = next(3 * dom);
             for _ in 0..rows {
                 let row: Vec<u32> = (0..*arity).map(|_| next(dom)).collect();
