@@ -108,7 +108,11 @@ pub fn unseen_changes(
         &matching.changed_new(),
         Side::New,
     ));
-    out.into_iter().collect()
+    // one place per line: the most specific reason (the order of `UnseenWhy`)
+    let mut seen = BTreeSet::new();
+    out.into_iter()
+        .filter(|u| seen.insert((u.side, u.file.clone(), u.line, u.function.clone())))
+        .collect()
 }
 
 /// Touched lines that are code of an unreached function: one place per
@@ -204,4 +208,88 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
         out.extend(why.map(|w| place(s, w)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{LineRanges, UnreachedFunction};
+    use crate::versions::MatchMethod;
+
+    fn with_unreached(fingerprint: &str) -> FactSet {
+        FactSet {
+            relations: FactSet::empty_relations(),
+            unreached: vec![UnreachedFunction {
+                function: "on_reload".into(),
+                file: "a.c".into(),
+                lines: LineRanges::from_lines([9, 10, 11]),
+                fingerprint: fingerprint.into(),
+            }],
+            ..FactSet::default()
+        }
+    }
+
+    fn ir_only() -> VersionMatch {
+        VersionMatch {
+            changes: Vec::new(),
+            map: Default::default(),
+            line_map: Default::default(),
+            method: MatchMethod::IrOnly,
+            touched: None,
+        }
+    }
+
+    fn view(f: &FactSet) -> VersionView<'_> {
+        VersionView {
+            facts: f,
+            source_name: None,
+        }
+    }
+
+    #[test]
+    fn without_source_text_an_unreached_function_is_compared_by_fingerprint() {
+        let (a, b, c) = (
+            with_unreached("1"),
+            with_unreached("1"),
+            with_unreached("2"),
+        );
+        assert!(unseen_changes(&view(&a), &view(&b), &ir_only()).is_empty());
+        let u = unseen_changes(&view(&a), &view(&c), &ir_only());
+        // one place per side, at the function's first line
+        assert_eq!(u.len(), 2, "{u:?}");
+        assert!(u
+            .iter()
+            .all(|x| x.why == UnseenWhy::UnreachedCode && x.line == 9));
+        // a function only one version has is a change too
+        let none = FactSet {
+            relations: FactSet::empty_relations(),
+            ..FactSet::default()
+        };
+        let u = unseen_changes(&view(&none), &view(&a), &ir_only());
+        assert_eq!(u.len(), 1);
+        assert_eq!(u[0].side, Side::New);
+    }
+
+    #[test]
+    fn with_source_text_only_touched_lines_of_unreached_code_count() {
+        let (a, b) = (with_unreached("1"), with_unreached("2"));
+        let mut m = ir_only();
+        let touched = |lines: &[u32]| {
+            crate::versions::LinesByFile::from([(None, lines.iter().copied().collect())])
+        };
+        // a touched line outside the function: the fingerprints differ, but
+        // the lines say the function's own code did not change
+        m.touched = Some(crate::versions::TouchedLines {
+            old: touched(&[3]),
+            new: touched(&[3]),
+        });
+        assert!(unseen_changes(&view(&a), &view(&b), &m).is_empty());
+        m.touched = Some(crate::versions::TouchedLines {
+            old: touched(&[10]),
+            new: touched(&[]),
+        });
+        let u = unseen_changes(&view(&a), &view(&b), &m);
+        assert_eq!(u.len(), 1);
+        assert_eq!((u[0].side, u[0].line), (Side::Old, 10));
+    }
 }

@@ -9,6 +9,9 @@ use crate::load::LoadedVersion;
 use serde_json::{json, Value};
 use serde_sarif::sarif as s;
 
+/// How many unseen changes the text lists (JSON and SARIF list all).
+const UNSEEN_SHOWN: usize = 20;
+
 /// What one answer did not see: each version's account, and (comparing
 /// two versions) the changed places the model did not see.
 pub struct Blindness<'a> {
@@ -48,8 +51,14 @@ impl<'a> Blindness<'a> {
                 "inconclusive: {} changed place(s) not analysed:\n",
                 self.unseen.len()
             ));
-            for u in self.unseen {
+            for u in self.unseen.iter().take(UNSEEN_SHOWN) {
                 out.push_str(&format!("  {u}\n"));
+            }
+            if self.unseen.len() > UNSEEN_SHOWN {
+                out.push_str(&format!(
+                    "  and {} more (`--format json` lists every one)\n",
+                    self.unseen.len() - UNSEEN_SHOWN
+                ));
             }
         }
         let labelled = self.versions.len() > 1;
