@@ -307,3 +307,28 @@ fn lock_order_only_difference_is_in_the_headline() {
         "headline: {headline}"
     );
 }
+
+#[test]
+fn one_file_named_two_ways_is_no_change_even_with_an_assert() {
+    // `__FILE__` (in `assert`) is the path as given: "./a.c" and "a.c" are
+    // the same file and the same code
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.c",
+        "#include <assert.h>\n#include <pthread.h>\nint x;\nvoid *w(void *a) { x = 1; return a; }\n\
+         int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); pthread_join(t, 0);\n\
+         assert(x == 1); return 0; }\n",
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args(["-q", "changes", "./a.c", "a.c"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("0 added, 0 deleted, 0 modified, 0 moved"),
+        "{out}"
+    );
+}
