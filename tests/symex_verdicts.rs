@@ -491,6 +491,19 @@ fn argc_is_one_by_default_and_args_extend_argv() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let s = stats(&d.path().join("b"));
     assert_eq!(s["complete_runs"], 1, "one run: usage and exit");
+    // The same argument given as `--arg` before the program, or after `--`:
+    // the program keeps its place either way (`--arg` takes one value).
+    for (dir, args) in [
+        ("c", vec!["--arg", "extra", p.to_str().unwrap()]),
+        ("e", vec![p.to_str().unwrap(), "--", "extra"]),
+    ] {
+        let mut all = vec!["-q", "symex", "--output-dir", dir];
+        all.extend(args);
+        let o = concord(d.path(), &all);
+        assert_eq!(o.status.code(), Some(0), "{all:?}: {}", text(&o));
+        let s = stats(&d.path().join(dir));
+        assert_eq!(s["complete_runs"], 1, "{all:?}: argc == 2, usage and exit");
+    }
 }
 
 #[test]

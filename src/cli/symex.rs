@@ -95,10 +95,22 @@ pub struct SymexArgs {
     /// (`directed.json`).
     #[arg(long, requires = "new")]
     pub directed: bool,
-    /// Arguments of the program after its name (argv[1..]); default none:
-    /// main runs with argc = 1, argv = {program, NULL}.
-    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARG")]
-    pub args: Vec<String>,
+    /// One argument of the program after its name (argv[1..]), repeatable:
+    /// `--arg 2 --arg 2`. Default none: main runs with argc = 1, argv =
+    /// {program, NULL}. (`--args` is the same flag: one value each time.)
+    #[arg(
+        long = "arg",
+        visible_alias = "args",
+        num_args = 1,
+        action = clap::ArgAction::Append,
+        allow_hyphen_values = true,
+        value_name = "ARG"
+    )]
+    pub arg: Vec<String>,
+    /// The program's arguments after `--`, in order: `concord symex prog.bc
+    /// -- 2 2` runs main with argc = 3 (they follow any `--arg`).
+    #[arg(last = true, value_name = "PROGRAM_ARGS")]
+    pub trailing: Vec<String>,
 }
 
 fn positive_seconds(s: &str) -> std::result::Result<f64, String> {
@@ -173,7 +185,7 @@ impl SymexArgs {
             new: self.new.clone(),
             compile: self.compile.compile_options(),
             options: options(self, quiet),
-            program_args: self.args.clone(),
+            program_args: self.arg.iter().chain(&self.trailing).cloned().collect(),
             output_dir: self.output_dir.clone(),
             store: match (&self.store, self.no_store) {
                 (_, true) => StoreChoice::None,
