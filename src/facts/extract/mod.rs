@@ -32,8 +32,8 @@ use self::rows::Rows;
 use self::sections::{Held, NodeEffects};
 use self::statements::{dedupe_location_names, statement_table};
 use super::relations::{
-    DomParent, PoScc, PoSccCyclic, PoSccNext, Postdom, ThreadAlways, UnresolvedCall,
-    UnresolvedThreadStart,
+    DomParent, ForkCall, InlineAsm, PoScc, PoSccCyclic, PoSccNext, Postdom, ThreadAlways,
+    UnresolvedCall, UnresolvedThreadStart,
 };
 use super::{FactSet, LocationInfo, Manifest, Row, ThreadInfo};
 use crate::error::Result;
@@ -573,7 +573,9 @@ fn sorted_relations(
 
 /// One line per call or thread start the points-to rules could not
 /// resolve (the `unresolved_call` and `unresolved_thread_start` facts),
-/// deduplicated across thread instances, for warnings on stderr.
+/// per `fork()` (its child is not analysed) and per inline `asm`
+/// (`fork_call`, `inline_asm`), deduplicated across thread instances, for
+/// warnings on stderr.
 pub fn unresolved_warnings(facts: &FactSet) -> Vec<String> {
     let mut out: BTreeSet<String> = BTreeSet::new();
     let unknown_start = format!(
@@ -592,7 +594,19 @@ pub fn unresolved_warnings(facts: &FactSet) -> Vec<String> {
             facts
                 .iter::<UnresolvedThreadStart>()
                 .map(|row| (row.s, unknown_start.as_str())),
-        );
+        )
+        .chain(facts.iter::<ForkCall>().map(|row| {
+            (
+                row.s,
+                "fork(): the parent is analysed, the child process is not",
+            )
+        }))
+        .chain(facts.iter::<InlineAsm>().map(|row| {
+            (
+                row.s,
+                "inline assembly: its effects on memory and synchronisation are not modelled",
+            )
+        }));
     for (stmt, what) in unresolved {
         if let Some(s) = facts.statement(stmt.0) {
             out.insert(format!("{}: in {}: {what}", s.location(), s.function));

@@ -65,6 +65,8 @@ pub struct GepShape {
 pub struct PathTable {
     paths: Vec<Vec<Step>>,
     index: HashMap<Vec<Step>, PathId>,
+    /// Paths whose steps an earlier path of another type already has.
+    retyped: HashMap<(Vec<Step>, Option<TypeRef>), PathId>,
     /// Type each path was produced with (None: an object root or unknown).
     types: Vec<Option<TypeRef>>,
     shapes: Vec<GepShape>,
@@ -92,11 +94,27 @@ impl PathTable {
         &self.paths[p as usize]
     }
 
+    /// The path with these steps and this type. The first path with given
+    /// steps takes whatever type comes first; a later one with the same
+    /// steps and another type (`tasks[*]` of `struct task` beside
+    /// `jobs[*]` of `struct job`) is a path of its own, so that the GEPs of
+    /// its type still apply to it.
     pub fn intern(&mut self, path: Vec<Step>, ty: Option<TypeRef>) -> PathId {
         if let Some(&id) = self.index.get(&path) {
-            if self.types[id as usize].is_none() && id != ROOT {
-                self.types[id as usize] = ty;
+            let known = &self.types[id as usize];
+            if id == ROOT || ty.is_none() || known.is_none() || *known == ty {
+                if known.is_none() && id != ROOT {
+                    self.types[id as usize] = ty;
+                }
+                return id;
             }
+            if let Some(&id) = self.retyped.get(&(path.clone(), ty.clone())) {
+                return id;
+            }
+            let id = self.paths.len() as PathId;
+            self.retyped.insert((path.clone(), ty.clone()), id);
+            self.paths.push(path);
+            self.types.push(ty);
             return id;
         }
         let id = self.paths.len() as PathId;

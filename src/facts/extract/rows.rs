@@ -13,9 +13,10 @@ use super::{CriticalSections, Dependences, Events, LocationIds, SyncIdioms};
 use crate::facts::relations::{
     AssertSite, BusyWait, CallArg, CondBroadcast, CondSignal, CondSignalFlagged, CondWait,
     CondWaitGuarded, ControlDep, CsWrittenAfter, CsWrittenBefore, DefUse, DiffCriticalSection,
-    FlagEnabler, FlagGuard, InCriticalSection, MemRead, MemWrite, MutexLock, MutexTrylock,
-    MutexUnlock, PoNext, SameCriticalSection, SharedRead, SharedWrite, StmtThread, ThreadCreate,
-    ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
+    ExternalCallback, FlagEnabler, FlagGuard, ForkCall, InCriticalSection, InlineAsm, MemRead,
+    MemWrite, MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection, SharedRead,
+    SharedWrite, StmtThread, ThreadCreate, ThreadJoin, TypedRelation, UnresolvedCall,
+    UnresolvedThreadStart,
 };
 use crate::facts::{FactSet, Row};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -328,6 +329,19 @@ impl Rows {
         }
         for &s in &model.unresolved_starts {
             self.add(UnresolvedThreadStart { s: s.into() });
+        }
+        for &s in &model.forks {
+            self.add(ForkCall { s: s.into() });
+        }
+        for &s in &model.inline_asm {
+            self.add(InlineAsm { s: s.into() });
+        }
+        for &(s, callee) in &model.callbacks {
+            let entry = model.finsts[callee].blocks[0][0];
+            self.add(ExternalCallback {
+                s: s.into(),
+                e: entry.into(),
+            });
         }
     }
 }
