@@ -334,7 +334,7 @@ macro_rules! for_each_relation {
             fork_call(s: Stmt) ForkCall {
                 group: Threads,
                 meaning: "the call `s` is `fork()`: the parent goes on as modelled, the child process is not analysed (`concord` warns about each)",
-                source: "a call to `fork` reached from `main`",
+                source: "a call to `fork` in code some thread reaches",
                 example: "`12`",
             }
             inline_asm(s: Stmt) InlineAsm {
