@@ -28,8 +28,10 @@ fn facts_of_fixture(case: &str) -> FactSet {
     facts_of_c(&src)
 }
 
-/// (rank, only_in, [(write line, read line)]) of each difference of `concord diff`.
-fn differences(case: &str) -> Vec<(u64, String, Vec<(u64, u64)>)> {
+/// (rank, only_in, [(write line, read line)]): one difference of `concord diff`.
+type Difference = (u64, String, Vec<(u64, u64)>);
+
+fn differences(case: &str) -> Vec<Difference> {
     let o = run(&[
         "-q",
         "diff",
@@ -348,4 +350,57 @@ fn fcommon_in_a_compile_command_is_kept() {
         .map(|l| l.name.as_str())
         .collect();
     assert_eq!(shared, vec!["shared"], "both writes on the one global");
+}
+
+/// `*q = *p` of a whole struct value in IR (what optimised code and other
+/// front ends write instead of a `memcpy`): the copy keeps `fn` and `arg`
+/// apart, so the call `q->fn(q->arg)` passes only `arg`, and the callee's
+/// write lands on `data`, not on the function.
+const AGGREGATE_COPY: &str = r#"
+%struct.job = type { void (i8*)*, i8* }
+@data = global i32 0
+@slot = global %struct.job zeroinitializer
+
+define void @work(i8* %arg) {
+entry:
+  %p = bitcast i8* %arg to i32*
+  store i32 1, i32* %p
+  ret void
+}
+
+define i32 @main() {
+entry:
+  %src = alloca %struct.job
+  %fn = getelementptr %struct.job, %struct.job* %src, i32 0, i32 0
+  store void (i8*)* @work, void (i8*)** %fn
+  %arg = getelementptr %struct.job, %struct.job* %src, i32 0, i32 1
+  store i8* bitcast (i32* @data to i8*), i8** %arg
+  %v = load %struct.job, %struct.job* %src
+  store %struct.job %v, %struct.job* @slot
+  %f = load void (i8*)*, void (i8*)** getelementptr (%struct.job, %struct.job* @slot, i32 0, i32 0)
+  %a = load i8*, i8** getelementptr (%struct.job, %struct.job* @slot, i32 0, i32 1)
+  call void %f(i8* %a)
+  ret i32 0
+}
+"#;
+
+#[test]
+fn an_aggregate_load_and_store_copies_a_struct_field_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("copy.ll");
+    std::fs::write(&path, AGGREGATE_COPY).unwrap();
+    let program = concord::frontend::load_program(&path, &Default::default()).unwrap();
+    let f = concord::facts::extract::extract(&program, &Default::default()).unwrap();
+    assert_eq!(
+        f.count("ir_memcopy_field"),
+        2,
+        "one row per field of %struct.job"
+    );
+    let writes_of_work: Vec<String> = f
+        .rows("mem_write")
+        .filter(|r| f.statement(r[0]).unwrap().function == "work")
+        .map(|r| f.locations[r[1] as usize].name.clone())
+        .collect();
+    assert_eq!(writes_of_work, vec!["data".to_string()]);
+    assert_eq!(f.count("unresolved_call"), 0);
 }
