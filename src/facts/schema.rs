@@ -328,7 +328,7 @@ macro_rules! for_each_relation {
             external_callback(s: Stmt, e: Stmt) ExternalCallback {
                 group: Threads,
                 meaning: "the call `s` hands a function to a library function the call table does not describe (an event loop's `event_set`, `qsort`, `atexit`, `signal`, once-only initialisation), which may call it back: the callback is modelled as called at `s`, in `s`'s thread, possibly many times (its body forms a loop), and `e` is the first statement of that body",
-                source: "`pt_callback` rows of the points-to rules: a function whose address is an argument of the call, or is stored in an object an argument points to",
+                source: "`pt_callback` rows of the points-to rules: a function whose address is a function-pointer argument of the call",
                 example: "`31\t40`",
             }
             fork_call(s: Stmt) ForkCall {
@@ -521,14 +521,14 @@ macro_rules! for_each_relation {
             }
             ir_extern_call(i: Number, f: Number) IrExternCall {
                 group: Ir,
-                meaning: "instruction `i`, in function `f`, calls a library function the call table does not describe with pointer arguments: a function reachable from them may be called back",
+                meaning: "instruction `i`, in function `f`, calls a library function the call table does not describe with a function-pointer argument: the function may be called back",
                 source: "direct calls of declared functions with no row in `src/calls.rs`",
                 example: "`61\t0`",
             }
             ir_extern_actual(i: Number, n: Number, v: Number) IrExternActual {
                 group: Ir,
-                meaning: "argument `n` of the library call `i` (`ir_extern_call`) is the pointer value `v`",
-                source: "pointer-typed arguments of those calls",
+                meaning: "argument `n` of the library call `i` (`ir_extern_call`) is the function pointer `v`",
+                source: "function-pointer arguments of those calls",
                 example: "`61\t3\t17`",
             }
             ir_extern_opaque(i: Number, v: Number) IrExternOpaque {

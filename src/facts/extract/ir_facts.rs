@@ -194,6 +194,16 @@ struct FuncSite<'a> {
 
 type Defs<'a> = HashMap<&'a Name, &'a I>;
 
+/// A pointer to a function.
+fn is_function_pointer(ty: &llvm_ir::TypeRef) -> bool {
+    match ty.as_ref() {
+        Type::PointerType { pointee_type, .. } => {
+            matches!(pointee_type.as_ref(), Type::FuncType { .. })
+        }
+        _ => false,
+    }
+}
+
 /// `i8*`, C's `void *`.
 fn is_void_pointer(ty: &llvm_ir::TypeRef) -> bool {
     match ty.as_ref() {
@@ -833,9 +843,13 @@ impl Emitter<'_> {
         }
     }
 
-    /// A call of a library function the call table does not describe:
-    /// its pointer arguments, which the rules search for functions it may
-    /// call back (`ir_extern_call`, `ir_extern_actual`).
+    /// A call of a library function the call table does not describe,
+    /// handed a function pointer: the library may call it back. Its
+    /// function-pointer arguments (`ir_extern_actual`) and its `void *`
+    /// arguments, which the library may pass on (`ir_extern_opaque`).
+    /// Only functions passed as such are callbacks: a library handed a
+    /// pointer to memory that holds functions (`munmap` of a pool of
+    /// objects with vtables) is not taken to call them all.
     fn extern_call(
         &self,
         facts: &mut IrFacts,
@@ -844,25 +858,28 @@ impl Emitter<'_> {
         call: &llvm_ir::instruction::Call,
         args: &[Option<VarId>],
     ) {
-        let pointers: Vec<(u32, VarId)> = call
+        let typed: Vec<(u32, VarId, llvm_ir::TypeRef)> = call
             .arguments
             .iter()
             .zip(args)
             .enumerate()
-            .filter(|(_, ((a, _), _))| {
-                matches!(self.module.type_of(a).as_ref(), Type::PointerType { .. })
-            })
-            .filter_map(|(n, (_, v))| v.map(|v| (n as u32, v)))
+            .filter_map(|(n, ((a, _), v))| v.map(|v| (n as u32, v, self.module.type_of(a))))
             .collect();
-        if pointers.is_empty() {
+        let functions: Vec<(u32, VarId)> = typed
+            .iter()
+            .filter(|(_, _, ty)| is_function_pointer(ty))
+            .map(|&(n, v, _)| (n, v))
+            .collect();
+        if functions.is_empty() {
             return;
         }
         facts.add(IrExternCall { i: id, f });
-        for (n, v) in pointers {
+        for (n, v) in functions {
             facts.add(IrExternActual { i: id, n, v });
-            let (a, _) = &call.arguments[n as usize];
-            if is_void_pointer(&self.module.type_of(a)) {
-                facts.add(IrExternOpaque { i: id, v });
+        }
+        for (_, v, ty) in &typed {
+            if is_void_pointer(ty) {
+                facts.add(IrExternOpaque { i: id, v: *v });
             }
         }
     }

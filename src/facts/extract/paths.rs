@@ -65,8 +65,6 @@ pub struct GepShape {
 pub struct PathTable {
     paths: Vec<Vec<Step>>,
     index: HashMap<Vec<Step>, PathId>,
-    /// Paths whose steps an earlier path of another type already has.
-    retyped: HashMap<(Vec<Step>, Option<TypeRef>), PathId>,
     /// Type each path was produced with (None: an object root or unknown).
     types: Vec<Option<TypeRef>>,
     shapes: Vec<GepShape>,
@@ -94,27 +92,11 @@ impl PathTable {
         &self.paths[p as usize]
     }
 
-    /// The path with these steps and this type. The first path with given
-    /// steps takes whatever type comes first; a later one with the same
-    /// steps and another type (`tasks[*]` of `struct task` beside
-    /// `jobs[*]` of `struct job`) is a path of its own, so that the GEPs of
-    /// its type still apply to it.
     pub fn intern(&mut self, path: Vec<Step>, ty: Option<TypeRef>) -> PathId {
         if let Some(&id) = self.index.get(&path) {
-            let known = &self.types[id as usize];
-            if id == ROOT || ty.is_none() || known.is_none() || *known == ty {
-                if known.is_none() && id != ROOT {
-                    self.types[id as usize] = ty;
-                }
-                return id;
+            if self.types[id as usize].is_none() && id != ROOT {
+                self.types[id as usize] = ty;
             }
-            if let Some(&id) = self.retyped.get(&(path.clone(), ty.clone())) {
-                return id;
-            }
-            let id = self.paths.len() as PathId;
-            self.retyped.insert((path.clone(), ty.clone()), id);
-            self.paths.push(path);
-            self.types.push(ty);
             return id;
         }
         let id = self.paths.len() as PathId;
@@ -197,8 +179,14 @@ impl PathTable {
             let p = next as PathId;
             next += 1;
             let applicable: Vec<u32> = match &self.types[p as usize] {
-                // A root, whose type the IR does not fix, takes every shape.
-                _ if p == ROOT => (0..self.shapes.len() as u32).collect(),
+                // A root, whose type the IR does not fix, takes every shape;
+                // so does an element of an array at an object's root
+                // (`tasks[*]`): the first arithmetic GEP typed it, and an
+                // array of another struct type (`queue[*]`) has the same
+                // path.
+                _ if p == ROOT || self.is_root_element(p) => {
+                    (0..self.shapes.len() as u32).collect()
+                }
                 None => arithmetic.clone(),
                 Some(t) => by_source
                     .get(t)
@@ -214,6 +202,14 @@ impl PathTable {
                 self.steps.insert((p, g, q));
             }
         }
+    }
+
+    /// `[k]` or `[*]`: an element of an array at an object's root.
+    fn is_root_element(&self, p: PathId) -> bool {
+        matches!(
+            self.paths[p as usize].as_slice(),
+            [Step::Index(_) | Step::AnyIndex]
+        )
     }
 
     /// Pairs of paths that may name overlapping memory: one is a prefix of
