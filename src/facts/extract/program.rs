@@ -331,6 +331,15 @@ impl<'m> ProgramModel<'m> {
                                 if !self.succ[s as usize].contains(&entry) {
                                     self.succ[s as usize].push(entry);
                                 }
+                                // The library may call a callback zero times
+                                // (or the callback may never return: a
+                                // signal handler that calls `_exit`): the
+                                // caller goes on either way.
+                                if repeated.contains(&(s, callee))
+                                    && !self.succ[s as usize].contains(&next)
+                                {
+                                    self.succ[s as usize].push(next);
+                                }
                                 for r in self.returns_of(callee) {
                                     if !self.succ[r as usize].contains(&next) {
                                         self.succ[r as usize].push(next);
