@@ -218,6 +218,9 @@ pub struct CallModel {
 /// The name of `pthread_create` (for messages that name it).
 pub const THREAD_CREATE: &str = "pthread_create";
 
+/// The name of `fork` (its parent is modelled, its child is not).
+pub const FORK: &str = "fork";
+
 /// Names of the POSIX threads API start with this.
 const PTHREAD_PREFIX: &str = "pthread_";
 

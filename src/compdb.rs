@@ -1,6 +1,7 @@
 //! A build's `compile_commands.json` (what CMake, Bear and meson write):
 //! which C translation units make the program and the flags that change
-//! what each one means (include paths, macros, language standard). Every
+//! what each one means or how the units link (include paths, macros,
+//! language standard, `-fcommon`, the signedness of `char`, ...). Every
 //! other flag (optimisation, warnings, output) is dropped: concord compiles
 //! with its own.
 
@@ -131,11 +132,48 @@ pub fn kept_flags(args: &[String], dir: &Path) -> Vec<String> {
             ));
             continue;
         }
-        if a.starts_with("-std=") || a == "-pthread" || a == "-ansi" {
+        if a.starts_with("-std=") || a == "-pthread" || a == "-ansi" || changes_meaning(a) {
             out.push(a.clone());
         }
     }
     out
+}
+
+/// `-f` flags that change what the program means or how its units link:
+/// `-fcommon` makes tentative definitions of one global in two files one
+/// object (dropping it makes the link fail: "multiply defined"), the
+/// signedness of `char`, enum and `wchar_t` sizes, struct packing, signed
+/// overflow, inline semantics and builtins.
+const MEANINGFUL_F_FLAGS: &[&str] = &[
+    "common",
+    "signed-char",
+    "unsigned-char",
+    "short-enums",
+    "short-wchar",
+    "pack-struct",
+    "wrapv",
+    "trapv",
+    "gnu89-inline",
+    "signed-bitfields",
+    "unsigned-bitfields",
+    "builtin",
+    "ms-extensions",
+    "dollars-in-identifiers",
+    "asm",
+    "gnu-keywords",
+];
+
+fn changes_meaning(flag: &str) -> bool {
+    let Some(rest) = flag.strip_prefix("-f") else {
+        return false;
+    };
+    let rest = rest.strip_prefix("no-").unwrap_or(rest);
+    MEANINGFUL_F_FLAGS.iter().any(|f| {
+        rest == *f
+            || rest
+                .strip_prefix(f)
+                .is_some_and(|tail| tail.starts_with('=') || tail.starts_with('-'))
+    })
 }
 
 /// Split a shell command line into words: white space separates, single
@@ -205,6 +243,37 @@ mod tests {
             vec!["cc", "-DNAME=a b", "-Ix y", "-c", "f.c"]
         );
         assert_eq!(split_command(r"cc a\ b.c"), vec!["cc", "a b.c"]);
+    }
+
+    #[test]
+    fn flags_that_change_linkage_or_meaning_survive() {
+        let args: Vec<String> = [
+            "cc",
+            "-fcommon",
+            "-fno-common",
+            "-funsigned-char",
+            "-fno-signed-char",
+            "-fpack-struct=4",
+            "-fno-builtin-malloc",
+            "-fPIC",
+            "-fstack-protector",
+            "-c",
+            "a.c",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            kept_flags(&args, Path::new("/p")),
+            vec![
+                "-fcommon",
+                "-fno-common",
+                "-funsigned-char",
+                "-fno-signed-char",
+                "-fpack-struct=4",
+                "-fno-builtin-malloc"
+            ]
+        );
     }
 
     #[test]

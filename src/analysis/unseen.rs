@@ -16,7 +16,7 @@
 //!   was dropped: whether it runs under that lock is not modelled.
 
 use super::Side;
-use crate::facts::relations::{AccessNoTarget, SyncDropped, UnresolvedCall};
+use crate::facts::relations::{AccessNoTarget, InlineAsm, SyncDropped, UnresolvedCall};
 use crate::facts::{FactSet, StatementInfo};
 use crate::versions::{LinesByFile, VersionMatch};
 use serde::Serialize;
@@ -34,6 +34,8 @@ pub enum UnseenWhy {
     SyncDropped,
     /// It is a call through a pointer with no known target.
     UnresolvedCall,
+    /// It is inline assembly, whose effects are not modelled.
+    InlineAsm,
     /// Its function has a lock or condition call that was dropped.
     NearDroppedLock,
 }
@@ -45,6 +47,7 @@ impl UnseenWhy {
             UnseenWhy::AccessNoTarget => "its address points to nothing known",
             UnseenWhy::SyncDropped => "its lock/condition object is ambiguous or unknown",
             UnseenWhy::UnresolvedCall => "a call through a pointer with no known target",
+            UnseenWhy::InlineAsm => "inline asm, whose effects are not modelled",
             UnseenWhy::NearDroppedLock => {
                 "its function takes a lock whose object is ambiguous or unknown"
             }
@@ -179,6 +182,7 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
     let no_target: BTreeSet<u32> = facts.iter::<AccessNoTarget>().map(|r| r.s.0).collect();
     let dropped: BTreeSet<u32> = facts.iter::<SyncDropped>().map(|r| r.s.0).collect();
     let unresolved: BTreeSet<u32> = facts.iter::<UnresolvedCall>().map(|r| r.s.0).collect();
+    let asm: BTreeSet<u32> = facts.iter::<InlineAsm>().map(|r| r.s.0).collect();
     let dropped_in: BTreeSet<&str> = dropped
         .iter()
         .filter_map(|&s| facts.statement(s))
@@ -200,6 +204,8 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             Some(UnseenWhy::SyncDropped)
         } else if unresolved.contains(&id) {
             Some(UnseenWhy::UnresolvedCall)
+        } else if asm.contains(&id) {
+            Some(UnseenWhy::InlineAsm)
         } else if dropped_in.contains(s.function.as_str()) {
             Some(UnseenWhy::NearDroppedLock)
         } else {

@@ -7,7 +7,8 @@
 //! `sync_dropped`, ...) and the table of unreached functions.
 
 use super::relations::{
-    AccessNoTarget, StmtId, SyncDropped, UnresolvedCall, UnresolvedThreadStart,
+    AccessNoTarget, ExternalCallback, ForkCall, InlineAsm, StmtId, SyncDropped, UnresolvedCall,
+    UnresolvedThreadStart,
 };
 use super::FactSet;
 use serde::Serialize;
@@ -32,6 +33,12 @@ pub enum GapKind {
     SyncAmbiguous,
     /// A lock, unlock, wait or signal whose object is not known at all.
     SyncNoTarget,
+    /// A function handed to a library function, assumed called there.
+    ExternalCallback,
+    /// A `fork()`: the parent is analysed, the child process is not.
+    ForkChild,
+    /// Inline assembly: its effects are not modelled.
+    InlineAsm,
 }
 
 impl GapKind {
@@ -48,6 +55,11 @@ impl GapKind {
             GapKind::SyncNoTarget => {
                 "lock/condition calls on an unknown object (left out of critical sections and lock order)"
             }
+            GapKind::ExternalCallback => {
+                "callbacks handed to a library, assumed called (0 or more times) at the handing call"
+            }
+            GapKind::ForkChild => "fork() calls: the child process is not analysed",
+            GapKind::InlineAsm => "inline asm statements: their effects are not modelled",
         }
     }
 }
@@ -125,6 +137,18 @@ impl CoverageAccount {
                 .iter::<SyncDropped>()
                 .filter(|r| r.targets < 2)
                 .map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::ExternalCallback,
+            &mut facts.iter::<ExternalCallback>().map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::ForkChild,
+            &mut facts.iter::<ForkCall>().map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::InlineAsm,
+            &mut facts.iter::<InlineAsm>().map(|r| r.s),
         );
         sites
             .entry(GapKind::UnreachedFunction)

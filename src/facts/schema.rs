@@ -337,6 +337,24 @@ macro_rules! for_each_relation {
                 source: "call operands that are instruction results (for calls to functions with and without a body)",
                 example: "`12\t3\t9`",
             }
+            external_callback(s: Stmt, e: Stmt) ExternalCallback {
+                group: Threads,
+                meaning: "the call `s` hands a function to a library function the call table does not describe (an event loop's `event_set`, `qsort`, `atexit`, `signal`, once-only initialisation), which may call it back: the callback is modelled as called at `s`, in `s`'s thread, possibly many times (its body forms a loop), and `e` is the first statement of that body",
+                source: "`pt_callback` rows of the points-to rules: a function whose address is a function-pointer argument of the call",
+                example: "`31\t40`",
+            }
+            fork_call(s: Stmt) ForkCall {
+                group: Threads,
+                meaning: "the call `s` is `fork()`: the parent goes on as modelled, the child process is not analysed (`concord` warns about each)",
+                source: "a call to `fork` in code some thread reaches",
+                example: "`12`",
+            }
+            inline_asm(s: Stmt) InlineAsm {
+                group: Threads,
+                meaning: "statement `s` runs inline assembly: its effects on memory and synchronisation are not modelled (`concord` warns about each)",
+                source: "`call asm ...`",
+                example: "`27`",
+            }
         }
         ir {
             ir_main(f: Number) IrMain {
@@ -506,6 +524,30 @@ macro_rules! for_each_relation {
                 meaning: "call `i` is made inside an allocation wrapper (a call to another wrapper keeps the caller's context)",
                 source: "calls inside the functions of `ir_allocator`",
                 example: "`44`",
+            }
+            ir_memcopy_field(i: Number, g: Number) IrMemcopyField {
+                group: Ir,
+                meaning: "the copy `i` (`ir_memcopy`) copies a struct; GEP shape `g` selects one of its fields (the rules copy each field into the same field)",
+                source: "`llvm.memcpy.*`/`llvm.memmove.*` whose source or destination is a cast struct pointer, and `store` of a struct value loaded by a `load`",
+                example: "`50\t7`",
+            }
+            ir_extern_call(i: Number, f: Number) IrExternCall {
+                group: Ir,
+                meaning: "instruction `i`, in function `f`, calls a library function the call table does not describe with a function-pointer argument: the function may be called back",
+                source: "direct calls of declared functions with no row in `src/calls.rs`",
+                example: "`61\t0`",
+            }
+            ir_extern_actual(i: Number, n: Number, v: Number) IrExternActual {
+                group: Ir,
+                meaning: "argument `n` of the library call `i` (`ir_extern_call`) is the function pointer `v`",
+                source: "function-pointer arguments of those calls",
+                example: "`61\t3\t17`",
+            }
+            ir_extern_opaque(i: Number, v: Number) IrExternOpaque {
+                group: Ir,
+                meaning: "the library call `i` (`ir_extern_call`) is given the `void *` value `v`, which it may pass on to the functions it calls back (an event loop's `arg`, `qsort`'s array)",
+                source: "arguments of type `i8*` of those calls",
+                example: "`61\t18`",
             }
         }
         }

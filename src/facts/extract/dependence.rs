@@ -31,6 +31,11 @@ pub(super) fn defining_stmt(
         .get(&caller)
         .is_some_and(|v| v.contains(&finst))
     {
+        // A callback's parameters come from the library that calls it
+        // back, not from the registering call's arguments in their order.
+        if ir::direct_callee(call).is_some_and(|n| model.func_by_name(n).is_none()) {
+            return None;
+        }
         index
     } else {
         3

@@ -10,12 +10,13 @@
 //! [`PathTable`].
 
 use super::ir::{self, LibCall};
-use super::paths::{GepShape, PathId, PathTable, Step, MAX_DEPTH, ROOT};
+use super::paths::{resolve, GepShape, PathId, PathTable, Step, MAX_DEPTH, ROOT};
 use crate::facts::relations::{
-    IrActual, IrAlloc, IrAllocator, IrCall, IrCallResult, IrConstPts, IrCopy, IrExternAlloc,
-    IrExternFunc, IrFormal, IrFuncObj, IrGep, IrGlobalInit, IrGlobalObj, IrIcall, IrIcallHeap,
-    IrInAllocator, IrInsnFunc, IrLoad, IrMain, IrMemcopy, IrPathOverlap, IrPathStep, IrRet,
-    IrStore, IrThreadCreate, IrThreadCtx, IrVarFunc, TypedRelation,
+    IrActual, IrAlloc, IrAllocator, IrCall, IrCallResult, IrConstPts, IrCopy, IrExternActual,
+    IrExternAlloc, IrExternCall, IrExternFunc, IrExternOpaque, IrFormal, IrFuncObj, IrGep,
+    IrGlobalInit, IrGlobalObj, IrIcall, IrIcallHeap, IrInAllocator, IrInsnFunc, IrLoad, IrMain,
+    IrMemcopy, IrMemcopyField, IrPathOverlap, IrPathStep, IrRet, IrStore, IrThreadCreate,
+    IrThreadCtx, IrVarFunc, TypedRelation,
 };
 use crate::facts::Row;
 use llvm_ir::constant::Constant;
@@ -182,6 +183,37 @@ impl IrFacts {
     }
 }
 
+/// What an instruction's facts need to know about its function.
+struct FuncSite<'a> {
+    f: usize,
+    /// Direct call sites of each defined function (for thread contexts).
+    callers: &'a HashMap<usize, Vec<InsnId>>,
+    /// The instruction defining each SSA name of the function.
+    defs: &'a Defs<'a>,
+}
+
+type Defs<'a> = HashMap<&'a Name, &'a I>;
+
+/// A pointer to a function.
+fn is_function_pointer(ty: &llvm_ir::TypeRef) -> bool {
+    match ty.as_ref() {
+        Type::PointerType { pointee_type, .. } => {
+            matches!(pointee_type.as_ref(), Type::FuncType { .. })
+        }
+        _ => false,
+    }
+}
+
+/// `i8*`, C's `void *`.
+fn is_void_pointer(ty: &llvm_ir::TypeRef) -> bool {
+    match ty.as_ref() {
+        Type::PointerType { pointee_type, .. } => {
+            matches!(pointee_type.as_ref(), Type::IntegerType { bits: 8 })
+        }
+        _ => false,
+    }
+}
+
 struct Emitter<'m> {
     module: &'m Module,
     func_index: HashMap<&'m str, usize>,
@@ -340,10 +372,21 @@ impl<'m> Emitter<'m> {
                     v,
                 });
             }
+            let defs: Defs<'_> = func
+                .basic_blocks
+                .iter()
+                .flat_map(|b| b.instrs.iter())
+                .filter_map(|i| i.try_get_result().map(|d| (d, i)))
+                .collect();
+            let site = FuncSite {
+                f,
+                callers: &callers,
+                defs: &defs,
+            };
             for (b, block) in func.basic_blocks.iter().enumerate() {
                 for (i, instr) in block.instrs.iter().enumerate() {
                     let id = facts.insn_id(f, b, Some(i));
-                    self.instruction(facts, f, id, instr, &callers);
+                    self.instruction(facts, &site, id, instr);
                 }
                 if let T::Ret(r) = &block.term {
                     if let Some(op) = &r.return_operand {
@@ -424,14 +467,8 @@ impl<'m> Emitter<'m> {
         }
     }
 
-    fn instruction(
-        &self,
-        facts: &mut IrFacts,
-        f: usize,
-        id: InsnId,
-        instr: &I,
-        callers: &HashMap<usize, Vec<InsnId>>,
-    ) {
+    fn instruction(&self, facts: &mut IrFacts, site: &FuncSite<'_>, id: InsnId, instr: &I) {
+        let f = site.f;
         let fu = f as u32;
         let copy = |facts: &mut IrFacts, dest: &Name, src: &Operand| {
             if let Some(s) = self.operand(facts, f, src) {
@@ -493,7 +530,11 @@ impl<'m> Emitter<'m> {
                     facts.add(IrLoad { d, a });
                 }
             }
-            I::Store(s) => self.store(facts, f, &s.value, &s.address),
+            I::Store(s) => match self.aggregate_source(&s.value, site.defs) {
+                // `*q = *p` of a whole struct or array: a copy, field by field
+                Some(from) => self.memcopy(facts, site, id, &s.address, from),
+                None => self.store(facts, f, &s.value, &s.address),
+            },
             I::AtomicRMW(r) => {
                 self.store(facts, f, &r.value, &r.address);
                 if let Some(a) = self.operand(facts, f, &r.address) {
@@ -508,7 +549,7 @@ impl<'m> Emitter<'m> {
                     facts.add(IrLoad { d, a });
                 }
             }
-            I::Call(call) => self.call(facts, f, id, call, callers),
+            I::Call(call) => self.call(facts, site, id, call),
             _ => {}
         }
     }
@@ -525,11 +566,11 @@ impl<'m> Emitter<'m> {
     fn call(
         &self,
         facts: &mut IrFacts,
-        f: usize,
+        site: &FuncSite<'_>,
         id: InsnId,
         call: &llvm_ir::instruction::Call,
-        callers: &HashMap<usize, Vec<InsnId>>,
     ) {
+        let (f, callers) = (site.f, site.callers);
         let fu = f as u32;
         let callee_name = ir::direct_callee(call);
         let kind = callee_name.map_or(LibCall::Other, ir::classify);
@@ -560,9 +601,10 @@ impl<'m> Emitter<'m> {
                 return;
             }
             LibCall::MemCopy => {
-                if let (Some(d), Some(s)) = (arg(facts, 0), arg(facts, 1)) {
-                    facts.add(IrMemcopy { i: id, d, s });
-                    facts.add(IrInsnFunc { i: id, f: fu });
+                if let (Some((d, _)), Some((s, _))) =
+                    (call.arguments.first(), call.arguments.get(1))
+                {
+                    self.memcopy(facts, site, id, d, s);
                 }
                 return;
             }
@@ -590,7 +632,13 @@ impl<'m> Emitter<'m> {
         match callee_name {
             Some(name) => {
                 let Some(g) = self.defined(name) else {
-                    return; // a library function: no body, no effect on pointers
+                    // A library function: no body, no effect on pointers,
+                    // unless it is one the call table does not describe,
+                    // which may call back a function handed to it.
+                    if crate::calls::lookup(name).is_none() && !name.starts_with("llvm.") {
+                        self.extern_call(facts, fu, id, call, &args);
+                    }
+                    return;
                 };
                 facts.add(IrCall { i: id, f: g as u32 });
             }
@@ -705,6 +753,137 @@ impl<'m> Emitter<'m> {
 }
 
 impl Emitter<'_> {
+    /// A memory copy from `s` to `d`: `ir_memcopy`, and, when the copied
+    /// value's struct type is known, one `ir_memcopy_field` per field so
+    /// that the rules keep each field's targets in its own field.
+    fn memcopy(
+        &self,
+        facts: &mut IrFacts,
+        site: &FuncSite<'_>,
+        id: InsnId,
+        d: &Operand,
+        s: &Operand,
+    ) {
+        let (Some(dv), Some(sv)) = (
+            self.operand(facts, site.f, d),
+            self.operand(facts, site.f, s),
+        ) else {
+            return;
+        };
+        facts.add(IrMemcopy {
+            i: id,
+            d: dv,
+            s: sv,
+        });
+        facts.add(IrInsnFunc {
+            i: id,
+            f: site.f as u32,
+        });
+        let (dt, st) = (
+            self.pointee_struct(d, site.defs),
+            self.pointee_struct(s, site.defs),
+        );
+        let ty = match (dt, st) {
+            (Some(a), Some(b)) if a != b => return,
+            (Some(t), _) | (None, Some(t)) => t,
+            (None, None) => return,
+        };
+        let Type::StructType { element_types, .. } = resolve(self.module, &ty).as_ref().clone()
+        else {
+            return;
+        };
+        for k in 0..element_types.len() {
+            let g = facts.paths.shape(GepShape {
+                source: ty.clone(),
+                indices: vec![Some(0), Some(k as u64)],
+            });
+            facts.add(IrMemcopyField { i: id, g });
+        }
+    }
+
+    /// The struct type a pointer operand points to, seen through a cast
+    /// to `i8*` (`memcpy(&job, ...)` passes `(i8*)&job`).
+    fn pointee_struct(&self, op: &Operand, defs: &Defs<'_>) -> Option<llvm_ir::TypeRef> {
+        let ty = match op {
+            Operand::LocalOperand { name, ty } => match defs.get(name) {
+                Some(I::BitCast(c)) => self.module.type_of(&c.operand),
+                _ => ty.clone(),
+            },
+            Operand::ConstantOperand(c) => match c.as_ref() {
+                Constant::BitCast(b) => self.module.type_of(b.operand.as_ref()),
+                other => self.module.type_of(other),
+            },
+            Operand::MetadataOperand => return None,
+        };
+        let Type::PointerType { pointee_type, .. } = ty.as_ref() else {
+            return None;
+        };
+        matches!(
+            resolve(self.module, pointee_type).as_ref(),
+            Type::StructType { .. }
+        )
+        .then(|| pointee_type.clone())
+    }
+
+    /// The address an aggregate value was loaded from, when a struct or
+    /// array value comes straight from a load (`%v = load %struct.job, ...`).
+    fn aggregate_source<'d>(&self, value: &Operand, defs: &Defs<'d>) -> Option<&'d Operand> {
+        let Operand::LocalOperand { name, ty } = value else {
+            return None;
+        };
+        if !matches!(
+            ty.as_ref(),
+            Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. }
+        ) {
+            return None;
+        }
+        match defs.get(name) {
+            Some(I::Load(l)) => Some(&l.address),
+            _ => None,
+        }
+    }
+
+    /// A call of a library function the call table does not describe,
+    /// handed a function pointer: the library may call it back. Its
+    /// function-pointer arguments (`ir_extern_actual`) and its `void *`
+    /// arguments, which the library may pass on (`ir_extern_opaque`).
+    /// Only functions passed as such are callbacks: a library handed a
+    /// pointer to memory that holds functions (`munmap` of a pool of
+    /// objects with vtables) is not taken to call them all.
+    fn extern_call(
+        &self,
+        facts: &mut IrFacts,
+        f: u32,
+        id: InsnId,
+        call: &llvm_ir::instruction::Call,
+        args: &[Option<VarId>],
+    ) {
+        let typed: Vec<(u32, VarId, llvm_ir::TypeRef)> = call
+            .arguments
+            .iter()
+            .zip(args)
+            .enumerate()
+            .filter_map(|(n, ((a, _), v))| v.map(|v| (n as u32, v, self.module.type_of(a))))
+            .collect();
+        let functions: Vec<(u32, VarId)> = typed
+            .iter()
+            .filter(|(_, _, ty)| is_function_pointer(ty))
+            .map(|&(n, v, _)| (n, v))
+            .collect();
+        if functions.is_empty() {
+            return;
+        }
+        facts.add(IrExternCall { i: id, f });
+        for (n, v) in functions {
+            facts.add(IrExternActual { i: id, n, v });
+        }
+        for (_, v, ty) in &typed {
+            if is_void_pointer(ty) {
+                facts.add(IrExternOpaque { i: id, v: *v });
+            }
+        }
+    }
+
     /// Is this callee value loaded from a global hook initialised with an
     /// allocation function (`static void *(*alloc_f)(size_t) = malloc;`)?
     fn hook_allocates(&self, op: &Operand, defs: &HashMap<&Name, &I>) -> bool {

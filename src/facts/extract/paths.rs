@@ -179,8 +179,14 @@ impl PathTable {
             let p = next as PathId;
             next += 1;
             let applicable: Vec<u32> = match &self.types[p as usize] {
-                // A root, whose type the IR does not fix, takes every shape.
-                _ if p == ROOT => (0..self.shapes.len() as u32).collect(),
+                // A root, whose type the IR does not fix, takes every shape;
+                // so does an element of an array at an object's root
+                // (`tasks[*]`): the first arithmetic GEP typed it, and an
+                // array of another struct type (`queue[*]`) has the same
+                // path.
+                _ if p == ROOT || self.is_root_element(p) => {
+                    (0..self.shapes.len() as u32).collect()
+                }
                 None => arithmetic.clone(),
                 Some(t) => by_source
                     .get(t)
@@ -196,6 +202,14 @@ impl PathTable {
                 self.steps.insert((p, g, q));
             }
         }
+    }
+
+    /// `[k]` or `[*]`: an element of an array at an object's root.
+    fn is_root_element(&self, p: PathId) -> bool {
+        matches!(
+            self.paths[p as usize].as_slice(),
+            [Step::Index(_) | Step::AnyIndex]
+        )
     }
 
     /// Pairs of paths that may name overlapping memory: one is a prefix of

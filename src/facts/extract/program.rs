@@ -114,6 +114,13 @@ pub struct ProgramModel<'m> {
     /// start routine the points-to rules could find.
     pub unresolved_calls: Vec<StmtId>,
     pub unresolved_starts: Vec<StmtId>,
+    /// Library calls that may call back a function handed to them, with
+    /// the callback's instance (`external_callback`).
+    pub callbacks: Vec<(StmtId, FInstId)>,
+    /// `fork()` calls: the child process is not modelled.
+    pub forks: Vec<StmtId>,
+    /// Inline assembly: its effects are not modelled.
+    pub inline_asm: Vec<StmtId>,
     /// `pthread_create` statement -> the child thread instances.
     pub children_of: HashMap<StmtId, Vec<u32>>,
     /// Successors of each statement within its thread.
@@ -157,6 +164,9 @@ impl<'m> ProgramModel<'m> {
             callee_of: HashMap::new(),
             unresolved_calls: Vec::new(),
             unresolved_starts: Vec::new(),
+            callbacks: Vec::new(),
+            forks: Vec::new(),
+            inline_asm: Vec::new(),
             children_of: HashMap::new(),
             succ: Vec::new(),
             init_stmts: Vec::new(),
@@ -295,6 +305,7 @@ impl<'m> ProgramModel<'m> {
 
     fn link_successors(&mut self) {
         self.succ = vec![Vec::new(); self.stmts.len()];
+        let repeated: HashSet<(StmtId, FInstId)> = self.callbacks.iter().copied().collect();
         // Initial values come first in thread 0, then main's entry.
         let main_entry = self.finsts[self.threads[0].entry].blocks[0][0];
         let mut chain = self.init_stmts.clone();
@@ -320,9 +331,24 @@ impl<'m> ProgramModel<'m> {
                                 if !self.succ[s as usize].contains(&entry) {
                                     self.succ[s as usize].push(entry);
                                 }
+                                // The library may call a callback zero times
+                                // (or the callback may never return: a
+                                // signal handler that calls `_exit`): the
+                                // caller goes on either way.
+                                if repeated.contains(&(s, callee))
+                                    && !self.succ[s as usize].contains(&next)
+                                {
+                                    self.succ[s as usize].push(next);
+                                }
                                 for r in self.returns_of(callee) {
                                     if !self.succ[r as usize].contains(&next) {
                                         self.succ[r as usize].push(next);
+                                    }
+                                    // A callback may be called again and again.
+                                    if repeated.contains(&(s, callee))
+                                        && !self.succ[r as usize].contains(&entry)
+                                    {
+                                        self.succ[r as usize].push(entry);
                                     }
                                 }
                             }
@@ -443,6 +469,11 @@ impl Builder<'_> {
                         self.schedule_threads(model, id, insn, ctx, thread, fid, b)?;
                         continue;
                     }
+                    // The parent goes on; the child process is not analysed.
+                    _ if callee_name == Some(crate::calls::FORK) => {
+                        model.forks.push(id);
+                        continue;
+                    }
                     LibCall::UnmodelledThreads => {
                         return Err(self.unsupported(
                             instr,
@@ -454,11 +485,18 @@ impl Builder<'_> {
                     }
                     _ => {}
                 }
+                if call.is_some_and(|c| c.function.is_left()) {
+                    model.inline_asm.push(id);
+                    continue;
+                }
                 let targets = self.pt.callees(ctx, insn);
                 if callee_name.is_none() && targets.is_empty() && !self.pt.calls_extern(ctx, insn) {
                     model.unresolved_calls.push(id);
                     continue;
                 }
+                // A library function (no body) that calls back what it was given.
+                let callback_site = callee_name.is_some_and(|n| model.func_by_name(n).is_none())
+                    && !targets.is_empty();
                 let mut entered = Vec::new();
                 for &target in targets {
                     let g = target.func as usize;
@@ -487,6 +525,9 @@ impl Builder<'_> {
                         child
                     };
                     entered.push(child);
+                }
+                if callback_site {
+                    model.callbacks.extend(entered.iter().map(|&f| (id, f)));
                 }
                 if !entered.is_empty() {
                     model.callee_of.insert(id, entered);
