@@ -217,3 +217,61 @@ fn a_patch_that_only_shifts_allocation_lines_changes_no_lock_order() {
     );
     assert!(!l["old_edges"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_lock_call_through_a_macro_on_an_unknown_mutex_is_counted_not_lost() {
+    // issue 27: `MUTEX_LOCK(job->done_mutex)` once produced no fact at all.
+    // Here the job comes from a library function (no body), so what its
+    // `done_mutex` points to is unknown: the lock and unlock must each be a
+    // `sync_dropped` row with 0 targets, counted as `sync_no_target`, and
+    // the three accesses through `job` (two loads of `done_mutex`, the
+    // store to `done`) as `access_no_target`.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("job.c");
+    std::fs::write(
+        &src,
+        "#include <pthread.h>\n\
+         #include <stdlib.h>\n\
+         struct job { pthread_mutex_t *done_mutex; int done; };\n\
+         extern struct job *next_job(void);\n\
+         #define MUTEX_LOCK(m) do { if (pthread_mutex_lock(m)) abort(); } while (0)\n\
+         #define MUTEX_UNLOCK(m) do { if (pthread_mutex_unlock(m)) abort(); } while (0)\n\
+         void *worker(void *a) {\n\
+             struct job *job = next_job();\n\
+             MUTEX_LOCK(job->done_mutex);\n\
+             job->done = 1;\n\
+             MUTEX_UNLOCK(job->done_mutex);\n\
+             return a;\n\
+         }\n\
+         int main(void) { pthread_t t; pthread_create(&t, 0, worker, 0); pthread_join(t, 0); return 0; }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("f");
+    let o = concord(&["facts", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let account: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("coverage.json")).unwrap()).unwrap();
+    let count = |kind: &str| {
+        account["gaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["kind"] == kind)
+            .map_or(0, |g| g["count"].as_u64().unwrap())
+    };
+    assert_eq!(count("sync_no_target"), 2, "{account}");
+    assert_eq!(count("access_no_target"), 3, "{account}");
+    let dropped = std::fs::read_to_string(out.join("sync_dropped.facts")).unwrap();
+    assert_eq!(dropped.lines().count(), 2, "{dropped}");
+    assert!(dropped.lines().all(|l| l.ends_with("\t0")), "{dropped}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("2 lock/condition calls on an unknown object"),
+        "{stderr}"
+    );
+}
