@@ -29,7 +29,7 @@ fn facts_of_fixture(case: &str) -> FactSet {
 }
 
 /// (rank, only_in, [(write line, read line)]): one difference of `concord diff`.
-type Difference = (u64, String, Vec<(u64, u64)>);
+type Difference = ReportedDifference;
 
 fn differences(case: &str) -> Vec<Difference> {
     let o = run(&[
@@ -47,29 +47,7 @@ fn differences(case: &str) -> Vec<Difference> {
         String::from_utf8_lossy(&o.stderr)
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["by_line"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            let edges = d["edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| {
-                    (
-                        e["write"]["line"].as_u64().unwrap(),
-                        e["read"]["line"].as_u64().unwrap(),
-                    )
-                })
-                .collect();
-            (
-                d["rank"].as_u64().unwrap(),
-                d["only_in"].as_str().unwrap().to_string(),
-                edges,
-            )
-        })
-        .collect()
+    reported_differences(&v["by_line"])
 }
 
 fn locations_written_at(f: &FactSet, line: u32) -> Vec<String> {

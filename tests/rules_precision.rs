@@ -57,7 +57,7 @@ fn rf(f: &FactSet, r: &Relations, src: &str, w: &str, rd: &str) -> bool {
 }
 
 /// A reported difference: (rank, only_in, [(write line, read line)]).
-type Reported = (u64, String, Vec<(u64, u64)>);
+type Reported = ReportedDifference;
 
 /// Differences `concord diff` reports.
 fn diff(v1: &str, v2: &str) -> BTreeSet<Reported> {
@@ -77,28 +77,8 @@ fn diff(v1: &str, v2: &str) -> BTreeSet<Reported> {
         String::from_utf8_lossy(&o.stderr)
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["differences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            let edges = d["edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| {
-                    (
-                        e["write"]["line"].as_u64().unwrap(),
-                        e["read"]["line"].as_u64().unwrap(),
-                    )
-                })
-                .collect();
-            (
-                d["rank"].as_u64().unwrap(),
-                d["only_in"].as_str().unwrap().to_string(),
-                edges,
-            )
-        })
+    reported_differences(&v["differences"])
+        .into_iter()
         .collect()
 }
 

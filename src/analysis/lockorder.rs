@@ -129,7 +129,7 @@ impl StableKeys {
                 .and_then(|l| l.parse().ok())
                 .unwrap_or(0);
             groups
-                .entry(keys.line_free(n))
+                .entry(keys.line_free(n, 1))
                 .or_default()
                 .push((line, n.id));
         }
@@ -147,20 +147,22 @@ impl StableKeys {
         keys
     }
 
-    /// The name with the site's `file:line` replaced by its function.
-    fn line_free(&self, n: &crate::facts::NameInfo) -> String {
+    /// The name with the site's `file:line` replaced by its function, and
+    /// by its rank after the function when it is not the first.
+    fn line_free(&self, n: &crate::facts::NameInfo, rank: usize) -> String {
         let function = self.function_at.get(&n.site).map_or("?", |s| s.as_str());
-        n.name.replace(&n.site, &format!("{function}()"))
+        let place = if rank > 1 {
+            format!("{function}()#{rank}")
+        } else {
+            format!("{function}()")
+        };
+        n.name.replace(&n.site, &place)
     }
 
     pub fn key(&self, f: &FactSet, id: u32) -> String {
         match f.names.get(id as usize).filter(|n| n.id == id) {
             Some(n) if !n.site.is_empty() => {
-                let base = self.line_free(n);
-                match self.rank.get(&id) {
-                    Some(&r) if r > 1 => base.replacen("()", &format!("()#{r}"), 1),
-                    _ => base,
-                }
+                self.line_free(n, self.rank.get(&id).copied().unwrap_or(1))
             }
             _ => f
                 .location(id)

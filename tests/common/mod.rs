@@ -118,3 +118,33 @@ pub fn line_of(src: &str, tag: &str) -> u32 {
     assert_eq!(hits.len(), 1, "tag {tag}: lines {hits:?}");
     hits[0]
 }
+
+/// One difference of a `concord diff --format json` list (`differences`,
+/// `by_line`): (rank, only_in, [(write line, read line)]).
+pub type ReportedDifference = (u64, String, Vec<(u64, u64)>);
+
+/// The differences of a JSON list of `concord diff`.
+pub fn reported_differences(list: &serde_json::Value) -> Vec<ReportedDifference> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let edges = d["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| {
+                    (
+                        e["write"]["line"].as_u64().unwrap(),
+                        e["read"]["line"].as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            (
+                d["rank"].as_u64().unwrap(),
+                d["only_in"].as_str().unwrap().to_string(),
+                edges,
+            )
+        })
+        .collect()
+}

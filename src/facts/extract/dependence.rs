@@ -23,24 +23,7 @@ pub(super) fn defining_stmt(
     }
     let func = model.func(finst);
     let index = func.parameters.iter().position(|p| &p.name == name)?;
-    let caller = model.finsts[finst].caller?;
-    let caller_finst = model.finst_of(caller)?;
-    let call = model.call(caller)?;
-    let arg_index = if model
-        .callee_of
-        .get(&caller)
-        .is_some_and(|v| v.contains(&finst))
-    {
-        // A callback's parameters come from the library that calls it
-        // back, not from the registering call's arguments in their order.
-        if ir::direct_callee(call).is_some_and(|n| model.func_by_name(n).is_none()) {
-            return None;
-        }
-        index
-    } else {
-        3
-    };
-    let (arg, _) = call.arguments.get(arg_index)?;
+    let (caller_finst, arg) = model.argument_of_parameter(finst, index)?;
     defining_stmt(model, caller_finst, arg)
 }
 

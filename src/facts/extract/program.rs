@@ -290,6 +290,40 @@ impl<'m> ProgramModel<'m> {
         }
     }
 
+    /// The value parameter `index` of instance `finst` holds: the matching
+    /// argument of the call the instance was cloned for (in the caller's
+    /// instance), or `pthread_create`'s fourth argument for a thread's
+    /// start routine. `None` for a callback entered at a library call (the
+    /// library passes its own arguments) and for an instance with no caller.
+    pub fn argument_of_parameter(
+        &self,
+        finst: FInstId,
+        index: usize,
+    ) -> Option<(FInstId, &'m llvm_ir::Operand)> {
+        let caller = self.finsts[finst].caller?;
+        let caller_finst = self.finst_of(caller)?;
+        let call = self.call(caller)?;
+        let direct = self
+            .callee_of
+            .get(&caller)
+            .is_some_and(|v| v.contains(&finst));
+        let arg_index = if direct {
+            // A callback's parameters come from the library that calls it
+            // back, not from the registering call's arguments in their order.
+            if ir::direct_callee(call).is_some_and(|n| self.func_by_name(n).is_none()) {
+                return None;
+            }
+            index
+        } else if index == 0 {
+            3
+        } else {
+            return None;
+        };
+        call.arguments
+            .get(arg_index)
+            .map(|(a, _)| (caller_finst, a))
+    }
+
     pub fn call(&self, s: StmtId) -> Option<&'m llvm_ir::instruction::Call> {
         match self.instr(s)? {
             Instruction::Call(c) => Some(c),

@@ -64,19 +64,7 @@ fn objects_from_callers(
     depth: usize,
 ) -> Option<BTreeSet<AbsObj>> {
     let index = parameter_root(model, finst, op)?;
-    let call_stmt = model.finsts[finst].caller?;
-    let caller = model.finst_of(call_stmt)?;
-    let call = model.call(call_stmt)?;
-    // a thread's start routine gets `pthread_create`'s fourth argument
-    let direct = model
-        .callee_of
-        .get(&call_stmt)
-        .is_some_and(|v| v.contains(&finst));
-    let arg_index = if direct { index } else { 3 };
-    if !direct && index != 0 {
-        return None;
-    }
-    let (actual, _) = call.arguments.get(arg_index)?;
+    let (caller, actual) = model.argument_of_parameter(finst, index)?;
     if depth > 0 {
         if let Some(objs) = objects_from_callers(model, pt, caller, actual, depth - 1) {
             return Some(objs);
