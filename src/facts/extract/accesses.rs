@@ -3,6 +3,7 @@
 //! signal, create, join) on which cells, all through points-to; global
 //! initialisers count as writes of the cells some statement touches.
 
+use super::correlation::{self, AmbiguousLockCall, CorrelatedLocks};
 use super::dependence::defining_stmt;
 use super::ir::{self, LibCall};
 use super::pointsto::{LocId, PointsTo};
@@ -75,6 +76,8 @@ pub(super) struct AccessScan {
     /// Synchronisation calls left out of `sync` because their object is
     /// not one known cell, with the number of cells it may be.
     pub(super) dropped_sync: BTreeMap<StmtId, u32>,
+    /// Per-object locks taken through a pointer value (correlation.rs).
+    pub(super) correlated: CorrelatedLocks,
 }
 
 impl AccessScan {
@@ -87,6 +90,9 @@ impl AccessScan {
         let mut asserts: BTreeSet<StmtId> = BTreeSet::new();
         let mut no_target: BTreeSet<StmtId> = BTreeSet::new();
         let mut dropped_sync: BTreeMap<StmtId, u32> = BTreeMap::new();
+        let mut ambiguous_locks: Vec<AmbiguousLockCall> = Vec::new();
+        // every call that may release a mutex, with the cells it may be
+        let mut releases: BTreeMap<StmtId, BTreeSet<LocId>> = BTreeMap::new();
         // what an access's address resolved to, noting one that resolved to nothing
         let mut note_empty = |s: StmtId, cells: &BTreeSet<LocId>| {
             if cells.is_empty() {
@@ -145,6 +151,9 @@ impl AccessScan {
                         LibCall::MutexLock | LibCall::MutexUnlock | LibCall::MutexTrylock => {
                             let m = sync_object_of(0, pt);
                             sync_cells.extend(m.iter().copied());
+                            if ir::classify(callee) == LibCall::MutexUnlock {
+                                releases.insert(s, m.clone());
+                            }
                             if let Some(m) = unique(&m) {
                                 let op = match ir::classify(callee) {
                                     LibCall::MutexLock => SyncOp::Lock(m),
@@ -154,12 +163,22 @@ impl AccessScan {
                                 sync.insert(s, op);
                             } else {
                                 dropped_sync.insert(s, m.len() as u32);
+                                let kind = ir::classify(callee);
+                                // several objects: correlate; none: nothing to correlate
+                                if kind != LibCall::MutexTrylock && m.len() > 1 {
+                                    ambiguous_locks.push(AmbiguousLockCall {
+                                        stmt: s,
+                                        lock: kind == LibCall::MutexLock,
+                                        cells: m,
+                                    });
+                                }
                             }
                         }
                         LibCall::CondWait => {
                             let c = sync_object_of(0, pt);
                             let m = sync_object_of(1, pt);
                             sync_cells.extend(c.iter().chain(m.iter()).copied());
+                            releases.insert(s, m.clone());
                             if let (Some(cond), Some(mutex)) = (unique(&c), unique(&m)) {
                                 sync.insert(s, SyncOp::Wait { cond, mutex });
                             } else {
@@ -246,7 +265,7 @@ impl AccessScan {
             }
         }
 
-        AccessScan {
+        let mut scan = AccessScan {
             acc,
             sync,
             sync_cells,
@@ -255,6 +274,9 @@ impl AccessScan {
             asserts,
             no_target,
             dropped_sync,
-        }
+            correlated: CorrelatedLocks::default(),
+        };
+        scan.correlated = correlation::correlate(model, pt, &mut scan, &ambiguous_locks, &releases);
+        scan
     }
 }

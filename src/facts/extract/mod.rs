@@ -8,6 +8,7 @@
 //! rows of the derived relations (`rows`).
 
 mod accesses;
+mod correlation;
 mod dependence;
 pub mod guards;
 pub mod ir;
@@ -24,6 +25,7 @@ mod sync_objects;
 mod unreached;
 
 use self::accesses::{AccessScan, SyncOp};
+use self::correlation::CorrelatedLocks;
 use self::dependence::{add_call_site_dependence, ssa_dependence};
 use self::ir_facts::IrFacts;
 use self::order::ThreadGraph;
@@ -37,7 +39,7 @@ use super::relations::{
     DomParent, ForkCall, InlineAsm, PoScc, PoSccCyclic, PoSccNext, Postdom, ThreadAlways,
     UnresolvedCall, UnresolvedThreadStart,
 };
-use super::{FactSet, LocationInfo, Manifest, Row, ThreadInfo};
+use super::{FactSet, LocationInfo, Manifest, NameInfo, Row, ThreadInfo};
 use crate::error::Result;
 use crate::frontend::Program;
 use crate::parallel;
@@ -73,7 +75,15 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     rows.critical_sections(&model, &deps.graphs, &sections, &events, &locs);
     rows.accesses(&scan, &events, &locs);
     rows.dependences(&model, &deps, &scan);
-    Ok(fact_set(program, &model, &pt, &sharing, &locs, rows))
+    Ok(fact_set(
+        program,
+        &model,
+        &pt,
+        &sharing,
+        &locs,
+        &scan.correlated,
+        rows,
+    ))
 }
 
 /// Which cells count as shared.
@@ -100,7 +110,8 @@ impl<'a> Sharing<'a> {
     }
 
     fn is_shared(&self, c: LocId) -> bool {
-        self.pt.is_shared(c) && !self.sync_cells.contains(&c) && self.conflicting.contains(&c)
+        // sync cells first: correlated locks have no points-to cell
+        !self.sync_cells.contains(&c) && self.pt.is_shared(c) && self.conflicting.contains(&c)
     }
 }
 
@@ -218,8 +229,20 @@ impl CriticalSections {
         events: &Events,
         sharing: &Sharing<'_>,
     ) -> Self {
-        let held: Vec<Vec<Option<Held>>> =
-            parallel::map(graphs, |tg| sections::locksets(tg, &scan.sync));
+        let corr = &scan.correlated;
+        let held: Vec<Vec<Option<Held>>> = parallel::map(graphs, |tg| {
+            let mut held = sections::locksets(tg, &scan.sync, corr);
+            // a correlated lock counts only at accesses through its pointer
+            for (i, h) in held.iter_mut().enumerate() {
+                let Some(h) = h.as_mut() else { continue };
+                let s = tg.nodes[i];
+                let is_sync_call = scan.sync.contains_key(&s);
+                h.retain(|&m, acquirers| {
+                    !corr.is_correlated(m) || corr.holds_at(s, is_sync_call, acquirers)
+                });
+            }
+            held
+        });
         let strong_write: BTreeMap<StmtId, LocId> = events
             .shared_writes
             .iter()
@@ -238,6 +261,7 @@ impl CriticalSections {
                 sync: &scan.sync,
                 strong_write: &strong_write,
                 held,
+                ends: &scan.correlated.ends,
             };
             sections::covered_accesses(tg, &fx, &events.shared_reads, &events.shared_writes)
         });
@@ -501,14 +525,28 @@ fn fact_set(
     pt: &PointsTo,
     sharing: &Sharing<'_>,
     locs: &LocationIds,
+    corr: &CorrelatedLocks,
     rows: Rows,
 ) -> FactSet {
+    let debug = names::DebugTypes::read(&program.bitcode, &program.module);
+    let correlated = |c: LocId| {
+        corr.shape(c)
+            .map(|shape| correlation::display(&program.module, &debug, shape))
+    };
     let mut facts = FactSet {
         statements: statement_table(model),
         locations: locs
             .cells
             .iter()
             .map(|&c| {
+                if let Some(name) = correlated(c) {
+                    return LocationInfo {
+                        id: locs.of(c),
+                        name,
+                        object: "per-object lock".into(),
+                        shared: false,
+                    };
+                }
                 let (name, object) = pt.describe(model, c);
                 LocationInfo {
                     id: locs.of(c),
@@ -545,9 +583,26 @@ fn fact_set(
         },
     };
     dedupe_location_names(&mut facts.locations);
-    let debug = names::DebugTypes::read(&program.bitcode, &program.module);
-    let cells: Vec<(u32, LocId)> = locs.cells.iter().map(|&c| (locs.of(c), c)).collect();
+    let cells: Vec<(u32, LocId)> = locs
+        .cells
+        .iter()
+        .filter(|&&c| correlated(c).is_none())
+        .map(|&c| (locs.of(c), c))
+        .collect();
     facts.names = names::location_names(&program.module, pt, &debug, &cells);
+    // correlated locks have the highest ids: their names come last
+    for &c in &locs.cells {
+        if let Some(name) = correlated(c) {
+            facts.names.push(NameInfo {
+                id: locs.of(c),
+                object: name.split("->").next().unwrap_or_default().to_string(),
+                ty: "mutex (one per object)".into(),
+                kind: "per-object".into(),
+                site: String::new(),
+                name,
+            });
+        }
+    }
     facts.recount();
     facts
 }

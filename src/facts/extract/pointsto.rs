@@ -50,6 +50,8 @@ pub struct PointsTo {
     extern_calls: HashSet<(Ctx, InsnId)>,
     shared: HashSet<AbsObj>,
     cells_of_obj: BTreeMap<AbsObj, Vec<LocId>>,
+    /// Per object, the objects some cell of it may hold a pointer to.
+    stored_in: HashMap<AbsObj, BTreeSet<AbsObj>>,
 }
 
 impl PointsTo {
@@ -72,6 +74,7 @@ impl PointsTo {
             extern_calls: HashSet::new(),
             shared: HashSet::new(),
             cells_of_obj: BTreeMap::new(),
+            stored_in: HashMap::new(),
         };
         for &(ctx, var, site, obj_ctx, path) in &out.pt_var {
             let l = pt.intern(site, obj_ctx, path);
@@ -80,6 +83,14 @@ impl PointsTo {
         for &(site, obj_ctx, path, site2, obj_ctx2, path2) in &out.pt_heap {
             pt.intern(site, obj_ctx, path);
             pt.intern(site2, obj_ctx2, path2);
+            let (holder, held) = (
+                AbsObj { site, ctx: obj_ctx },
+                AbsObj {
+                    site: site2,
+                    ctx: obj_ctx2,
+                },
+            );
+            pt.stored_in.entry(holder).or_default().insert(held);
         }
         for &(ctx, insn, func, callee_ctx) in &out.pt_call {
             let callee = Callee {
@@ -214,6 +225,11 @@ impl PointsTo {
     /// Every context a function runs in.
     pub fn contexts_of(&self, func: FuncId) -> &[Ctx] {
         self.reach.get(&func).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The objects a pointer stored anywhere in `obj` may point into.
+    pub fn objects_stored_in(&self, obj: AbsObj) -> impl Iterator<Item = AbsObj> + '_ {
+        self.stored_in.get(&obj).into_iter().flatten().copied()
     }
 
     pub fn is_shared(&self, cell: LocId) -> bool {

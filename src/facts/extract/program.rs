@@ -83,6 +83,9 @@ pub struct FuncInstance {
     pub ctxs: Vec<Ctx>,
     /// The call (or thread create) statement this instance was cloned for.
     pub caller: Option<StmtId>,
+    /// Entered from several calls (past the clone budget or depth), so
+    /// `caller` is only the first of them.
+    pub shared: bool,
     /// Statements of each block, in order; the last is the terminator.
     pub blocks: Vec<Vec<StmtId>>,
     /// SSA name -> the statement defining it.
@@ -294,12 +297,16 @@ impl<'m> ProgramModel<'m> {
     /// argument of the call the instance was cloned for (in the caller's
     /// instance), or `pthread_create`'s fourth argument for a thread's
     /// start routine. `None` for a callback entered at a library call (the
-    /// library passes its own arguments) and for an instance with no caller.
+    /// library passes its own arguments), for an instance with no caller,
+    /// and for a shared instance (its callers pass different arguments).
     pub fn argument_of_parameter(
         &self,
         finst: FInstId,
         index: usize,
     ) -> Option<(FInstId, &'m llvm_ir::Operand)> {
+        if self.finsts[finst].shared {
+            return None;
+        }
         let caller = self.finsts[finst].caller?;
         let caller_finst = self.finst_of(caller)?;
         let call = self.call(caller)?;
@@ -467,6 +474,7 @@ impl Builder<'_> {
             thread,
             ctxs: vec![ctx],
             caller,
+            shared: false,
             blocks: Vec::new(),
             defs: HashMap::new(),
         });
@@ -548,6 +556,7 @@ impl Builder<'_> {
                                 let child =
                                     self.instantiate(model, target, thread, Some(id), stack)?;
                                 stack.pop();
+                                model.finsts[child].shared = true;
                                 self.shared.insert((g, target.ctx), child);
                                 child
                             }

@@ -6,6 +6,7 @@
 //! computed on the thread's inlined CFG, so loops need no special case: a
 //! lock, unlock or wait on m starts a new section instance.
 
+use super::correlation::CorrelatedLocks;
 use super::order::ThreadGraph;
 use super::pointsto::LocId;
 use super::program::StmtId;
@@ -62,14 +63,26 @@ fn touches(op: Option<&SyncOp>) -> Option<LocId> {
 /// (undefined behaviour in POSIX) and that threads run to completion: a
 /// node from which some release-free path ends the thread, re-acquires m,
 /// or enters a part of the CFG with no exit, does not get it.
-pub(super) fn locksets(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec<Option<Held>> {
+///
+/// Correlated locks (correlation.rs) also end where `corr.ends` says, and
+/// count only where they are surely held: the release-ahead argument does
+/// not hold for them (an unlock may be of another object's mutex).
+pub(super) fn locksets(
+    tg: &ThreadGraph,
+    sync: &BTreeMap<StmtId, SyncOp>,
+    corr: &CorrelatedLocks,
+) -> Vec<Option<Held>> {
     let n = tg.nodes.len();
     let preds = preds_of(tg);
     // each node's operation, looked up once (the dataflows visit nodes many times)
     let ops: Vec<Option<&SyncOp>> = tg.nodes.iter().map(|s| sync.get(s)).collect();
+    let ends: Vec<Option<&BTreeSet<LocId>>> = tg.nodes.iter().map(|s| corr.ends.get(s)).collect();
     let transfer = |i: usize, mut h: Held| -> Held {
         if let Some(m) = released(ops[i]) {
             h.remove(&m);
+        }
+        for m in ends[i].into_iter().flatten() {
+            h.remove(m);
         }
         if let Some(m) = acquired(ops[i]) {
             h.insert(m, BTreeSet::from([tg.nodes[i]]));
@@ -116,7 +129,9 @@ pub(super) fn locksets(tg: &ThreadGraph, sync: &BTreeMap<StmtId, SyncOp>) -> Vec
             let may = may[i].as_ref()?;
             Some(
                 may.iter()
-                    .filter(|(m, _)| must_holds(i, m) || !unsafe_for[m][i])
+                    .filter(|(m, _)| {
+                        must_holds(i, m) || (!corr.is_correlated(**m) && !unsafe_for[m][i])
+                    })
                     .map(|(m, ls)| (*m, ls.clone()))
                     .collect(),
             )
@@ -225,6 +240,16 @@ pub(super) struct NodeEffects<'a> {
     pub(super) strong_write: &'a BTreeMap<StmtId, LocId>,
     /// The lockset before each node (from `locksets`).
     pub(super) held: &'a [Option<Held>],
+    /// Where correlated locks end besides their own unlock.
+    pub(super) ends: &'a BTreeMap<StmtId, BTreeSet<LocId>>,
+}
+
+/// The mutexes whose current section a node ends: its own lock, unlock or
+/// wait, and the correlated locks it ends.
+fn ended_at(fx: &NodeEffects<'_>, s: StmtId) -> BTreeSet<LocId> {
+    let mut out: BTreeSet<LocId> = touches(fx.sync.get(&s)).into_iter().collect();
+    out.extend(fx.ends.get(&s).into_iter().flatten().copied());
+    out
 }
 
 /// Forward must-dataflow "v written since the last acquisition of m": a
@@ -234,8 +259,9 @@ fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<P
     let preds = preds_of(tg);
     let transfer = |i: usize, mut st: Pairs| -> Pairs {
         let s = tg.nodes[i];
-        if let Some(m) = touches(fx.sync.get(&s)) {
-            st.retain(|&(x, _)| x != m);
+        let ended = ended_at(fx, s);
+        if !ended.is_empty() {
+            st.retain(|(x, _)| !ended.contains(x));
         }
         if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
             for &m in held.keys() {
@@ -285,8 +311,9 @@ fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Pai
             let Some(mut st) = after_of(i, &before) else {
                 continue;
             };
-            if let Some(m) = touches(fx.sync.get(&s)) {
-                st.retain(|&(x, _)| x != m);
+            let ended = ended_at(fx, s);
+            if !ended.is_empty() {
+                st.retain(|(x, _)| !ended.contains(x));
             }
             // only mutexes held at the overwrite: one held at the covered
             // store and not released since is held there too (when the

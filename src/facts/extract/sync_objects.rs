@@ -53,9 +53,19 @@ pub(super) fn sync_object_cells(
     }
 }
 
-/// The objects `op` may point into, when it is a parameter of `finst`'s
-/// function (through field offsets and casts): those of the argument at the
-/// call `finst` was cloned for. `None` when `op` is not such a value.
+/// Where an object operand comes from, seen through field offsets and casts.
+enum Origin<'a> {
+    /// A parameter of the instance's function (by index).
+    Parameter(usize),
+    /// A pointer loaded from this address (`pool->have`).
+    Loaded(&'a Operand),
+}
+
+/// The objects `op` may point into, narrowed along the call path: for a
+/// parameter, those of the argument at the call `finst` was cloned for;
+/// for a pointer loaded from memory, those stored in the (narrowed)
+/// objects it is loaded from. `None` when `op` comes from neither, or the
+/// path gives nothing narrower.
 fn objects_from_callers(
     model: &ProgramModel<'_>,
     pt: &PointsTo,
@@ -63,24 +73,38 @@ fn objects_from_callers(
     op: &Operand,
     depth: usize,
 ) -> Option<BTreeSet<AbsObj>> {
-    let index = parameter_root(model, finst, op)?;
-    let (caller, actual) = model.argument_of_parameter(finst, index)?;
-    if depth > 0 {
-        if let Some(objs) = objects_from_callers(model, pt, caller, actual, depth - 1) {
-            return Some(objs);
+    match origin(model, finst, op)? {
+        Origin::Parameter(index) => {
+            let (caller, actual) = model.argument_of_parameter(finst, index)?;
+            if depth > 0 {
+                if let Some(objs) = objects_from_callers(model, pt, caller, actual, depth - 1) {
+                    return Some(objs);
+                }
+            }
+            Some(
+                pt.pointees(model, caller, actual)
+                    .into_iter()
+                    .map(|l| pt.locs[l as usize].obj)
+                    .collect(),
+            )
+        }
+        // Sound: a value loaded from a cell of these objects is a pointer
+        // some store put there (any field of them: a superset).
+        Origin::Loaded(address) => {
+            let holders = objects_from_callers(model, pt, finst, address, depth)?;
+            Some(
+                holders
+                    .into_iter()
+                    .flat_map(|o| pt.objects_stored_in(o))
+                    .collect(),
+            )
         }
     }
-    Some(
-        pt.pointees(model, caller, actual)
-            .into_iter()
-            .map(|l| pt.locs[l as usize].obj)
-            .collect(),
-    )
 }
 
-/// The index of the parameter `op` is computed from by field offsets and
-/// casts only (same object, other place in it).
-fn parameter_root(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Option<usize> {
+/// Where `op` comes from by field offsets and casts only (same object,
+/// other place in it): a parameter, or a load.
+fn origin<'m>(model: &ProgramModel<'m>, finst: usize, op: &'m Operand) -> Option<Origin<'m>> {
     let func = model.func(finst);
     let mut name: &Name = match op {
         Operand::LocalOperand { name, .. } => name,
@@ -89,13 +113,14 @@ fn parameter_root(model: &ProgramModel<'_>, finst: usize, op: &Operand) -> Optio
     // bounded: an SSA chain of casts and offsets is short
     for _ in 0..16 {
         if let Some(i) = func.parameters.iter().position(|p| &p.name == name) {
-            return Some(i);
+            return Some(Origin::Parameter(i));
         }
         let def = *model.finsts[finst].defs.get(name)?;
         let next = match model.instr(def)? {
             I::GetElementPtr(g) => &g.address,
             I::BitCast(c) => &c.operand,
             I::AddrSpaceCast(c) => &c.operand,
+            I::Load(l) => return Some(Origin::Loaded(&l.address)),
             _ => return None,
         };
         name = match next {
