@@ -92,7 +92,11 @@ fn a_patch_moving_a_signal_on_a_per_object_condvar_is_inconclusive() {
         assert_eq!(code, exit, "{command}");
         assert_eq!(unseen(&doc), expected, "{command}");
         for side in ["old", "new"] {
-            assert_eq!(gap_count(&doc, side, "sync_ambiguous"), 1, "{command} {side}");
+            assert_eq!(
+                gap_count(&doc, side, "sync_ambiguous"),
+                1,
+                "{command} {side}"
+            );
         }
     }
 }

@@ -295,3 +295,31 @@ int main(void) {
     let all: std::collections::BTreeSet<&str> = f.names.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(all.len(), f.names.len());
 }
+
+/// A heap object made for one struct member (`pool->have = new_lock()`)
+/// is named after it, as a person reading the code calls it.
+#[test]
+fn a_heap_object_stored_into_a_member_is_named_by_it() {
+    let f = facts_of_c(
+        "#include <pthread.h>\n\
+         #include <stdlib.h>\n\
+         struct lock { pthread_mutex_t mutex; long value; };\n\
+         struct pool { struct lock *have; int n; };\n\
+         struct pool in_pool;\n\
+         struct lock *new_lock(void) { return malloc(sizeof(struct lock)); }\n\
+         void new_pool(struct pool *pool) { pool->have = new_lock(); pool->n = 0; }\n\
+         void *worker(void *a) {\n\
+           pthread_mutex_lock(&in_pool.have->mutex); in_pool.n++;\n\
+           pthread_mutex_unlock(&in_pool.have->mutex); return a;\n\
+         }\n\
+         int main(void) {\n\
+           pthread_t t; new_pool(&in_pool);\n\
+           pthread_create(&t, 0, worker, 0); worker(0); pthread_join(t, 0); return 0;\n\
+         }\n",
+    );
+    let names: Vec<&str> = f.names.iter().map(|n| n.name.as_str()).collect();
+    assert!(
+        names.contains(&"(pool->have = struct lock @ prog.c:7).mutex"),
+        "{names:?}"
+    );
+}

@@ -202,8 +202,14 @@ impl Namer<'_> {
                     .or_else(|| self.line_of(i))
                     .unwrap_or_else(|| "?".into());
                 let what = ty.as_ref().map_or("heap".to_string(), |t| self.c_type(t));
+                // `pool->have = new_lock(0)`: the member it is made for
+                // names it as a person would
+                let display = match self.stored_into_member(at) {
+                    Some(member) => format!("{member} = {what} @ {line}"),
+                    None => format!("{what} @ {line}"),
+                };
                 Object {
-                    display: format!("{what} @ {line}"),
+                    display,
                     kind: "heap",
                     ty,
                     site: line,
@@ -263,6 +269,73 @@ impl Namer<'_> {
                 }
                 _ => None,
             })
+    }
+
+    /// The struct member an allocation's result is stored into, in the
+    /// function that makes it (`pool->have` for `pool->have =
+    /// new_lock(0)`): one store of the result (or its cast) to a field of a
+    /// struct pointer. `None` when there is no such store, or several (a
+    /// global holding it is left out: `p = malloc(..)` names the object
+    /// by its line, as reports and tests have always read it).
+    fn stored_into_member(&self, call: InsnId) -> Option<String> {
+        let (f, instr) = self.insn(call);
+        let dest = match instr? {
+            I::Call(c) => c.dest.clone()?,
+            _ => return None,
+        };
+        let instrs = || {
+            self.module.functions[f]
+                .basic_blocks
+                .iter()
+                .flat_map(|b| b.instrs.iter())
+        };
+        let is_local = |op: &Operand, n: &llvm_ir::Name| matches!(op, Operand::LocalOperand { name, .. } if name == n);
+        // the result and its casts
+        let mut values = vec![dest];
+        for ins in instrs() {
+            if let I::BitCast(b) = ins {
+                if values.iter().any(|v| is_local(&b.operand, v)) {
+                    values.push(b.dest.clone());
+                }
+            }
+        }
+        let mut members = instrs().filter_map(|ins| match ins {
+            I::Store(st) if values.iter().any(|v| is_local(&st.value, v)) => Some(&st.address),
+            _ => None,
+        });
+        let address = members.next()?;
+        if members.next().is_some() {
+            return None;
+        }
+        let Operand::LocalOperand { name, .. } = address else {
+            return None;
+        };
+        let gep = instrs().find_map(|ins| match ins {
+            I::GetElementPtr(g) if &g.dest == name => Some(g),
+            _ => None,
+        })?;
+        let Operand::LocalOperand { ty, .. } = &gep.address else {
+            return None;
+        };
+        let root = pointee(ty)?;
+        let Type::NamedStructType { .. } = root.as_ref() else {
+            return None;
+        };
+        let (first, rest) = gep.indices.split_first()?;
+        if crate::ir::int_constant(first)?.1 != 0 || rest.is_empty() {
+            return None;
+        }
+        let steps: Vec<Step> = rest
+            .iter()
+            .map(|i| crate::ir::int_constant(i).map(|(_, k)| Step::Field(k as u32)))
+            .collect::<Option<_>>()?;
+        let object = self.c_type(&root);
+        let object = object
+            .strip_prefix("struct ")
+            .unwrap_or(&object)
+            .to_string();
+        let suffix = self.path_suffix(Some(&root), &steps);
+        Some(format!("{object}->{}", suffix.trim_start_matches('.')))
     }
 
     /// The pointee of what a call's (defined) callee returns, unless it

@@ -1,0 +1,186 @@
+//! Lock order on a real program nobody here wrote (issue 27): pigz takes
+//! its locks through yarn's wrappers (`possess`, `twist`, `release`) and
+//! keeps them in heap objects made by `new_lock()`. A lock-order inversion
+//! introduced by moving two `possess` calls must show as a new deadlock
+//! cycle, and nothing else about lock order may change. The corpus is found
+//! as in `corpus_coverage.rs`; without it the test says so and passes,
+//! unless `CONCORD_REQUIRE_CORPUS=1`.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("CONCORD_CORPUS").map(PathBuf::from),
+        Some(repo_root().join("../shared/corpus")),
+        Some(PathBuf::from("/work/shared/corpus")),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CONCORD_REQUIRE_CORPUS").is_none(),
+            "CONCORD_REQUIRE_CORPUS is set but no corpus directory was found"
+        );
+        eprintln!("corpus_locks: SKIPPED: no corpus (set CONCORD_CORPUS)");
+    }
+    found
+}
+
+fn run(dir: &Path, program: &str, args: &[&str]) {
+    let o = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        o.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Compile pigz.c and yarn.c in `dir` and link them into `out`.
+fn build(dir: &Path, out: &str) {
+    run(
+        dir,
+        "clang-14",
+        &[
+            "-g",
+            "-O0",
+            "-Xclang",
+            "-disable-O0-optnone",
+            "-c",
+            "-emit-llvm",
+            "-w",
+            "pigz.c",
+            "yarn.c",
+        ],
+    );
+    run(dir, "llvm-link-14", &["pigz.bc", "yarn.bc", "-o", out]);
+}
+
+/// Replace the one occurrence of `from` (after `after`, if given) by `to`.
+fn edit(text: &mut String, after: Option<&str>, from: &str, to: &str) {
+    let start = after.map_or(0, |a| text.find(a).expect("anchor") + a.len());
+    let at = start + text[start..].find(from).expect("text to move");
+    text.replace_range(at..at + from.len(), to);
+}
+
+/// The lock names of each potential deadlock in one version's JSON (the
+/// names lock order compares versions by).
+fn cycles(doc: &Value, key: &str) -> Vec<Vec<String>> {
+    doc["lock_order"][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            c["locks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn pigz_lock_inversion_introduced_by_moving_two_possess_calls_is_a_new_cycle() {
+    let Some(corpus) = corpus() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path();
+    run(src, "git", &["init", "-q"]);
+    let bundle = corpus.join("pigz-2007-2018.bundle");
+    run(
+        src,
+        "git",
+        &[
+            "fetch",
+            "-q",
+            bundle.to_str().unwrap(),
+            "*:refs/remotes/b/*",
+        ],
+    );
+    run(src, "git", &["checkout", "-q", "9ef658b"]);
+    build(src, "old.bc");
+    // The inversion (reasoning, pigz.c at 9ef658b):
+    // - compress_thread takes a job holding `compress_have` and releases it
+    //   with `twist(compress_have, BY, -1)`; later it takes `write_first`
+    //   to queue the job for the writer. Moving that `possess(write_first)`
+    //   up, before the twist, makes it take write_first while holding
+    //   compress_have.
+    // - write_thread's final check takes `compress_have`, releases it, then
+    //   takes `write_first`. Moving `possess(write_first)` up, before
+    //   `possess(compress_have)`, makes it take compress_have while holding
+    //   write_first.
+    // compress_have -> write_first in the compress threads and write_first
+    // -> compress_have in the write thread: an AB-BA cycle between
+    // distinct threads, with no lock held around both. Both locks are made
+    // by `new_lock()` in setup_jobs (pigz.c:1135 compress_have, 1138
+    // write_first; across versions, lock order names them by function and
+    // rank: `(struct lock_s @ setup_jobs()).mutex` and `..#2`). Nothing else about lock order changes; the cycle the
+    // old version already has (pool->have and a space's use lock, in
+    // get_space and drop_space: a false one, as a space on the free list is
+    // held by nobody) is in both.
+    let path = src.join("pigz.c");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    edit(
+        &mut text,
+        None,
+        "        twist(compress_have, BY, -1);\n",
+        "        possess(write_first);\n        twist(compress_have, BY, -1);\n",
+    );
+    edit(
+        &mut text,
+        Some("        possess(write_first);\n        twist(compress_have, BY, -1);\n"),
+        "        possess(write_first);\n",
+        "",
+    );
+    edit(
+        &mut text,
+        None,
+        "    possess(compress_have);\n    assert(compress_head == NULL",
+        "    possess(write_first);\n    possess(compress_have);\n    assert(compress_head == NULL",
+    );
+    edit(
+        &mut text,
+        Some("    release(compress_have);\n"),
+        "    possess(write_first);\n",
+        "",
+    );
+    std::fs::write(&path, text).unwrap();
+    build(src, "new.bc");
+
+    let o = Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args(["-q", "diff", "--max-rank", "1", "--format", "json"])
+        .arg(src.join("old.bc"))
+        .arg(src.join("new.bc"))
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(o.status.code(), Some(1), "{}", doc["lock_order"]);
+    let (old, new) = (cycles(&doc, "old_deadlocks"), cycles(&doc, "new_deadlocks"));
+    let names = |c: &Vec<String>| c.join(" ");
+    let inversion = |c: &Vec<String>| {
+        let n = names(c);
+        n.contains("(struct lock_s @ setup_jobs()).mutex")
+            && n.contains("(struct lock_s @ setup_jobs()#2).mutex")
+    };
+    assert!(!old.iter().any(inversion), "{old:?}");
+    assert_eq!(new.iter().filter(|c| inversion(c)).count(), 1, "{new:?}");
+    // the other cycle is the same one in both versions
+    let others = |cs: &[Vec<String>]| -> Vec<String> {
+        cs.iter().filter(|c| !inversion(c)).map(names).collect()
+    };
+    assert_eq!(others(&old), others(&new));
+    assert!(
+        others(&old)
+            .iter()
+            .any(|c| c.contains("pool->have") && c.contains("space->use->mutex")),
+        "{old:?}"
+    );
+}
