@@ -79,3 +79,86 @@ fn other_analysing_commands_take_the_budget_flags() {
         Some(2)
     );
 }
+
+#[test]
+fn every_command_has_a_default_budget_and_none_lifts_it() {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Probe {
+        #[command(flatten)]
+        budget: concord::cli::BudgetArgs,
+    }
+    let limits = |args: &[&str]| {
+        let argv = std::iter::once("probe").chain(args.iter().copied());
+        Probe::parse_from(argv).budget.limits()
+    };
+    // no option: the documented defaults (half an hour, 3/4 of the memory)
+    let default = limits(&[]);
+    assert_eq!(
+        default.timeout,
+        Some(std::time::Duration::from_secs_f64(
+            concord::cli::DEFAULT_TIMEOUT_SECONDS
+        ))
+    );
+    let total_kb: u64 = std::fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(default.max_rss, Some(total_kb * 1024 / 4 * 3));
+    // `none` lifts a limit, a number sets it
+    let lifted = limits(&["--timeout", "none", "--max-memory", "none"]);
+    assert_eq!((lifted.timeout, lifted.max_rss), (None, None));
+    let set = limits(&["--timeout", "2.5", "--max-memory", "100"]);
+    assert_eq!(set.timeout, Some(std::time::Duration::from_millis(2500)));
+    assert_eq!(set.max_rss, Some(100 << 20));
+    // and `none` is accepted on the command line of every analysing command
+    assert_eq!(
+        concord(&[
+            "-q",
+            "diff",
+            "--timeout",
+            "none",
+            "--max-memory",
+            "none",
+            V1,
+            V2
+        ])
+        .status
+        .code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn symex_has_a_hard_cap_besides_max_time() {
+    // a program whose exploration runs for a long time: 12 threads each
+    // incrementing a shared counter three times
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("many.c");
+    let mut c = String::from("#include <pthread.h>\nint x;\nvoid *w(void *a) { x++; x++; x++; return a; }\nint main(void) {\n  pthread_t t[12];\n");
+    c.push_str("  for (int i = 0; i < 12; i++) pthread_create(&t[i], 0, w, 0);\n");
+    c.push_str("  for (int i = 0; i < 12; i++) pthread_join(t[i], 0);\n  return x;\n}\n");
+    std::fs::write(&src, c).unwrap();
+    let o = concord(&[
+        "-q",
+        "symex",
+        "--reduction",
+        "none",
+        "--timeout",
+        "1",
+        src.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(9),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("(--timeout)"));
+}

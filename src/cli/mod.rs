@@ -297,17 +297,30 @@ impl InputArgs {
 }
 
 /// Limits of an analysing command (`symex` has its own `--max-time`).
+/// Every command has a budget: without an option, the defaults below; a
+/// user lifts one with `none`.
 #[derive(Args, Debug, Clone, Default)]
 pub struct BudgetArgs {
     /// Stop after this many seconds of wall time, with exit code 9 and
-    /// nothing written.
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Budget")]
-    pub timeout: Option<f64>,
+    /// nothing written [default: 1800; `none`: no limit].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit, help_heading = "Budget")]
+    pub timeout: Option<Limit<f64>>,
     /// Stop when the process's resident memory exceeds this many MB, with
-    /// exit code 9 and nothing written.
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Budget")]
-    pub max_memory: Option<u64>,
+    /// exit code 9 and nothing written [default: 3/4 of the machine's
+    /// memory; `none`: no limit].
+    #[arg(long, value_name = "MB", value_parser = parse_memory_limit, help_heading = "Budget")]
+    pub max_memory: Option<Limit<u64>>,
 }
+
+/// A budget option's value: a limit, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Limit<T> {
+    At(T),
+    Unlimited,
+}
+
+/// The wall-time limit of a command given no `--timeout`.
+pub const DEFAULT_TIMEOUT_SECONDS: f64 = 1800.0;
 
 fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
     match s.parse::<f64>() {
@@ -316,16 +329,62 @@ fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
     }
 }
 
+fn parse_time_limit(s: &str) -> std::result::Result<Limit<f64>, String> {
+    if s == "none" {
+        return Ok(Limit::Unlimited);
+    }
+    parse_seconds(s)
+        .map(Limit::At)
+        .map_err(|e| format!("{e} (or `none`)"))
+}
+
+fn parse_memory_limit(s: &str) -> std::result::Result<Limit<u64>, String> {
+    match s {
+        "none" => Ok(Limit::Unlimited),
+        _ => match s.parse::<u64>() {
+            Ok(mb) if mb > 0 => Ok(Limit::At(mb)),
+            _ => Err(format!("`{s}` is not a positive number of MB (or `none`)")),
+        },
+    }
+}
+
+/// Three quarters of the machine's memory, in bytes (`/proc/meminfo`);
+/// `None` where it cannot be read.
+fn default_max_rss() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024 / 4 * 3)
+}
+
 impl BudgetArgs {
+    /// The limits this command runs under: the options, else the defaults.
+    pub fn limits(&self) -> Limits {
+        let timeout = match self.timeout {
+            Some(Limit::At(s)) => Some(s),
+            Some(Limit::Unlimited) => None,
+            None => Some(DEFAULT_TIMEOUT_SECONDS),
+        };
+        let max_rss = match self.max_memory {
+            Some(Limit::At(mb)) => Some(mb << 20),
+            Some(Limit::Unlimited) => None,
+            None => default_max_rss(),
+        };
+        Limits {
+            timeout: timeout.map(std::time::Duration::from_secs_f64),
+            max_rss,
+        }
+    }
+
     /// Start the budget of a command; progress on stderr unless `quiet`.
     pub fn start(&self, quiet: bool) -> Budget {
-        Budget::start(
-            Limits {
-                timeout: self.timeout.map(std::time::Duration::from_secs_f64),
-                max_rss: self.max_memory.map(|mb| mb << 20),
-            },
-            !quiet,
-        )
+        Budget::start(self.limits(), !quiet)
     }
 }
 
@@ -426,7 +485,11 @@ fn run() -> i32 {
         Command::Diff(args) => diff::run(args, q, &args.budget.start(q)),
         Command::Query(args) => query::run(args, q, &args.budget.start(q)),
         Command::Rules(args) => query::run_rules(args),
-        Command::Symex(args) => symex::run(args, q),
+        Command::Symex(args) => {
+            // the watchdog lives as long as the budget: through the run
+            let _hard_cap = args.budget.start(true);
+            symex::run(args, q)
+        }
         Command::Replay(args) => symex::replay(args),
         Command::Impact(args) => impact::run(args, q, &args.budget.start(q)),
         Command::Store(args) => store::run(args),

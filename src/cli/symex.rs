@@ -56,6 +56,10 @@ pub struct SymexArgs {
     /// Stop after this many seconds (more than 0).
     #[arg(long, value_parser = positive_seconds)]
     pub max_time: Option<f64>,
+    /// A hard cap besides --max-time (which stops exploring and reports
+    /// what was explored): past it the process ends with exit code 9.
+    #[command(flatten)]
+    pub budget: super::BudgetArgs,
     /// Entry function.
     #[arg(long, default_value_t = cli_defaults().entry)]
     pub entry: String,
