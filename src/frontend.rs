@@ -109,6 +109,14 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
         path: path.to_path_buf(),
         reason: e.to_string(),
     })?;
+    // opt reads an empty file as an empty module: say what it is instead
+    // of "no main"
+    if bytes.is_empty() && matches!(kind, InputKind::LlvmText | InputKind::Bitcode) {
+        return Err(ConcordError::IrUnreadable {
+            path: path.to_path_buf(),
+            detail: "    the file is empty".into(),
+        });
+    }
     let mut hasher = Sha256::new();
     hasher.update(&bytes);
     for arg in opts.clang_args() {

@@ -500,3 +500,15 @@ fn store_commands_end_with_their_documented_codes() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("racy_counter.c"));
 }
+
+#[test]
+fn an_empty_ir_file_is_unreadable_not_a_program_without_main() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["empty.bc", "empty.ll"] {
+        let path = write(dir.path(), name, "");
+        let o = run(&["facts", &path, "-o", dir.path().join("f").to_str().unwrap()]);
+        no_panic(&o);
+        assert_eq!(o.status.code(), Some(6), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains("the file is empty"), "{}", stderr(&o));
+    }
+}
