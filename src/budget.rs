@@ -111,7 +111,11 @@ impl Budget {
             progress,
             grace,
         });
-        if limits.timeout.is_some() || limits.max_rss.is_some() || progress {
+        if limits.timeout.is_some()
+            || limits.max_rss.is_some()
+            || progress
+            || crate::cleanup::catching_signals()
+        {
             let weak = Arc::downgrade(&inner);
             std::thread::Builder::new()
                 .name("concord-budget".into())
@@ -235,6 +239,15 @@ fn watchdog(inner: std::sync::Weak<Inner>) {
         let Some(i) = inner.upgrade() else { return };
         let b = Budget { inner: i };
         let i = &b.inner;
+        if let Some(sig) = crate::cleanup::pending_signal() {
+            // wait for any write in progress: it completes or never starts
+            let _guard = i.commit.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(s) = i.spinner.lock().expect("spinner").take() {
+                s.finish_and_clear();
+            }
+            eprintln!("concord: interrupted by signal {sig}; nothing more is written");
+            crate::cleanup::end_process(128 + sig);
+        }
         if let (Some(max), Some(rss)) = (i.limits.max_rss, i.limits.max_rss.and(current_rss())) {
             if rss > max {
                 i.state
@@ -253,7 +266,7 @@ fn watchdog(inner: std::sync::Weak<Inner>) {
                 }
                 let e = b.error(limit);
                 eprintln!("concord: error: {e}");
-                std::process::exit(e.exit_code());
+                crate::cleanup::end_process(e.exit_code());
             }
         }
         if i.progress {

@@ -126,6 +126,7 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
     let input_sha256 = format!("{:x}", hasher.finalize());
 
     let work = tempfile::tempdir().map_err(|e| ConcordError::Internal(e.to_string()))?;
+    let _work_removed_on_exit = crate::cleanup::remove_on_early_exit(work.path());
     let ir_input = match kind {
         InputKind::C => {
             let out = work.path().join("compiled.bc");
@@ -239,11 +240,7 @@ pub fn llvm_link_path() -> Result<PathBuf> {
 
 fn link(root: &Path, inputs: &[PathBuf], out: &Path) -> Result<()> {
     let tool = llvm_link_path()?;
-    let output = Command::new(&tool)
-        .args(inputs)
-        .arg("-o")
-        .arg(out)
-        .output()
+    let output = crate::cleanup::output(Command::new(&tool).args(inputs).arg("-o").arg(out))
         .map_err(|e| cannot_run("llvm-link-14", "llvm-14", "CONCORD_LLVM_LINK", &tool, e))?;
     if !output.status.success() {
         return Err(ConcordError::CompileFailed {
@@ -408,19 +405,20 @@ fn compile_unit(
     std::fs::create_dir_all(&include)
         .and_then(|_| std::fs::write(include.join("concord.h"), CONCORD_HEADER))
         .map_err(|e| ConcordError::Internal(format!("writing concord.h: {e}")))?;
-    let output = Command::new(&clang)
-        .current_dir(cwd)
-        .args(BASE_CFLAGS)
-        .args(unit_flags)
-        .args(opts.clang_args())
-        // After the user's -I, so a project's own concord.h wins.
-        .arg("-idirafter")
-        .arg(&include)
-        .arg(operand(src))
-        .arg("-o")
-        .arg(out)
-        .output()
-        .map_err(|e| cannot_run("clang-14", "clang-14", "CONCORD_CLANG", &clang, e))?;
+    let output = crate::cleanup::output(
+        Command::new(&clang)
+            .current_dir(cwd)
+            .args(BASE_CFLAGS)
+            .args(unit_flags)
+            .args(opts.clang_args())
+            // After the user's -I, so a project's own concord.h wins.
+            .arg("-idirafter")
+            .arg(&include)
+            .arg(operand(src))
+            .arg("-o")
+            .arg(out),
+    )
+    .map_err(|e| cannot_run("clang-14", "clang-14", "CONCORD_CLANG", &clang, e))?;
     if !output.status.success() {
         return Err(ConcordError::CompileFailed {
             path: if cwd == Path::new(".") {
@@ -463,13 +461,14 @@ fn cannot_run(
 /// apart from plain garbage.
 fn run_mem2reg(user_path: &Path, input: &Path, out: &Path, users_ir: bool) -> Result<()> {
     let opt = opt_path()?;
-    let output = Command::new(&opt)
-        .arg("-passes=mem2reg")
-        .arg(operand(input))
-        .arg("-o")
-        .arg(out)
-        .output()
-        .map_err(|e| cannot_run("opt-14", "llvm-14", "CONCORD_OPT", &opt, e))?;
+    let output = crate::cleanup::output(
+        Command::new(&opt)
+            .arg("-passes=mem2reg")
+            .arg(operand(input))
+            .arg("-o")
+            .arg(out),
+    )
+    .map_err(|e| cannot_run("opt-14", "llvm-14", "CONCORD_OPT", &opt, e))?;
     if output.status.success() {
         return Ok(());
     }

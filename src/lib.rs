@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod budget;
 pub mod calls;
+pub mod cleanup;
 pub mod cli;
 pub mod compdb;
 pub mod datalog;

@@ -512,3 +512,89 @@ fn an_empty_ir_file_is_unreadable_not_a_program_without_main() {
         assert!(stderr(&o).contains("the file is empty"), "{}", stderr(&o));
     }
 }
+
+/// Processes whose command line mentions `needle` (from /proc).
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(needle) {
+            found.push(text);
+        }
+    }
+    found
+}
+
+/// A C file whose compilation blocks forever: it includes a FIFO nobody
+/// writes to. Returns (its path, a private TMPDIR for concord).
+fn blocking_program(dir: &Path) -> (String, PathBuf) {
+    let fifo = dir.join("blocker.h");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let src = write(
+        dir,
+        "blocked.c",
+        "#include \"blocker.h\"\nint main(void) { return 0; }\n",
+    );
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    (src, tmp)
+}
+
+#[test]
+fn a_timeout_stops_the_compiler_and_removes_the_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tmp) = blocking_program(dir.path());
+    let o = run_with_deadline(
+        bin()
+            .env("TMPDIR", &tmp)
+            .args(["facts", "--timeout", "1", &src, "-o"])
+            .arg(dir.path().join("f")),
+        Duration::from_secs(30),
+    );
+    assert_eq!(o.status.code(), Some(9), "{}", stderr(&o));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(processes_mentioning(&src), Vec::<String>::new());
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn sigterm_stops_the_compiler_and_removes_the_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tmp) = blocking_program(dir.path());
+    let mut child = bin()
+        .env("TMPDIR", &tmp)
+        .args(["facts", "--timeout", "none", &src, "-o"])
+        .arg(dir.path().join("f"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wait until clang is running (blocked on the FIFO)
+    let start = Instant::now();
+    while processes_mentioning("clang-14")
+        .iter()
+        .all(|p| !p.contains(&src))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "clang never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(processes_mentioning(&src), Vec::<String>::new());
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -383,7 +383,10 @@ impl BudgetArgs {
     }
 
     /// Start the budget of a command; progress on stderr unless `quiet`.
+    /// A signal that ends the command stops the tools it started and
+    /// removes its temporary files first (`cleanup`).
     pub fn start(&self, quiet: bool) -> Budget {
+        crate::cleanup::catch_termination_signals();
         Budget::start(self.limits(), !quiet)
     }
 }

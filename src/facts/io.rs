@@ -94,6 +94,7 @@ pub fn write_dir(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> 
         .prefix(".concord-facts-")
         .tempdir_in(&parent)
         .map_err(|e| out_err(&parent, e))?;
+    let _staging_removed_on_exit = crate::cleanup::remove_on_early_exit(staging.path());
     write_files(facts, staging.path(), format)?;
     set_mode(staging.path(), 0o755).map_err(|e| out_err(staging.path(), e))?;
     if dir.exists() {
