@@ -55,6 +55,7 @@ macro_rules! input_errors {
             load_errors!(),
             "  8   cannot write output (full disk or closed pipe on stdout, output dir refused)
   9   --timeout or --max-memory exceeded (nothing written)
+  128+n  ended by signal n (143: SIGTERM), its tools stopped and temporary files removed
 "
         )
     };
