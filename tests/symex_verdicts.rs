@@ -273,6 +273,19 @@ fn replay_errors_have_their_documented_codes() {
         &["replay", prog_nd.to_str().unwrap(), p2.to_str().unwrap()],
     );
     assert_eq!(o.status.code(), Some(2), "unknown thread: {}", text(&o));
+    // an input whose width was edited to 0, or whose value does not fit
+    for (bits, value) in [(0, 3), (65, 3), (4, 16)] {
+        let mut edited = tc.clone();
+        edited["inputs"][0]["bits"] = serde_json::json!(bits);
+        edited["inputs"][0]["value"] = serde_json::json!(value);
+        let p = write(d.path(), "edited.json", &edited.to_string());
+        let o = concord(
+            d.path(),
+            &["replay", prog_nd.to_str().unwrap(), p.to_str().unwrap()],
+        );
+        assert_eq!(o.status.code(), Some(3), "width {bits}: {}", text(&o));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("has width"));
+    }
     let p3 = write(d.path(), "garbage.json", "{ not json");
     let o = concord(
         d.path(),

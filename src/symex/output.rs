@@ -18,6 +18,8 @@ pub enum OutputError {
     Json(#[from] serde_json::Error),
     #[error("{} exists and is not empty; results of two runs are never mixed: remove it or choose another --output-dir", .0.display())]
     NotEmpty(PathBuf),
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// Format version of `testNNNNNN.json` (and `stats.json`): raised when a
@@ -203,7 +205,18 @@ pub fn write_results(
 
 /// Read a `testNNNNNN.json`.
 pub fn read_testcase(p: &Path) -> Result<TestCase, OutputError> {
-    Ok(serde_json::from_str(&std::fs::read_to_string(p)?)?)
+    let tc: TestCase = serde_json::from_str(&std::fs::read_to_string(p)?)?;
+    // an edited input would replay as some other value: refuse it
+    for input in &tc.finding.inputs {
+        let fits = input.bits >= 64 || input.value >> input.bits == 0;
+        if input.bits == 0 || input.bits > 64 || !fits {
+            return Err(OutputError::Invalid(format!(
+                "input `{}` has width {} and value {}: a width is 1 to 64 bits and the value must fit in it",
+                input.name, input.bits, input.value
+            )));
+        }
+    }
+    Ok(tc)
 }
 
 /// Outcome of a replay.
