@@ -49,6 +49,9 @@ pub struct PointsTo {
     reach: HashMap<FuncId, Vec<Ctx>>,
     extern_calls: HashSet<(Ctx, InsnId)>,
     shared: HashSet<AbsObj>,
+    /// Objects a cell of which may hold a pointer to a function (for the
+    /// callbacks a library may find in memory it is handed).
+    functions_held: HashMap<AbsObj, BTreeSet<usize>>,
     cells_of_obj: BTreeMap<AbsObj, Vec<LocId>>,
 }
 
@@ -71,6 +74,7 @@ impl PointsTo {
             reach: HashMap::new(),
             extern_calls: HashSet::new(),
             shared: HashSet::new(),
+            functions_held: HashMap::new(),
             cells_of_obj: BTreeMap::new(),
         };
         for &(ctx, var, site, obj_ctx, path) in &out.pt_var {
@@ -80,6 +84,10 @@ impl PointsTo {
         for &(site, obj_ctx, path, site2, obj_ctx2, path2) in &out.pt_heap {
             pt.intern(site, obj_ctx, path);
             pt.intern(site2, obj_ctx2, path2);
+            if let ObjKind::Func(f) = pt.ir.objs[site2 as usize] {
+                let holder = AbsObj { site, ctx: obj_ctx };
+                pt.functions_held.entry(holder).or_default().insert(f);
+            }
         }
         for &(ctx, insn, func, callee_ctx) in &out.pt_call {
             let callee = Callee {
@@ -214,6 +222,11 @@ impl PointsTo {
     /// Every context a function runs in.
     pub fn contexts_of(&self, func: FuncId) -> &[Ctx] {
         self.reach.get(&func).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The functions a cell of `obj` may point to.
+    pub fn functions_held(&self, obj: AbsObj) -> impl Iterator<Item = usize> + '_ {
+        self.functions_held.get(&obj).into_iter().flatten().copied()
     }
 
     pub fn is_shared(&self, cell: LocId) -> bool {
