@@ -17,12 +17,14 @@
 use super::accesses::AccessScan;
 use super::ir::{self, LibCall};
 use super::ir_facts::{is_function_pointer, ObjKind};
+use super::paths::resolve;
 use super::pointsto::{LocId, PointsTo};
 use super::program::{FInstId, ProgramModel, StmtId};
 use crate::calls::{self, LibcOp, PthreadOp, Semantics};
 use either::Either;
 use llvm_ir::instruction::{Call, Instruction as I};
-use llvm_ir::Operand;
+use llvm_ir::types::Type;
+use llvm_ir::{Operand, TypeRef};
 use std::collections::{BTreeSet, HashMap};
 
 /// Library functions that end the process, beyond those the call table
@@ -202,12 +204,24 @@ fn escaped_functions(
         if !is_pointer(model, a) || (direct && is_function_pointer(&ty)) {
             continue;
         }
+        // Functions held in memory count only when the argument's type is a
+        // struct with a function-pointer field (`struct sigaction *`): a
+        // library handed raw memory that happens to hold functions
+        // (`munmap` of a pool of objects with vtables) calls none of them.
+        let typed_holder = match ty.as_ref() {
+            Type::PointerType { pointee_type, .. } => {
+                holds_function_pointer(model.module, pointee_type, HOLDER_DEPTH)
+            }
+            _ => false,
+        };
         for l in pt.pointees(model, finst, a) {
             let obj = pt.locs[l as usize].obj;
             if let ObjKind::Func(f) = pt.ir.objs[obj.site as usize] {
                 out.insert(f);
             }
-            out.extend(pt.functions_held(obj));
+            if typed_holder {
+                out.extend(pt.functions_held(obj));
+            }
         }
     }
     out
@@ -216,8 +230,26 @@ fn escaped_functions(
 /// Arguments that are pointers (an integer argument's points-to set, from
 /// integers laundered through memory, says nothing about the call).
 fn is_pointer(model: &ProgramModel<'_>, op: &Operand) -> bool {
-    matches!(
-        model.module.type_of(op).as_ref(),
-        llvm_ir::types::Type::PointerType { .. }
-    )
+    matches!(model.module.type_of(op).as_ref(), Type::PointerType { .. })
+}
+
+/// How deep `holds_function_pointer` looks into nested structs and arrays.
+const HOLDER_DEPTH: usize = 4;
+
+/// Has a value of this type a function-pointer field (in nested structs and
+/// arrays, down to `depth` levels)?
+fn holds_function_pointer(module: &llvm_ir::Module, ty: &TypeRef, depth: usize) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    match resolve(module, ty).as_ref() {
+        Type::StructType { element_types, .. } => element_types
+            .iter()
+            .any(|t| is_function_pointer(t) || holds_function_pointer(module, t, depth - 1)),
+        Type::ArrayType { element_type, .. } => {
+            is_function_pointer(element_type)
+                || holds_function_pointer(module, element_type, depth - 1)
+        }
+        _ => false,
+    }
 }

@@ -182,14 +182,17 @@ impl PathTable {
                 }
             }
         }
+        // ... and the types pointers are cast to: a byte offset cast to a
+        // struct pointer (`(block_t *)(page + offset)`) makes `[*]` one.
+        element_types.extend(cast_pointees(module));
         let mut seen_types = std::collections::HashSet::new();
         element_types.retain(|t| seen_types.insert(t.clone()));
         // An element of an array at an object's root (`tasks[*]`) may be of
         // any element type: the first GEP that reached the path typed it,
         // and an array of another struct type (`queue[*]`) has the same
         // path. It takes the field GEPs of every type the module steps
-        // over as elements (not of every type: pigz's path steps grew
-        // tenfold that way).
+        // over as elements or casts a pointer to (not of every type:
+        // pigz's path steps grew tenfold that way).
         let element_shapes: Vec<u32> = element_types
             .iter()
             .flat_map(|t| by_source.get(t).into_iter().flatten())
@@ -272,6 +275,28 @@ impl PathTable {
         }
         s
     }
+}
+
+/// The pointee types of the module's pointer casts (`bitcast`,
+/// `inttoptr`).
+fn cast_pointees(module: &Module) -> Vec<TypeRef> {
+    use llvm_ir::instruction::Instruction as I;
+    let mut out = Vec::new();
+    for f in &module.functions {
+        for b in &f.basic_blocks {
+            for i in &b.instrs {
+                let to = match i {
+                    I::BitCast(c) => &c.to_type,
+                    I::IntToPtr(c) => &c.to_type,
+                    _ => continue,
+                };
+                if let Type::PointerType { pointee_type, .. } = to.as_ref() {
+                    out.push(pointee_type.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Follow named struct types to their definition.
