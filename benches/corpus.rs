@@ -14,9 +14,12 @@
 //!
 //! Run: `cargo bench --bench corpus [-- [corpus|synth|threadpool|pigz|nbds]...
 //! [--quick] [--repeats R] [--timeout S] [--max-memory MB] [--sizes 1,2,5]
-//! [--named-starts] [--keep] [--emit-synth KLOC]]`. Env: `CONCORD_BENCH_SECTION`,
-//! `CONCORD_BENCH_QUICK=1`, `CONCORD_CORPUS`, `CONCORD_BIN` (the binary to
-//! measure; default: the one cargo built with this bench). See
+//! [--named-starts] [--keep] [--emit-synth KLOC] [--baseline PATH]]`. Env:
+//! `CONCORD_BENCH_SECTION`, `CONCORD_BENCH_QUICK=1`, `CONCORD_CORPUS`,
+//! `CONCORD_BIN` (the binary to measure; default: the one cargo built with
+//! this bench), `CONCORD_BASELINE_BIN` (as `--baseline`: another build,
+//! e.g. the one before an issue, run on the same corpus inputs and printed
+//! under each figure with the ratio new/baseline). See
 //! docs/benchmarks.md. Exit code 0: everything measured; 1: some build or
 //! run failed (each printed); 2: a section was skipped (printed).
 
@@ -48,6 +51,8 @@ pub struct Options {
     pub sizes: Vec<u32>,
     pub starts: synth_kloc::Starts,
     pub keep: bool,
+    /// A second binary measured on the same corpus inputs (`--baseline`).
+    pub baseline: Option<PathBuf>,
 }
 
 /// How the bench ended, as its exit code.
@@ -76,7 +81,13 @@ fn main() {
         print!("{}", synth_kloc::generate_kloc(kloc as u32, starts).source);
         return;
     }
-    let with_value = ["--repeats", "--timeout", "--max-memory", "--sizes"];
+    let with_value = [
+        "--repeats",
+        "--timeout",
+        "--max-memory",
+        "--sizes",
+        "--baseline",
+    ];
     let mut words: Vec<String> = Vec::new();
     let mut skip_next = false;
     for a in &args {
@@ -135,6 +146,9 @@ fn main() {
         sizes,
         starts,
         keep: args.iter().any(|a| a == "--keep"),
+        baseline: value("--baseline")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("CONCORD_BASELINE_BIN").map(PathBuf::from)),
     };
     let tally = run(&opts);
     std::process::exit(if tally.failed > 0 {
@@ -170,6 +184,12 @@ fn run(opts: &Options) -> Tally {
         opts.repeats,
         if opts.quick { "; quick mode" } else { "" }
     );
+    if let Some(b) = &opts.baseline {
+        println!(
+            "baseline: {} (each corpus figure is followed by a `before:` line with this binary's, and the ratio this/baseline)",
+            b.display()
+        );
+    }
     let mut tally = Tally::default();
     let tools = match compile::Tools::find() {
         Ok(t) => t,

@@ -221,6 +221,10 @@ pub const THREAD_CREATE: &str = "pthread_create";
 /// The name of `fork` (its parent is modelled, its child is not).
 pub const FORK: &str = "fork";
 
+/// The name of `pthread_cancel` (the cancelled thread is modelled as
+/// running on; the coverage account counts each call).
+pub const THREAD_CANCEL: &str = "pthread_cancel";
+
 /// Names of the POSIX threads API start with this.
 const PTHREAD_PREFIX: &str = "pthread_";
 

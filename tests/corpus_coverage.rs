@@ -125,7 +125,7 @@ fn account(
 }
 
 #[test]
-fn threadpool_is_fully_covered() {
+fn threadpool_leaves_out_only_bounds_and_its_thread_exit() {
     let Some(corpus) = corpus() else { return };
     let dir = tempfile::tempdir().unwrap();
     // Tasks are `{function, argument}` structs copied into a heap array
@@ -133,7 +133,16 @@ fn threadpool_is_fully_covered() {
     // `task.function`: with struct copies and array elements kept by the
     // points-to rules, `dummy_task` is reached, the queue accesses have
     // targets, the call through the task resolves, and `pool->lock` is one
-    // object (one pool). Nothing is left out.
+    // object (one pool). No access, lock or call is left out. What the
+    // account still counts is a bound and an over-approximation:
+    // - the workers are created in a loop (`threadpool_create`, one
+    //   `pthread_create` for `thread_count` threads): 1 thread_bound;
+    // - `threadpool_thread` ends with `pthread_exit(NULL)`: 1 thread_end.
+    // No library call is handed shared memory (`fprintf` gets `stderr`,
+    // which points nowhere known, and constant strings; `free` and the
+    // mutex and condition init/destroy calls are not counted), the joins
+    // load the handles the create stored (`pool->threads[i]`), and no call
+    // is cut (no recursion, shallow calls, a small program).
     let (gaps, _) = account(
         &corpus,
         dir.path(),
@@ -142,7 +151,14 @@ fn threadpool_is_fully_covered() {
         &["src/threadpool.c", "tests/thrdtest.c"],
         &["-D_REENTRANT", "-Isrc"],
     );
-    assert!(gaps.is_empty(), "{gaps:?}");
+    let expected: BTreeMap<String, (u64, Vec<String>)> = [
+        ("thread_bound", "threadpool_create"),
+        ("thread_end", "threadpool_thread"),
+    ]
+    .iter()
+    .map(|(k, f)| (k.to_string(), (1, vec![f.to_string()])))
+    .collect();
+    assert_eq!(gaps, expected);
 }
 
 #[test]

@@ -193,18 +193,16 @@ fn subject_rows(
             println!("{label:<19} not run: a version did not build");
             continue;
         };
-        match concord.diff(old_bc, new_bc) {
+        let this_run = concord.diff(old_bc, new_bc);
+        match &this_run {
             Err(e) => {
                 println!("{label:<19} FAILED: could not run concord: {e}");
                 tally.failed += 1;
             }
-            Ok(o) if o.exited_with(&[0, 1]) => {
+            // 0 no difference, 1 differences, 10 inconclusive: answers
+            Ok(o) if o.exited_with(&[0, 1, 10]) => {
                 let secs = o.wall.as_secs_f64();
-                let result = format!(
-                    "exit {}: {}",
-                    if o.exited_with(&[0]) { 0 } else { 1 },
-                    diff_summary(&o.stdout)
-                );
+                let result = format!("exit {}: {}", exit_code(o), diff_summary(&o.stdout));
                 println!(
                     "{label:<19} {secs:>8.2} {:>8.0}  {:<7}  {result}",
                     o.peak_mb(),
@@ -219,10 +217,87 @@ fn subject_rows(
                     verdict(false),
                     o.end
                 );
-                print_failure(&format!("diff {label}"), &o);
+                print_failure(&format!("diff {label}"), o);
                 tally.failed += 1;
             }
         }
+        if let (Some(base), Ok(this)) = (baseline(opts, concord), &this_run) {
+            match base.diff(old_bc, new_bc) {
+                Ok(b) => println!(
+                    "{:<19} {:>8.2} {:>8.0}  {:<7}  exit {}: {} (time {}, memory {})",
+                    "  before:",
+                    b.wall.as_secs_f64(),
+                    b.peak_mb(),
+                    "",
+                    exit_code(&b),
+                    diff_summary(&b.stdout),
+                    ratio(this.wall.as_secs_f64(), b.wall.as_secs_f64()),
+                    ratio(this.peak_mb(), b.peak_mb())
+                ),
+                Err(e) => println!("  before: could not run the baseline: {e}"),
+            }
+        }
+    }
+}
+
+/// The baseline binary, with the same caps, when `--baseline` was given.
+fn baseline(opts: &Options, concord: &Concord) -> Option<Concord> {
+    opts.baseline.as_ref().map(|bin| Concord {
+        bin: bin.clone(),
+        limits: concord.limits,
+    })
+}
+
+/// `x` this run over the baseline's, as `1.23x`.
+fn ratio(this: f64, base: f64) -> String {
+    if base > 0.0 {
+        format!("{:.2}x", this / base)
+    } else {
+        "-".to_string()
+    }
+}
+
+/// The exit code of a child that exited, or its end (`signal 9`, ...).
+fn exit_code(o: &Outcome) -> String {
+    match o.end {
+        End::Exited(c) => c.to_string(),
+        _ => o.end.to_string(),
+    }
+}
+
+/// Facts of the same bitcode with the baseline binary: a `before:` line
+/// with its figures and the ratios this/baseline, and its coverage account.
+fn baseline_facts_row(opts: &Options, concord: &Concord, bc: &Path, out: &Path, this: &Runs) {
+    let Some(base) = baseline(opts, concord) else {
+        return;
+    };
+    let runs = match facts_runs(&base, bc, out, opts.repeats) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("{:<9} before: {e}", "");
+            return;
+        }
+    };
+    let (secs, cpu) = (runs.best.as_secs_f64(), runs.best_cpu.as_secs_f64());
+    let counts = if runs.last.exited_with(&[0]) {
+        read_counts(out).ok()
+    } else {
+        None
+    };
+    println!(
+        "{:<9} before: facts {secs:.2} s ({}), cpu {cpu:.2} s ({}), peak {:.0} MB ({}), {} stmts, {} threads, unresolved {}, exit {}",
+        "",
+        ratio(this.best.as_secs_f64(), secs),
+        ratio(this.best_cpu.as_secs_f64(), cpu),
+        runs.peak_mb,
+        ratio(this.peak_mb, runs.peak_mb),
+        counts.as_ref().map_or("-".to_string(), |c| c.statements.to_string()),
+        counts.as_ref().map_or("-".to_string(), |c| c.threads.to_string()),
+        counts.as_ref().map_or("-".to_string(), unresolved),
+        exit_code(&runs.last)
+    );
+    if let Some(c) = counts {
+        println!("{:<9} before: coverage: {}", "", coverage_line(&c));
     }
 }
 
@@ -294,6 +369,13 @@ fn version_row(
                 verdict(secs < FACTS_TARGET_S && runs.peak_mb < FACTS_TARGET_MB)
             );
             println!("{:<9} coverage: {}", "", coverage_line(&c));
+            baseline_facts_row(
+                opts,
+                concord,
+                &bc,
+                &base.join(format!("facts-{commit}-baseline")),
+                &runs,
+            );
             print_inside_threads(&c);
         }
         Err(e) => {

@@ -11,12 +11,27 @@
 //!   removed, or its instructions' fingerprint differs);
 //! - a changed statement is an access whose address points to nothing
 //!   known, a lock or condition call whose object is dropped (ambiguous or
-//!   unknown), or a call through a pointer with no known target;
+//!   unknown), a call through a pointer with no known target, a thread
+//!   create with no known start routine, inline asm, a library call handed
+//!   possibly shared memory, a join matched to no thread, or a library
+//!   call handed a function it may call back that the model does not call;
 //! - a changed statement is in a function where a lock or condition call
-//!   was dropped: whether it runs under that lock is not modelled.
+//!   was dropped (whether it runs under that lock is not modelled), is a
+//!   lock, unlock or wait in a function with a library call handed shared
+//!   memory (whether that call runs under the lock changed), or is in
+//!   a function handed to a library that way (its calls from there are not
+//!   modelled).
+//!
+//! Gaps that may only over-report (a shared instance of a callee, the
+//! code after `exit`, a thread bounded at `--thread-loop-bound` copies)
+//! are counted in the coverage account but make no change unseen: the
+//! changed statement itself is in the model (docs/limitations.md).
 
 use super::Side;
-use crate::facts::relations::{AccessNoTarget, InlineAsm, SyncDropped, UnresolvedCall};
+use crate::facts::relations::{
+    AccessNoTarget, CallbackEscape, CondWait, InlineAsm, JoinUnmatched, LibraryMemory, MutexLock,
+    MutexTrylock, MutexUnlock, SyncDropped, UnresolvedCall, UnresolvedThreadStart,
+};
 use crate::facts::{FactSet, StatementInfo};
 use crate::versions::{LinesByFile, VersionMatch};
 use serde::Serialize;
@@ -34,10 +49,27 @@ pub enum UnseenWhy {
     SyncDropped,
     /// It is a call through a pointer with no known target.
     UnresolvedCall,
+    /// It is a thread create whose start routine is not known.
+    UnresolvedThreadStart,
     /// It is inline assembly, whose effects are not modelled.
     InlineAsm,
+    /// It is a library call handed possibly shared memory, which it may
+    /// read or write unseen.
+    LibraryMemory,
+    /// It is a join matched to no thread: it orders nothing.
+    JoinUnmatched,
+    /// It is a library call handed a function (in memory, as `void *`)
+    /// that the library may call back and the model does not.
+    CallbackEscape,
     /// Its function has a lock or condition call that was dropped.
     NearDroppedLock,
+    /// It is a lock, unlock or wait in a function whose library calls are
+    /// handed shared memory: whether those run under the lock changed
+    /// unseen.
+    NearLibraryMemory,
+    /// Its function is handed to a library that may call it back, at a
+    /// call the model does not call it from.
+    InEscapedCallback,
 }
 
 impl UnseenWhy {
@@ -47,9 +79,23 @@ impl UnseenWhy {
             UnseenWhy::AccessNoTarget => "its address points to nothing known",
             UnseenWhy::SyncDropped => "its lock/condition object is ambiguous or unknown",
             UnseenWhy::UnresolvedCall => "a call through a pointer with no known target",
+            UnseenWhy::UnresolvedThreadStart => "a thread creation with no known start routine",
             UnseenWhy::InlineAsm => "inline asm, whose effects are not modelled",
+            UnseenWhy::LibraryMemory => {
+                "a library call handed possibly shared memory: what it reads or writes there is not modelled"
+            }
+            UnseenWhy::JoinUnmatched => "a join matched to no thread: it orders nothing",
+            UnseenWhy::CallbackEscape => {
+                "hands a function to a library (in memory or as void *) that may call it back: not modelled"
+            }
             UnseenWhy::NearDroppedLock => {
                 "its function takes a lock whose object is ambiguous or unknown"
+            }
+            UnseenWhy::NearLibraryMemory => {
+                "a lock call in a function whose library calls touch shared memory the model does not see"
+            }
+            UnseenWhy::InEscapedCallback => {
+                "its function is handed to a library that may call it back where the model does not"
             }
         }
     }
@@ -182,12 +228,37 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
     let no_target: BTreeSet<u32> = facts.iter::<AccessNoTarget>().map(|r| r.s.0).collect();
     let dropped: BTreeSet<u32> = facts.iter::<SyncDropped>().map(|r| r.s.0).collect();
     let unresolved: BTreeSet<u32> = facts.iter::<UnresolvedCall>().map(|r| r.s.0).collect();
-    let asm: BTreeSet<u32> = facts.iter::<InlineAsm>().map(|r| r.s.0).collect();
-    let dropped_in: BTreeSet<&str> = dropped
-        .iter()
-        .filter_map(|&s| facts.statement(s))
-        .map(|s| s.function.as_str())
+    let no_start: BTreeSet<u32> = facts
+        .iter::<UnresolvedThreadStart>()
+        .map(|r| r.s.0)
         .collect();
+    let asm: BTreeSet<u32> = facts.iter::<InlineAsm>().map(|r| r.s.0).collect();
+    let library: BTreeSet<u32> = facts.iter::<LibraryMemory>().map(|r| r.s.0).collect();
+    let unmatched: BTreeSet<u32> = facts.iter::<JoinUnmatched>().map(|r| r.s.0).collect();
+    let escapes: BTreeSet<u32> = facts.iter::<CallbackEscape>().map(|r| r.s.0).collect();
+    let functions_of = |stmts: &mut dyn Iterator<Item = u32>| -> BTreeSet<String> {
+        stmts
+            .filter_map(|s| facts.statement(s))
+            .map(|s| s.function.clone())
+            .collect()
+    };
+    let dropped_in = functions_of(&mut dropped.iter().copied());
+    let library_in = functions_of(&mut library.iter().copied());
+    let locking: BTreeSet<u32> = facts
+        .iter::<MutexLock>()
+        .map(|r| r.s.0)
+        .chain(facts.iter::<MutexUnlock>().map(|r| r.s.0))
+        .chain(facts.iter::<MutexTrylock>().map(|r| r.s.0))
+        .chain(facts.iter::<CondWait>().map(|r| r.s.0))
+        .collect();
+    // the functions a library may call back: `e` names one of their
+    // statements (`e == s`: no thread reaches the function)
+    let escaped = functions_of(
+        &mut facts
+            .iter::<CallbackEscape>()
+            .filter(|r| r.e != r.s)
+            .map(|r| r.e.0),
+    );
     let place = |s: &StatementInfo, why| UnseenChange {
         side,
         file: s.file.clone(),
@@ -204,10 +275,22 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             Some(UnseenWhy::SyncDropped)
         } else if unresolved.contains(&id) {
             Some(UnseenWhy::UnresolvedCall)
+        } else if no_start.contains(&id) {
+            Some(UnseenWhy::UnresolvedThreadStart)
         } else if asm.contains(&id) {
             Some(UnseenWhy::InlineAsm)
-        } else if dropped_in.contains(s.function.as_str()) {
+        } else if library.contains(&id) {
+            Some(UnseenWhy::LibraryMemory)
+        } else if unmatched.contains(&id) {
+            Some(UnseenWhy::JoinUnmatched)
+        } else if escapes.contains(&id) {
+            Some(UnseenWhy::CallbackEscape)
+        } else if dropped_in.contains(&s.function) {
             Some(UnseenWhy::NearDroppedLock)
+        } else if locking.contains(&id) && library_in.contains(&s.function) {
+            Some(UnseenWhy::NearLibraryMemory)
+        } else if escaped.contains(&s.function) {
+            Some(UnseenWhy::InEscapedCallback)
         } else {
             None
         };

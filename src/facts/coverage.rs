@@ -7,7 +7,8 @@
 //! `sync_dropped`, ...) and the table of unreached functions.
 
 use super::relations::{
-    AccessNoTarget, ExternalCallback, ForkCall, InlineAsm, StmtId, SyncDropped, UnresolvedCall,
+    AccessNoTarget, CallCut, CallbackEscape, ExternalCallback, ForkCall, InlineAsm, JoinUnmatched,
+    LibraryMemory, StmtId, SyncDropped, ThreadBound, ThreadEndCall, UnresolvedCall,
     UnresolvedThreadStart,
 };
 use super::FactSet;
@@ -39,6 +40,23 @@ pub enum GapKind {
     ForkChild,
     /// Inline assembly: its effects are not modelled.
     InlineAsm,
+    /// A library call handed possibly shared memory: what it reads or
+    /// writes there is not modelled.
+    LibraryMemory,
+    /// A `pthread_join` matched to no thread: it orders nothing.
+    JoinUnmatched,
+    /// A `pthread_create` that may run more often than its thread has
+    /// instances in the model (`--thread-loop-bound`).
+    ThreadBound,
+    /// A call not cloned for its call path (`--call-depth`, the statement
+    /// budget, recursion).
+    CallCut,
+    /// A call that ends its thread or the process, or cancels a thread:
+    /// the model goes on after it.
+    ThreadEnd,
+    /// A function handed to a library in memory or as `void *`: the library
+    /// may call it back, the model does not.
+    CallbackEscape,
 }
 
 impl GapKind {
@@ -60,6 +78,22 @@ impl GapKind {
             }
             GapKind::ForkChild => "fork() calls: the child process is not analysed",
             GapKind::InlineAsm => "inline asm statements: their effects are not modelled",
+            GapKind::LibraryMemory => {
+                "library calls handed possibly shared memory: what they read or write there is not modelled"
+            }
+            GapKind::JoinUnmatched => "joins matched to no thread: they order nothing",
+            GapKind::ThreadBound => {
+                "thread creations that may run more often than the model has instances (--thread-loop-bound)"
+            }
+            GapKind::CallCut => {
+                "calls not cloned for their call path (--call-depth, statement budget: shared instance; recursion: not entered again)"
+            }
+            GapKind::ThreadEnd => {
+                "calls that end a thread or the process, or cancel a thread: the model goes on after them"
+            }
+            GapKind::CallbackEscape => {
+                "library calls handed a function in memory or as void *: it may call it back, the model does not"
+            }
         }
     }
 }
@@ -149,6 +183,27 @@ impl CoverageAccount {
         add_stmts(
             GapKind::InlineAsm,
             &mut facts.iter::<InlineAsm>().map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::LibraryMemory,
+            &mut facts.iter::<LibraryMemory>().map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::JoinUnmatched,
+            &mut facts.iter::<JoinUnmatched>().map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::ThreadBound,
+            &mut facts.iter::<ThreadBound>().map(|r| r.s),
+        );
+        add_stmts(GapKind::CallCut, &mut facts.iter::<CallCut>().map(|r| r.s));
+        add_stmts(
+            GapKind::ThreadEnd,
+            &mut facts.iter::<ThreadEndCall>().map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::CallbackEscape,
+            &mut facts.iter::<CallbackEscape>().map(|r| r.s),
         );
         sites
             .entry(GapKind::UnreachedFunction)

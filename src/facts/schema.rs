@@ -355,6 +355,42 @@ macro_rules! for_each_relation {
                 source: "`call asm ...`",
                 example: "`27`",
             }
+            library_memory(s: Stmt) LibraryMemory {
+                group: Memory,
+                meaning: "the call `s` of a function without a body (a library function, or a pointer that may reach one) is handed a pointer that may point to shared memory, and the facts model no access of that call: what it reads or writes there (`strcpy`, `fread`, `sprintf` into a shared buffer) is missing. Counted in the coverage account; a changed such call makes `changes`, `diff` and `impact` inconclusive (exit 10).",
+                source: "calls of declared functions (and indirect calls the points-to rules resolve to one) other than the calls the facts model (locks, conditions, creates, joins, allocation, `llvm.memcpy`/`memmove`/`memset`, assertions, the synchronisation objects' init and destroy), with a pointer argument that may point to a cell of an object reachable from a global or a thread argument (constant data and functions excepted)",
+                example: "`52`",
+            }
+            join_unmatched(s: Stmt) JoinUnmatched {
+                group: Threads,
+                meaning: "the `pthread_join` at `s` is matched to no thread instance (its handle was not loaded from where a create with a known start routine stored it): it orders nothing. Counted in the coverage account; a changed such join makes `changes`, `diff` and `impact` inconclusive (exit 10).",
+                source: "a call to `pthread_join` with no `thread_join` row",
+                example: "`20`",
+            }
+            thread_bound(s: Stmt) ThreadBound {
+                group: Threads,
+                meaning: "the `pthread_create` at `s` may run more often than the model has instances of its thread (a create in a loop of its function or a caller: `--thread-loop-bound` instances; a thread that starts its own kind: two): behaviour that needs more concurrent instances is not modelled. Counted in the coverage account.",
+                source: "the thread model's unrolled creates",
+                example: "`12`",
+            }
+            call_cut(s: Stmt, why: Number) CallCut {
+                group: Threads,
+                meaning: "the call `s` is not cloned for its call path: `why` 0, the nesting reached `--call-depth`, or 1, its thread reached the 20,000-statement clone budget, and the call links to the thread's shared instance of its callee (two such calls join their paths: program order there is lost, never invented); `why` 2, the call is recursive and links to nothing (the body is in the model once). Counted in the coverage account.",
+                source: "calls the thread model does not clone",
+                example: "`44\t0`",
+            }
+            thread_end_call(s: Stmt) ThreadEndCall {
+                group: Threads,
+                meaning: "the call `s` ends its thread or the process (`pthread_exit`, `exit`, `_exit`, `_Exit`, `quick_exit`) or cancels a thread (`pthread_cancel`): the model goes on after it (in the callers of the function that calls it, and in the cancelled thread), so statements after it still count as reachable. Counted in the coverage account.",
+                source: "calls of those functions in code some thread reaches",
+                example: "`77`",
+            }
+            callback_escape(s: Stmt, e: Stmt) CallbackEscape {
+                group: Threads,
+                meaning: "the library call `s` is handed a function other than as a function-pointer argument (in a struct it points to, as `sigaction`'s handler, or cast to `void *`), which it may call back; the model does not call it there. `e` is the first statement of a model instance of that function, or `s` itself when no thread reaches the function (it is then in `unreached.tsv`). Counted in the coverage account; a changed such call, or a changed statement of such a function, makes `changes`, `diff` and `impact` inconclusive (exit 10).",
+                source: "calls of library functions the call table does not describe, with a pointer argument that may point to a function, or to an object a cell of which may hold a pointer to a function",
+                example: "`61\t90`",
+            }
         }
         ir {
             ir_main(f: Number) IrMain {

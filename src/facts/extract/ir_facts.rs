@@ -195,7 +195,7 @@ struct FuncSite<'a> {
 type Defs<'a> = HashMap<&'a Name, &'a I>;
 
 /// A pointer to a function.
-fn is_function_pointer(ty: &llvm_ir::TypeRef) -> bool {
+pub(super) fn is_function_pointer(ty: &llvm_ir::TypeRef) -> bool {
     match ty.as_ref() {
         Type::PointerType { pointee_type, .. } => {
             matches!(pointee_type.as_ref(), Type::FuncType { .. })

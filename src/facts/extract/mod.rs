@@ -13,6 +13,7 @@ mod dependence;
 pub mod guards;
 pub mod ir;
 pub mod ir_facts;
+mod model_gaps;
 pub mod names;
 pub mod order;
 pub mod paths;
@@ -75,6 +76,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     rows.critical_sections(&model, &deps.graphs, &sections, &events, &locs);
     rows.accesses(&scan, &events, &locs);
     rows.dependences(&model, &deps, &scan);
+    rows.model_gaps(&model, &model_gaps::ModelGaps::find(&model, &pt, &scan));
     Ok(fact_set(
         program,
         &model,

@@ -164,29 +164,49 @@ impl PathTable {
     pub fn close(&mut self, module: &Module) {
         let mut by_source: HashMap<TypeRef, Vec<u32>> = HashMap::new();
         let mut arithmetic: Vec<u32> = Vec::new();
+        // The types the module steps over as array elements: the source of
+        // pointer arithmetic (`tasks + i`) and the element of an indexed
+        // array type (`pool[i]` of `struct task pool[4]`).
+        let mut element_types: Vec<TypeRef> = Vec::new();
         for (g, s) in self.shapes.iter().enumerate() {
             if s.indices.len() <= 1 {
                 arithmetic.push(g as u32);
+                element_types.push(s.source.clone());
             } else {
                 by_source
                     .entry(s.source.clone())
                     .or_default()
                     .push(g as u32);
+                if let Type::ArrayType { element_type, .. } = resolve(module, &s.source).as_ref() {
+                    element_types.push(element_type.clone());
+                }
             }
         }
+        // ... and the types pointers are cast to: a byte offset cast to a
+        // struct pointer (`(block_t *)(page + offset)`) makes `[*]` one.
+        element_types.extend(cast_pointees(module));
+        let mut seen_types = std::collections::HashSet::new();
+        element_types.retain(|t| seen_types.insert(t.clone()));
+        // An element of an array at an object's root (`tasks[*]`) may be of
+        // any element type: the first GEP that reached the path typed it,
+        // and an array of another struct type (`queue[*]`) has the same
+        // path. It takes the field GEPs of every type the module steps
+        // over as elements or casts a pointer to (not of every type:
+        // pigz's path steps grew tenfold that way).
+        let element_shapes: Vec<u32> = element_types
+            .iter()
+            .flat_map(|t| by_source.get(t).into_iter().flatten())
+            .chain(arithmetic.iter())
+            .copied()
+            .collect();
         let mut next = 0usize;
         while next < self.paths.len() {
             let p = next as PathId;
             next += 1;
             let applicable: Vec<u32> = match &self.types[p as usize] {
-                // A root, whose type the IR does not fix, takes every shape;
-                // so does an element of an array at an object's root
-                // (`tasks[*]`): the first arithmetic GEP typed it, and an
-                // array of another struct type (`queue[*]`) has the same
-                // path.
-                _ if p == ROOT || self.is_root_element(p) => {
-                    (0..self.shapes.len() as u32).collect()
-                }
+                // A root, whose type the IR does not fix, takes every shape.
+                _ if p == ROOT => (0..self.shapes.len() as u32).collect(),
+                _ if self.is_root_element(p) => element_shapes.clone(),
                 None => arithmetic.clone(),
                 Some(t) => by_source
                     .get(t)
@@ -255,6 +275,28 @@ impl PathTable {
         }
         s
     }
+}
+
+/// The pointee types of the module's pointer casts (`bitcast`,
+/// `inttoptr`).
+fn cast_pointees(module: &Module) -> Vec<TypeRef> {
+    use llvm_ir::instruction::Instruction as I;
+    let mut out = Vec::new();
+    for f in &module.functions {
+        for b in &f.basic_blocks {
+            for i in &b.instrs {
+                let to = match i {
+                    I::BitCast(c) => &c.to_type,
+                    I::IntToPtr(c) => &c.to_type,
+                    _ => continue,
+                };
+                if let Type::PointerType { pointee_type, .. } = to.as_ref() {
+                    out.push(pointee_type.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Follow named struct types to their definition.

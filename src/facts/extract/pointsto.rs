@@ -49,6 +49,9 @@ pub struct PointsTo {
     reach: HashMap<FuncId, Vec<Ctx>>,
     extern_calls: HashSet<(Ctx, InsnId)>,
     shared: HashSet<AbsObj>,
+    /// Objects a cell of which may hold a pointer to a function (for the
+    /// callbacks a library may find in memory it is handed).
+    functions_held: HashMap<AbsObj, BTreeSet<usize>>,
     cells_of_obj: BTreeMap<AbsObj, Vec<LocId>>,
     /// Per object, the objects some cell of it may hold a pointer to.
     stored_in: HashMap<AbsObj, BTreeSet<AbsObj>>,
@@ -73,6 +76,7 @@ impl PointsTo {
             reach: HashMap::new(),
             extern_calls: HashSet::new(),
             shared: HashSet::new(),
+            functions_held: HashMap::new(),
             cells_of_obj: BTreeMap::new(),
             stored_in: HashMap::new(),
         };
@@ -91,6 +95,9 @@ impl PointsTo {
                 },
             );
             pt.stored_in.entry(holder).or_default().insert(held);
+            if let ObjKind::Func(f) = pt.ir.objs[site2 as usize] {
+                pt.functions_held.entry(holder).or_default().insert(f);
+            }
         }
         for &(ctx, insn, func, callee_ctx) in &out.pt_call {
             let callee = Callee {
@@ -230,6 +237,11 @@ impl PointsTo {
     /// The objects a pointer stored anywhere in `obj` may point into.
     pub fn objects_stored_in(&self, obj: AbsObj) -> impl Iterator<Item = AbsObj> + '_ {
         self.stored_in.get(&obj).into_iter().flatten().copied()
+    }
+
+    /// The functions a cell of `obj` may point to.
+    pub fn functions_held(&self, obj: AbsObj) -> impl Iterator<Item = usize> + '_ {
+        self.functions_held.get(&obj).into_iter().flatten().copied()
     }
 
     pub fn is_shared(&self, cell: LocId) -> bool {

@@ -52,6 +52,17 @@ impl Default for ExtractOptions {
     }
 }
 
+/// Why a call is not cloned for its call path (the `why` of `call_cut`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CallCutWhy {
+    /// The nesting reached `--call-depth`: the call links to a shared instance.
+    CallDepth = 0,
+    /// The thread reached its statement budget: likewise.
+    CloneBudget = 1,
+    /// A recursive call: it links to nothing.
+    Recursion = 2,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Site {
     /// The initial value of a global (index into `module.global_vars`).
@@ -124,6 +135,10 @@ pub struct ProgramModel<'m> {
     pub forks: Vec<StmtId>,
     /// Inline assembly: its effects are not modelled.
     pub inline_asm: Vec<StmtId>,
+    /// Creates that may run more often than their thread has instances.
+    pub bounded_creates: Vec<StmtId>,
+    /// Calls not cloned for their call path, and why (`call_cut`).
+    pub cut_calls: Vec<(StmtId, CallCutWhy)>,
     /// `pthread_create` statement -> the child thread instances.
     pub children_of: HashMap<StmtId, Vec<u32>>,
     /// Successors of each statement within its thread.
@@ -170,6 +185,8 @@ impl<'m> ProgramModel<'m> {
             callbacks: Vec::new(),
             forks: Vec::new(),
             inline_asm: Vec::new(),
+            bounded_creates: Vec::new(),
+            cut_calls: Vec::new(),
             children_of: HashMap::new(),
             succ: Vec::new(),
             init_stmts: Vec::new(),
@@ -542,12 +559,23 @@ impl Builder<'_> {
                 let mut entered = Vec::new();
                 for &target in targets {
                     let g = target.func as usize;
-                    if module.functions[g].basic_blocks.is_empty() || stack.contains(&g) {
-                        continue; // no body, or recursion: the body is already modelled
+                    if module.functions[g].basic_blocks.is_empty() {
+                        continue; // no body
                     }
-                    let over_budget = model.stmts.len() - self.thread_start
-                        > self.opts.clone_budget
-                        || stack.len() >= self.opts.call_depth_bound;
+                    if stack.contains(&g) {
+                        // recursion: the body is already modelled
+                        model.cut_calls.push((id, CallCutWhy::Recursion));
+                        continue;
+                    }
+                    let cut = if stack.len() >= self.opts.call_depth_bound {
+                        Some(CallCutWhy::CallDepth)
+                    } else if model.stmts.len() - self.thread_start > self.opts.clone_budget {
+                        Some(CallCutWhy::CloneBudget)
+                    } else {
+                        None
+                    };
+                    model.cut_calls.extend(cut.map(|why| (id, why)));
+                    let over_budget = cut.is_some();
                     let child = if over_budget {
                         match self.shared.get(&(g, target.ctx)) {
                             Some(&shared) => shared,
@@ -620,6 +648,7 @@ impl Builder<'_> {
             // instances stand for all of them.
             let seen = self.lineage.iter().filter(|k| **k == key).count();
             if seen >= 2 {
+                model.bounded_creates.push(create);
                 continue;
             }
             // The second copy of a self-starting thread is itself the "many".
@@ -628,6 +657,9 @@ impl Builder<'_> {
             } else {
                 1
             };
+            if in_loop {
+                model.bounded_creates.push(create);
+            }
             let mut lineage = self.lineage.clone();
             lineage.push(key);
             for instance in 0..copies {

@@ -6,17 +6,19 @@
 use super::accesses::{AccessScan, SyncOp};
 use super::dependence::call_arguments;
 use super::guards::FlagGuard as FlagRegion;
+use super::model_gaps::ModelGaps;
 use super::order::ThreadGraph;
 use super::pointsto::LocId;
 use super::program::{ProgramModel, StmtId};
 use super::{CriticalSections, Dependences, Events, LocationIds, SyncIdioms};
 use crate::facts::relations::{
-    AccessNoTarget, AssertSite, BusyWait, CallArg, CondBroadcast, CondSignal, CondSignalFlagged,
-    CondWait, CondWaitGuarded, ControlDep, CsWrittenAfter, CsWrittenBefore, DefUse,
-    DiffCriticalSection, ExternalCallback, FlagEnabler, FlagGuard, ForkCall, InCriticalSection,
-    InlineAsm, MemRead, MemWrite, MutexLock, MutexTrylock, MutexUnlock, PoNext,
-    SameCriticalSection, SharedRead, SharedWrite, StmtThread, SyncDropped, ThreadCreate,
-    ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
+    AccessNoTarget, AssertSite, BusyWait, CallArg, CallCut, CallbackEscape, CondBroadcast,
+    CondSignal, CondSignalFlagged, CondWait, CondWaitGuarded, ControlDep, CsWrittenAfter,
+    CsWrittenBefore, DefUse, DiffCriticalSection, ExternalCallback, FlagEnabler, FlagGuard,
+    ForkCall, InCriticalSection, InlineAsm, JoinUnmatched, LibraryMemory, MemRead, MemWrite,
+    MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection, SharedRead, SharedWrite,
+    StmtThread, SyncDropped, ThreadBound, ThreadCreate, ThreadEndCall, ThreadJoin, TypedRelation,
+    UnresolvedCall, UnresolvedThreadStart,
 };
 use crate::facts::{FactSet, Row};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -350,6 +352,34 @@ impl Rows {
             self.add(ExternalCallback {
                 s: s.into(),
                 e: entry.into(),
+            });
+        }
+    }
+
+    /// What the thread model bounded or cut, and the gaps `ModelGaps` found.
+    pub(super) fn model_gaps(&mut self, model: &ProgramModel<'_>, gaps: &ModelGaps) {
+        for &s in &model.bounded_creates {
+            self.add(ThreadBound { s: s.into() });
+        }
+        for &(s, why) in &model.cut_calls {
+            self.add(CallCut {
+                s: s.into(),
+                why: why as u32,
+            });
+        }
+        for &s in &gaps.library_memory {
+            self.add(LibraryMemory { s: s.into() });
+        }
+        for &s in &gaps.unmatched_joins {
+            self.add(JoinUnmatched { s: s.into() });
+        }
+        for &s in &gaps.thread_ends {
+            self.add(ThreadEndCall { s: s.into() });
+        }
+        for &(s, e) in &gaps.escapes {
+            self.add(CallbackEscape {
+                s: s.into(),
+                e: e.into(),
             });
         }
     }
