@@ -81,7 +81,19 @@ struct Inner {
 #[derive(Default)]
 struct Phases {
     current: Option<(String, Instant)>,
-    done: Vec<(String, Duration)>,
+    done: Vec<PhaseCost>,
+}
+
+/// What one finished phase cost: wall time and memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseCost {
+    pub name: String,
+    pub time: Duration,
+    /// Peak resident set size of the process during the phase, bytes
+    /// (`VmHWM`, reset when the phase starts; Linux only).
+    pub peak_rss: Option<u64>,
+    /// Resident set size when the phase ended, bytes (`VmRSS`).
+    pub end_rss: Option<u64>,
 }
 
 /// Time and memory limits, phase timing and progress for one command.
@@ -135,16 +147,22 @@ impl Budget {
     pub fn phase(&self, name: &str) -> Result<()> {
         self.end_phase();
         self.check()?;
+        reset_peak_rss();
         self.inner.phases.lock().expect("phases").current =
             Some((name.to_string(), Instant::now()));
         Ok(())
     }
 
-    /// Ends the current phase, if any, recording its time.
+    /// Ends the current phase, if any, recording its time and memory.
     pub fn end_phase(&self) {
         let mut p = self.inner.phases.lock().expect("phases");
         if let Some((name, t)) = p.current.take() {
-            p.done.push((name, t.elapsed()));
+            p.done.push(PhaseCost {
+                name,
+                time: t.elapsed(),
+                peak_rss: status_kb("VmHWM:"),
+                end_rss: current_rss(),
+            });
         }
         drop(p);
         if let Some(s) = self.inner.spinner.lock().expect("spinner").take() {
@@ -154,6 +172,14 @@ impl Budget {
 
     /// Finished phases with their wall time, in order.
     pub fn phase_times(&self) -> Vec<(String, Duration)> {
+        self.phase_costs()
+            .into_iter()
+            .map(|c| (c.name, c.time))
+            .collect()
+    }
+
+    /// Finished phases with their time and memory, in order.
+    pub fn phase_costs(&self) -> Vec<PhaseCost> {
         self.inner.phases.lock().expect("phases").done.clone()
     }
 
@@ -223,9 +249,24 @@ pub fn current_rss() -> Option<u64> {
     status_kb("VmRSS:")
 }
 
-/// Peak resident set size of this process in bytes.
+/// The highest `VmHWM` seen before the last reset ([`reset_peak_rss`]).
+static PEAK_BEFORE_RESET: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Peak resident set size of this process in bytes (over its whole life:
+/// the per-phase resets are accounted for).
 pub fn peak_rss() -> Option<u64> {
-    status_kb("VmHWM:")
+    let now = status_kb("VmHWM:")?;
+    Some(now.max(PEAK_BEFORE_RESET.load(Ordering::SeqCst)))
+}
+
+/// Starts a new peak-memory window (Linux: writing 5 to
+/// `/proc/self/clear_refs` resets `VmHWM` to the current resident size),
+/// keeping the process's overall peak for [`peak_rss`].
+fn reset_peak_rss() {
+    if let Some(hwm) = status_kb("VmHWM:") {
+        PEAK_BEFORE_RESET.fetch_max(hwm, Ordering::SeqCst);
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+    }
 }
 
 fn watchdog(inner: std::sync::Weak<Inner>) {
@@ -344,6 +385,25 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn phases_record_memory_and_the_overall_peak_survives_their_resets() {
+        let b = Budget::unlimited();
+        b.phase("big").unwrap();
+        let block = vec![1u8; 64 << 20];
+        std::hint::black_box(&block);
+        let held = peak_rss().unwrap();
+        drop(block);
+        b.phase("small").unwrap();
+        b.end_phase();
+        let costs = b.phase_costs();
+        assert_eq!(costs.len(), 2);
+        let big = costs[0].peak_rss.expect("VmHWM");
+        assert!(big >= 64 << 20, "{big}");
+        assert!(costs[0].end_rss.is_some());
+        // the overall peak still counts the first phase's block
+        assert!(peak_rss().unwrap() >= held);
     }
 
     #[test]
