@@ -32,8 +32,9 @@ fn triples(r: &Relations, name: &str) -> BTreeSet<(u32, u32, u32)> {
 
 /// `rf_no` as docs/rules.md defines it: the generic rule with every
 /// witness (w -> w2 -> r in mustHb order, w2 a store to the same location
-/// that surely runs once w ran or before r runs) and the two lock rules.
-fn rf_no_by_definition(f: &FactSet, r: &Relations) -> Pairs {
+/// that surely runs once w ran or before r runs) and the two lock rules;
+/// with the number of rows the generic rule gives.
+fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
     let must = pairs(r, "hb_must");
     let post = pairs(r, "hb_post");
     let pre = pairs(r, "hb_pre");
@@ -66,6 +67,7 @@ fn rf_no_by_definition(f: &FactSet, r: &Relations) -> Pairs {
             }
         }
     }
+    let generic = out.len();
     let sections: BTreeSet<(u32, u32, u32)> = f
         .rows("diff_critical_section")
         .map(|row| (row[0], row[1], row[2]))
@@ -84,12 +86,13 @@ fn rf_no_by_definition(f: &FactSet, r: &Relations) -> Pairs {
             }
         }
     }
-    out
+    (out, generic)
 }
 
+/// Checks one fact set; the number of rows the generic rule gives.
 fn check(name: &str, f: &FactSet) -> usize {
     let r = run(RuleProgram::Sync1, Engine::Ascent, f);
-    let want = rf_no_by_definition(f, &r);
+    let (want, generic) = rf_no_by_definition(f, &r);
     let got = pairs(&r, "rf_no");
     let missing: Vec<_> = want.difference(&got).take(5).collect();
     let extra: Vec<_> = got.difference(&want).take(5).collect();
@@ -97,7 +100,7 @@ fn check(name: &str, f: &FactSet) -> usize {
         missing.is_empty() && extra.is_empty(),
         "{name}: rf_no differs from its definition: missing {missing:?}, extra {extra:?}"
     );
-    got.len()
+    generic
 }
 
 #[test]
@@ -120,7 +123,10 @@ fn rf_no_equals_its_definition_on_every_bench_program() {
         }
     }
     // the bench programs exercise the generic rule, not only the lock rules
-    assert!(rows > 100, "only {rows} rf_no rows over the bench programs");
+    assert!(
+        rows > 0,
+        "the generic rule gives no row on the bench programs"
+    );
 }
 
 /// Stores and loads in straight runs, behind branches (a store that may
@@ -176,6 +182,8 @@ int main(void) {
 #[test]
 fn rf_no_equals_its_definition_on_straight_runs_branches_and_loops() {
     let f = common::facts_of_c(SHAPES);
+    // main's x = 10 is overwritten by x = 12 before either child reads x;
+    // a's x = 1 by x = 3 before its later loads; b's y = 1 by y = s
     let rows = check("shapes", &f);
-    assert!(rows > 10, "only {rows} rf_no rows");
+    assert!(rows >= 3, "the generic rule gives only {rows} rows");
 }
