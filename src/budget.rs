@@ -22,7 +22,7 @@
 use crate::error::{ConcordError, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -76,6 +76,10 @@ struct Inner {
     spinner: Mutex<Option<ProgressBar>>,
     progress: bool,
     grace: Duration,
+    /// Highest resident size the watchdog sampled in the current phase.
+    phase_max_rss: AtomicU64,
+    /// `VmHWM` when the current phase started.
+    phase_start_hwm: AtomicU64,
 }
 
 #[derive(Default)]
@@ -122,14 +126,16 @@ impl Budget {
             spinner: Mutex::new(None),
             progress,
             grace,
+            phase_max_rss: AtomicU64::new(0),
+            phase_start_hwm: AtomicU64::new(0),
         });
-        if limits.timeout.is_some() || limits.max_rss.is_some() || progress {
-            let weak = Arc::downgrade(&inner);
-            std::thread::Builder::new()
-                .name("concord-budget".into())
-                .spawn(move || watchdog(weak))
-                .expect("spawn the budget watchdog");
-        }
+        // The watchdog also samples memory for each phase's peak, so it
+        // runs without limits too (it ends with the budget).
+        let weak = Arc::downgrade(&inner);
+        std::thread::Builder::new()
+            .name("concord-budget".into())
+            .spawn(move || watchdog(weak))
+            .expect("spawn the budget watchdog");
         Budget { inner }
     }
 
@@ -147,7 +153,11 @@ impl Budget {
     pub fn phase(&self, name: &str) -> Result<()> {
         self.end_phase();
         self.check()?;
-        reset_peak_rss();
+        let i = &self.inner;
+        i.phase_max_rss
+            .store(current_rss().unwrap_or(0), Ordering::SeqCst);
+        i.phase_start_hwm
+            .store(peak_rss().unwrap_or(0), Ordering::SeqCst);
         self.inner.phases.lock().expect("phases").current =
             Some((name.to_string(), Instant::now()));
         Ok(())
@@ -157,17 +167,30 @@ impl Budget {
     pub fn end_phase(&self) {
         let mut p = self.inner.phases.lock().expect("phases");
         if let Some((name, t)) = p.current.take() {
+            let end_rss = current_rss();
             p.done.push(PhaseCost {
                 name,
                 time: t.elapsed(),
-                peak_rss: status_kb("VmHWM:"),
-                end_rss: current_rss(),
+                peak_rss: self.phase_peak(end_rss),
+                end_rss,
             });
         }
         drop(p);
         if let Some(s) = self.inner.spinner.lock().expect("spinner").take() {
             s.finish_and_clear();
         }
+    }
+
+    /// The current phase's peak: the process's high-water mark when the
+    /// phase raised it (exact), else the highest sample or the end.
+    fn phase_peak(&self, end_rss: Option<u64>) -> Option<u64> {
+        let i = &self.inner;
+        let hwm = peak_rss()?;
+        if hwm > i.phase_start_hwm.load(Ordering::SeqCst) {
+            return Some(hwm);
+        }
+        let sampled = i.phase_max_rss.load(Ordering::SeqCst);
+        Some(sampled.max(end_rss.unwrap_or(0)))
     }
 
     /// Finished phases with their wall time, in order.
@@ -249,24 +272,11 @@ pub fn current_rss() -> Option<u64> {
     status_kb("VmRSS:")
 }
 
-/// The highest `VmHWM` seen before the last reset ([`reset_peak_rss`]).
-static PEAK_BEFORE_RESET: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Peak resident set size of this process in bytes (over its whole life:
-/// the per-phase resets are accounted for).
+/// Peak resident set size of this process in bytes. (Never reset: a
+/// reset through `/proc/self/clear_refs` would also lower the `ru_maxrss`
+/// the parent reads, and the benchmarks read that.)
 pub fn peak_rss() -> Option<u64> {
-    let now = status_kb("VmHWM:")?;
-    Some(now.max(PEAK_BEFORE_RESET.load(Ordering::SeqCst)))
-}
-
-/// Starts a new peak-memory window (Linux: writing 5 to
-/// `/proc/self/clear_refs` resets `VmHWM` to the current resident size),
-/// keeping the process's overall peak for [`peak_rss`].
-fn reset_peak_rss() {
-    if let Some(hwm) = status_kb("VmHWM:") {
-        PEAK_BEFORE_RESET.fetch_max(hwm, Ordering::SeqCst);
-        let _ = std::fs::write("/proc/self/clear_refs", "5");
-    }
+    status_kb("VmHWM:")
 }
 
 fn watchdog(inner: std::sync::Weak<Inner>) {
@@ -276,7 +286,11 @@ fn watchdog(inner: std::sync::Weak<Inner>) {
         let Some(i) = inner.upgrade() else { return };
         let b = Budget { inner: i };
         let i = &b.inner;
-        if let (Some(max), Some(rss)) = (i.limits.max_rss, i.limits.max_rss.and(current_rss())) {
+        let rss = current_rss();
+        if let Some(rss) = rss {
+            i.phase_max_rss.fetch_max(rss, Ordering::SeqCst);
+        }
+        if let (Some(max), Some(rss)) = (i.limits.max_rss, rss) {
             if rss > max {
                 i.state
                     .compare_exchange(OK, OVER_MEMORY, Ordering::SeqCst, Ordering::SeqCst)
@@ -388,22 +402,21 @@ mod tests {
     }
 
     #[test]
-    fn phases_record_memory_and_the_overall_peak_survives_their_resets() {
+    fn phases_record_their_memory() {
         let b = Budget::unlimited();
         b.phase("big").unwrap();
         let block = vec![1u8; 64 << 20];
         std::hint::black_box(&block);
-        let held = peak_rss().unwrap();
-        drop(block);
         b.phase("small").unwrap();
+        drop(block);
         b.end_phase();
         let costs = b.phase_costs();
         assert_eq!(costs.len(), 2);
+        // the block was resident when the first phase ended
         let big = costs[0].peak_rss.expect("VmHWM");
-        assert!(big >= 64 << 20, "{big}");
-        assert!(costs[0].end_rss.is_some());
-        // the overall peak still counts the first phase's block
-        assert!(peak_rss().unwrap() >= held);
+        let end = costs[0].end_rss.expect("VmRSS");
+        assert!(end >= 64 << 20 && big >= end, "peak {big}, end {end}");
+        assert!(costs[1].peak_rss.is_some());
     }
 
     #[test]
