@@ -22,7 +22,7 @@
 use crate::error::{ConcordError, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -76,12 +76,28 @@ struct Inner {
     spinner: Mutex<Option<ProgressBar>>,
     progress: bool,
     grace: Duration,
+    /// Highest resident size the watchdog sampled in the current phase.
+    phase_max_rss: AtomicU64,
+    /// `VmHWM` when the current phase started.
+    phase_start_hwm: AtomicU64,
 }
 
 #[derive(Default)]
 struct Phases {
     current: Option<(String, Instant)>,
-    done: Vec<(String, Duration)>,
+    done: Vec<PhaseCost>,
+}
+
+/// What one finished phase cost: wall time and memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseCost {
+    pub name: String,
+    pub time: Duration,
+    /// Peak resident set size of the process during the phase, bytes
+    /// (`VmHWM`, reset when the phase starts; Linux only).
+    pub peak_rss: Option<u64>,
+    /// Resident set size when the phase ended, bytes (`VmRSS`).
+    pub end_rss: Option<u64>,
 }
 
 /// Time and memory limits, phase timing and progress for one command.
@@ -110,18 +126,16 @@ impl Budget {
             spinner: Mutex::new(None),
             progress,
             grace,
+            phase_max_rss: AtomicU64::new(0),
+            phase_start_hwm: AtomicU64::new(0),
         });
-        if limits.timeout.is_some()
-            || limits.max_rss.is_some()
-            || progress
-            || crate::cleanup::catching_signals()
-        {
-            let weak = Arc::downgrade(&inner);
-            std::thread::Builder::new()
-                .name("concord-budget".into())
-                .spawn(move || watchdog(weak))
-                .expect("spawn the budget watchdog");
-        }
+        // The watchdog also samples memory for each phase's peak, so it
+        // runs without limits too (it ends with the budget).
+        let weak = Arc::downgrade(&inner);
+        std::thread::Builder::new()
+            .name("concord-budget".into())
+            .spawn(move || watchdog(weak))
+            .expect("spawn the budget watchdog");
         Budget { inner }
     }
 
@@ -139,16 +153,27 @@ impl Budget {
     pub fn phase(&self, name: &str) -> Result<()> {
         self.end_phase();
         self.check()?;
+        let i = &self.inner;
+        i.phase_max_rss
+            .store(current_rss().unwrap_or(0), Ordering::SeqCst);
+        i.phase_start_hwm
+            .store(peak_rss().unwrap_or(0), Ordering::SeqCst);
         self.inner.phases.lock().expect("phases").current =
             Some((name.to_string(), Instant::now()));
         Ok(())
     }
 
-    /// Ends the current phase, if any, recording its time.
+    /// Ends the current phase, if any, recording its time and memory.
     pub fn end_phase(&self) {
         let mut p = self.inner.phases.lock().expect("phases");
         if let Some((name, t)) = p.current.take() {
-            p.done.push((name, t.elapsed()));
+            let end_rss = current_rss();
+            p.done.push(PhaseCost {
+                name,
+                time: t.elapsed(),
+                peak_rss: self.phase_peak(end_rss),
+                end_rss,
+            });
         }
         drop(p);
         if let Some(s) = self.inner.spinner.lock().expect("spinner").take() {
@@ -156,8 +181,28 @@ impl Budget {
         }
     }
 
+    /// The current phase's peak: the process's high-water mark when the
+    /// phase raised it (exact), else the highest sample or the end.
+    fn phase_peak(&self, end_rss: Option<u64>) -> Option<u64> {
+        let i = &self.inner;
+        let hwm = peak_rss()?;
+        if hwm > i.phase_start_hwm.load(Ordering::SeqCst) {
+            return Some(hwm);
+        }
+        let sampled = i.phase_max_rss.load(Ordering::SeqCst);
+        Some(sampled.max(end_rss.unwrap_or(0)))
+    }
+
     /// Finished phases with their wall time, in order.
     pub fn phase_times(&self) -> Vec<(String, Duration)> {
+        self.phase_costs()
+            .into_iter()
+            .map(|c| (c.name, c.time))
+            .collect()
+    }
+
+    /// Finished phases with their time and memory, in order.
+    pub fn phase_costs(&self) -> Vec<PhaseCost> {
         self.inner.phases.lock().expect("phases").done.clone()
     }
 
@@ -227,7 +272,9 @@ pub fn current_rss() -> Option<u64> {
     status_kb("VmRSS:")
 }
 
-/// Peak resident set size of this process in bytes.
+/// Peak resident set size of this process in bytes. (Never reset: a
+/// reset through `/proc/self/clear_refs` would also lower the `ru_maxrss`
+/// the parent reads, and the benchmarks read that.)
 pub fn peak_rss() -> Option<u64> {
     status_kb("VmHWM:")
 }
@@ -248,7 +295,11 @@ fn watchdog(inner: std::sync::Weak<Inner>) {
             eprintln!("concord: interrupted by signal {sig}; nothing more is written");
             crate::cleanup::end_process(128 + sig);
         }
-        if let (Some(max), Some(rss)) = (i.limits.max_rss, i.limits.max_rss.and(current_rss())) {
+        let rss = current_rss();
+        if let Some(rss) = rss {
+            i.phase_max_rss.fetch_max(rss, Ordering::SeqCst);
+        }
+        if let (Some(max), Some(rss)) = (i.limits.max_rss, rss) {
             if rss > max {
                 i.state
                     .compare_exchange(OK, OVER_MEMORY, Ordering::SeqCst, Ordering::SeqCst)
@@ -357,6 +408,24 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn phases_record_their_memory() {
+        let b = Budget::unlimited();
+        b.phase("big").unwrap();
+        let block = vec![1u8; 64 << 20];
+        std::hint::black_box(&block);
+        b.phase("small").unwrap();
+        drop(block);
+        b.end_phase();
+        let costs = b.phase_costs();
+        assert_eq!(costs.len(), 2);
+        // the block was resident when the first phase ended
+        let big = costs[0].peak_rss.expect("VmHWM");
+        let end = costs[0].end_rss.expect("VmRSS");
+        assert!(end >= 64 << 20 && big >= end, "peak {big}, end {end}");
+        assert!(costs[1].peak_rss.is_some());
     }
 
     #[test]

@@ -26,6 +26,11 @@ fn settings() -> insta::Settings {
         r#"(?s)"timing_ms": \{[^}]*\}"#,
         r#""timing_ms": "[scrubbed]""#,
     );
+    // Memory per phase (issue 30): machine-dependent like the timings.
+    s.add_filter(
+        r#"(?s)"phase_(peak|resident)_mb": \{[^}]*\}"#,
+        r#""phase_${1}_mb": "[scrubbed]""#,
+    );
     // symex statistics that depend on the machine.
     s.add_filter(
         r#""(total_ms|solver_ms|peak_memory_kb)": [0-9.e+-]+"#,

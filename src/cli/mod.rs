@@ -137,6 +137,10 @@ pub struct Cli {
     /// Print nothing on stderr except errors.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// After an analysing command, print on stderr what each phase cost:
+    /// wall time, peak and final resident memory.
+    #[arg(long, global = true)]
+    pub verbose: bool,
     /// Colour in text output and progress (auto: on a terminal, unless NO_COLOR is set).
     #[arg(long, value_enum, global = true, default_value_t = ColorArg::from(ColorChoice::default()), value_name = "WHEN")]
     pub color: ColorArg,
@@ -483,11 +487,22 @@ fn run() -> i32 {
     };
     style::init(cli.color.into());
     let q = cli.quiet;
+    // Runs an analysing command under its budget; `--verbose` then prints
+    // the phases' costs, whatever the outcome.
+    let budgeted = |b: &BudgetArgs, run: &dyn Fn(&Budget) -> Result<i32>| {
+        let budget = b.start(q);
+        let result = run(&budget);
+        if cli.verbose {
+            budget.end_phase();
+            eprint!("{}", crate::report::phase_costs_text(&budget.phase_costs()));
+        }
+        result
+    };
     let result = match &cli.command {
-        Command::Facts(args) => facts::run(args, q, &args.budget.start(q)),
-        Command::Changes(args) => changes::run(args, q, &args.budget.start(q)),
-        Command::Diff(args) => diff::run(args, q, &args.budget.start(q)),
-        Command::Query(args) => query::run(args, q, &args.budget.start(q)),
+        Command::Facts(args) => budgeted(&args.budget, &|b| facts::run(args, q, b)),
+        Command::Changes(args) => budgeted(&args.budget, &|b| changes::run(args, q, b)),
+        Command::Diff(args) => budgeted(&args.budget, &|b| diff::run(args, q, b)),
+        Command::Query(args) => budgeted(&args.budget, &|b| query::run(args, q, b)),
         Command::Rules(args) => query::run_rules(args),
         Command::Symex(args) => {
             // the watchdog lives as long as the budget: through the run
@@ -495,7 +510,7 @@ fn run() -> i32 {
             symex::run(args, q)
         }
         Command::Replay(args) => symex::replay(args),
-        Command::Impact(args) => impact::run(args, q, &args.budget.start(q)),
+        Command::Impact(args) => budgeted(&args.budget, &|b| impact::run(args, q, b)),
         Command::Store(args) => store::run(args),
         Command::Schema => emit(&crate::facts::schema::schema_markdown()).map(|()| exit::OK),
     };

@@ -113,7 +113,16 @@ pub fn run(args: &QueryArgs, quiet: bool, budget: &crate::budget::Budget) -> Res
                     )
                 })
                 .collect();
-            let doc = json!({"version": crate::report::JSON_VERSION, "relation": args.relation, "rows": items});
+            budget.end_phase();
+            let phases = budget.phase_costs();
+            let doc = json!({
+                "version": crate::report::JSON_VERSION,
+                "relation": args.relation,
+                "rows": items,
+                "timing_ms": phases.iter().map(|c| (c.name.clone(), json!(c.time.as_secs_f64() * 1e3))).collect::<serde_json::Map<String, Value>>(),
+                "phase_peak_mb": crate::report::phase_memory_mb(&phases, |c| c.peak_rss),
+                "phase_resident_mb": crate::report::phase_memory_mb(&phases, |c| c.end_rss),
+            });
             serde_json::to_string_pretty(&doc).expect("json") + "\n"
         }
     };

@@ -29,6 +29,8 @@ pub struct DiffOutcome {
     pub timing: Vec<(String, Duration)>,
     /// Peak resident memory of the process, bytes (when the OS tells).
     pub peak_memory: Option<u64>,
+    /// Time and memory per phase, in order.
+    pub phases: Vec<crate::budget::PhaseCost>,
 }
 
 impl DiffOutcome {
@@ -50,6 +52,7 @@ impl DiffOutcome {
             map: &self.pair.matching.map,
             timing: self.timing.clone(),
             peak_memory: self.peak_memory,
+            phases: self.phases.clone(),
             unseen: &self.pair.unseen,
             inverse: Default::default(),
         }
@@ -78,5 +81,6 @@ pub fn diff(req: &DiffRequest, budget: &Budget, events: Events<'_>) -> Result<Di
         locks,
         timing: budget.phase_times(),
         peak_memory: crate::budget::peak_rss(),
+        phases: budget.phase_costs(),
     })
 }

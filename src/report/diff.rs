@@ -28,6 +28,8 @@ pub struct DiffReport<'a> {
     pub timing: Vec<(String, Duration)>,
     /// Peak resident memory of the process, bytes (when the OS tells).
     pub peak_memory: Option<u64>,
+    /// Time and memory per phase (the JSON's `phase_peak_mb`, `phase_resident_mb`).
+    pub phases: Vec<crate::budget::PhaseCost>,
     /// Changed places the model did not see.
     pub unseen: &'a [UnseenChange],
     /// Δmap inverted (new statement -> old), built on first use: each
@@ -480,6 +482,8 @@ pub fn json(r: &DiffReport<'_>) -> String {
         new: &'a str,
         old: &'a str,
         peak_memory_mb: Option<u64>,
+        phase_peak_mb: serde_json::Map<String, Value>,
+        phase_resident_mb: serde_json::Map<String, Value>,
         ranks_checked: u32,
         through_changes: T,
         through_changes_by_line: Value,
@@ -509,6 +513,8 @@ pub fn json(r: &DiffReport<'_>) -> String {
         new: &r.new.label,
         old: &r.old.label,
         peak_memory_mb: r.peak_memory.map(|b| b >> 20),
+        phase_peak_mb: crate::report::phase_memory_mb(&r.phases, |c| c.peak_rss),
+        phase_resident_mb: crate::report::phase_memory_mb(&r.phases, |c| c.end_rss),
         ranks_checked: s.ranks_checked,
         through_changes: Lazy(|| {
             s.through_changes
