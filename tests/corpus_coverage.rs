@@ -7,41 +7,11 @@
 //! it the test says so and passes, unless `CONCORD_REQUIRE_CORPUS=1`.
 
 mod common;
-use common::*;
+use common::corpus::{corpus, run_tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn corpus() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("CONCORD_CORPUS").map(PathBuf::from),
-        Some(repo_root().join("../shared/corpus")),
-        Some(PathBuf::from("/work/shared/corpus")),
-    ];
-    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CONCORD_REQUIRE_CORPUS").is_none(),
-            "CONCORD_REQUIRE_CORPUS is set but no corpus directory was found"
-        );
-        eprintln!("corpus_coverage: SKIPPED: no corpus (set CONCORD_CORPUS)");
-    }
-    found
-}
-
-fn run(dir: &Path, program: &str, args: &[&str]) {
-    let o = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(
-        o.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 /// Clone `bundle` at `commit` into `dir`, compile `sources` with `flags`,
 /// link them into `prog.bc`, run `concord facts` and return its account
@@ -57,8 +27,8 @@ fn account(
     let bundle = corpus.join(bundle);
     let src = dir.join("src");
     std::fs::create_dir_all(&src).unwrap();
-    run(&src, "git", &["init", "-q"]);
-    run(
+    run_tool(&src, "git", &["init", "-q"]);
+    run_tool(
         &src,
         "git",
         &[
@@ -68,7 +38,7 @@ fn account(
             "*:refs/remotes/b/*",
         ],
     );
-    run(&src, "git", &["checkout", "-q", commit]);
+    run_tool(&src, "git", &["checkout", "-q", commit]);
     let mut cc = vec![
         "-g",
         "-O0",
@@ -80,7 +50,7 @@ fn account(
     ];
     cc.extend(flags);
     cc.extend(sources);
-    run(&src, "clang-14", &cc);
+    run_tool(&src, "clang-14", &cc);
     let bcs: Vec<String> = sources
         .iter()
         .map(|s| {
@@ -90,7 +60,7 @@ fn account(
         .collect();
     let mut link: Vec<&str> = bcs.iter().map(String::as_str).collect();
     link.extend(["-o", "prog.bc"]);
-    run(&src, "llvm-link-14", &link);
+    run_tool(&src, "llvm-link-14", &link);
     let out = dir.join("facts");
     let o = Command::new(env!("CARGO_BIN_EXE_concord"))
         .arg("facts")
@@ -126,7 +96,9 @@ fn account(
 
 #[test]
 fn threadpool_leaves_out_only_bounds_and_its_thread_exit() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("corpus_coverage") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     // Tasks are `{function, argument}` structs copied into a heap array
     // (`pool->queue[pool->tail]`) and called by the workers through
@@ -163,7 +135,9 @@ fn threadpool_leaves_out_only_bounds_and_its_thread_exit() {
 
 #[test]
 fn pigz_counts_what_its_model_leaves_out() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("corpus_coverage") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let (gaps, stderr) = account(
         &corpus,

@@ -3,48 +3,18 @@
 //! keeps them in heap objects made by `new_lock()`. A lock-order inversion
 //! introduced by moving two `possess` calls must show as a new deadlock
 //! cycle, and nothing else about lock order may change. The corpus is found
-//! as in `corpus_coverage.rs`; without it the test says so and passes,
+//! by `common::corpus`; without it the test says so and passes,
 //! unless `CONCORD_REQUIRE_CORPUS=1`.
 
 mod common;
-use common::*;
+use common::corpus::{corpus, run_tool};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn corpus() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("CONCORD_CORPUS").map(PathBuf::from),
-        Some(repo_root().join("../shared/corpus")),
-        Some(PathBuf::from("/work/shared/corpus")),
-    ];
-    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CONCORD_REQUIRE_CORPUS").is_none(),
-            "CONCORD_REQUIRE_CORPUS is set but no corpus directory was found"
-        );
-        eprintln!("corpus_locks: SKIPPED: no corpus (set CONCORD_CORPUS)");
-    }
-    found
-}
-
-fn run(dir: &Path, program: &str, args: &[&str]) {
-    let o = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(
-        o.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 /// Compile pigz.c and yarn.c in `dir` and link them into `out`.
 fn build(dir: &Path, out: &str) {
-    run(
+    run_tool(
         dir,
         "clang-14",
         &[
@@ -59,7 +29,7 @@ fn build(dir: &Path, out: &str) {
             "yarn.c",
         ],
     );
-    run(dir, "llvm-link-14", &["pigz.bc", "yarn.bc", "-o", out]);
+    run_tool(dir, "llvm-link-14", &["pigz.bc", "yarn.bc", "-o", out]);
 }
 
 /// Replace the one occurrence of `from` (after `after`, if given) by `to`.
@@ -89,12 +59,14 @@ fn cycles(doc: &Value, key: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn pigz_lock_inversion_introduced_by_moving_two_possess_calls_is_a_new_cycle() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("corpus_locks") else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path();
-    run(src, "git", &["init", "-q"]);
+    run_tool(src, "git", &["init", "-q"]);
     let bundle = corpus.join("pigz-2007-2018.bundle");
-    run(
+    run_tool(
         src,
         "git",
         &[
@@ -104,7 +76,7 @@ fn pigz_lock_inversion_introduced_by_moving_two_possess_calls_is_a_new_cycle() {
             "*:refs/remotes/b/*",
         ],
     );
-    run(src, "git", &["checkout", "-q", "9ef658b"]);
+    run_tool(src, "git", &["checkout", "-q", "9ef658b"]);
     build(src, "old.bc");
     // The inversion (reasoning, pigz.c at 9ef658b):
     // - compress_thread takes a job holding `compress_have` and releases it

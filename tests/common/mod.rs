@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod corpus;
+
 use concord::facts::extract::{extract, ExtractOptions};
 use concord::facts::FactSet;
 use concord::frontend::{load_program, CompileOptions};
