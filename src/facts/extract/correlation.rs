@@ -116,6 +116,10 @@ pub(super) fn correlate(
         first_id: pt.locs.len() as LocId,
         ..CorrelatedLocks::default()
     };
+    if ambiguous.is_empty() {
+        // nothing to correlate: no inverse of the writes, no access walks
+        return out;
+    }
     let writers = writers_of_cells(scan);
     let mut index: BTreeMap<LockShape, LocId> = BTreeMap::new();
     let mut stands_for: BTreeMap<LocId, BTreeSet<LocId>> = BTreeMap::new();
@@ -158,9 +162,12 @@ pub(super) fn correlate(
         };
         scan.sync.insert(call.stmt, op);
     }
-    out.shapes = vec![LockShape::default_placeholder(); index.len()];
-    for (shape, m) in index {
-        out.shapes[(m - out.first_id) as usize] = shape;
+    // ids were handed out in order of first use: list the shapes that way
+    let mut by_id: Vec<(LocId, LockShape)> = index.into_iter().map(|(s, m)| (m, s)).collect();
+    by_id.sort_unstable_by_key(|(m, _)| *m);
+    out.shapes = by_id.into_iter().map(|(_, s)| s).collect();
+    if out.shapes.is_empty() {
+        return out;
     }
     // A release that may be of a real mutex a synthetic one stands for
     // ends its sections too.
@@ -201,16 +208,6 @@ pub(super) fn correlate(
         }
     }
     out
-}
-
-impl LockShape {
-    fn default_placeholder() -> LockShape {
-        LockShape {
-            object_type: String::new(),
-            through: None,
-            fields: Vec::new(),
-        }
-    }
 }
 
 /// A pointer followed back through field offsets, casts and parameters.

@@ -588,7 +588,7 @@ fn fact_set(
     let cells: Vec<(u32, LocId)> = locs
         .cells
         .iter()
-        .filter(|&&c| correlated(c).is_none())
+        .filter(|&&c| !corr.is_correlated(c))
         .map(|&c| (locs.of(c), c))
         .collect();
     facts.names = names::location_names(&program.module, pt, &debug, &cells);

@@ -244,12 +244,10 @@ pub(super) struct NodeEffects<'a> {
     pub(super) ends: &'a BTreeMap<StmtId, BTreeSet<LocId>>,
 }
 
-/// The mutexes whose current section a node ends: its own lock, unlock or
-/// wait, and the correlated locks it ends.
-fn ended_at(fx: &NodeEffects<'_>, s: StmtId) -> BTreeSet<LocId> {
-    let mut out: BTreeSet<LocId> = touches(fx.sync.get(&s)).into_iter().collect();
-    out.extend(fx.ends.get(&s).into_iter().flatten().copied());
-    out
+/// Does the node `s` end the current section of `m`: its own lock, unlock
+/// or wait on m, or a correlated lock it ends?
+fn ends_section(fx: &NodeEffects<'_>, s: StmtId, m: LocId) -> bool {
+    touches(fx.sync.get(&s)) == Some(m) || fx.ends.get(&s).is_some_and(|e| e.contains(&m))
 }
 
 /// Forward must-dataflow "v written since the last acquisition of m": a
@@ -259,9 +257,8 @@ fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<P
     let preds = preds_of(tg);
     let transfer = |i: usize, mut st: Pairs| -> Pairs {
         let s = tg.nodes[i];
-        let ended = ended_at(fx, s);
-        if !ended.is_empty() {
-            st.retain(|(x, _)| !ended.contains(x));
+        if touches(fx.sync.get(&s)).is_some() || fx.ends.contains_key(&s) {
+            st.retain(|&(x, _)| !ends_section(fx, s, x));
         }
         if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
             for &m in held.keys() {
@@ -311,9 +308,8 @@ fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Pai
             let Some(mut st) = after_of(i, &before) else {
                 continue;
             };
-            let ended = ended_at(fx, s);
-            if !ended.is_empty() {
-                st.retain(|(x, _)| !ended.contains(x));
+            if touches(fx.sync.get(&s)).is_some() || fx.ends.contains_key(&s) {
+                st.retain(|&(x, _)| !ends_section(fx, s, x));
             }
             // only mutexes held at the overwrite: one held at the covered
             // store and not released since is held there too (when the
