@@ -40,6 +40,14 @@ pub enum Role {
     Debug,
     /// Threading APIs concord does not model (refused).
     UnmodelledThreads,
+    /// An operation of a synchronisation primitive the facts do not model
+    /// (reader-writer locks, semaphores, barriers, timed mutex locks): it
+    /// orders or excludes what the model does not know, so it is counted
+    /// (`sync_unmodelled`) and a change near it is inconclusive.
+    UnmodelledSync,
+    /// Setting up or tearing down such a primitive's object (`sem_init`,
+    /// `pthread_rwlock_destroy`): it orders nothing.
+    UnmodelledSyncSetup,
     /// No meaning to the facts (the call may still have symex semantics).
     Other,
 }
@@ -279,6 +287,39 @@ pub const CALLS: &[CallModel] = &[
     row(Exact("pthread_mutexattr_init"), Role::Other, Footprint::UNKNOWN, Pthread(P::Ignored)),
     row(Exact("pthread_mutexattr_settype"), Role::Other, Footprint::UNKNOWN, Pthread(P::Ignored)),
     row(Exact("pthread_mutexattr_destroy"), Role::Other, Footprint::UNKNOWN, Pthread(P::Ignored)),
+    // Synchronisation the facts do not model: counted, never silently
+    // dropped (design.md, "Coverage"); the executor refuses them.
+    row(Exact("pthread_rwlock_rdlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_wrlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_tryrdlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_trywrlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_timedrdlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_timedwrlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_clockrdlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_clockwrlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_unlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_mutex_timedlock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_mutex_clocklock"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_wait"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_trywait"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_timedwait"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_clockwait"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_post"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_barrier_wait"), Role::UnmodelledSync, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_init"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlock_destroy"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlockattr_init"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_rwlockattr_destroy"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_init"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_destroy"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_open"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_close"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_unlink"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("sem_getvalue"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_barrier_init"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_barrier_destroy"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_barrierattr_init"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
+    row(Exact("pthread_barrierattr_destroy"), Role::UnmodelledSyncSetup, Footprint::UNKNOWN, Unsupported),
     // Other threading APIs: refused by the facts, unknown to symex.
     row(Exact("thrd_create"), Role::UnmodelledThreads, Footprint::UNKNOWN, Unsupported),
     row(Exact("fork"), Role::UnmodelledThreads, Footprint::UNKNOWN, Unsupported),
@@ -460,6 +501,10 @@ mod tests {
             ("strndup", Role::Alloc),
             ("reallocarray", Role::Realloc),
             ("clone", Role::UnmodelledThreads),
+            ("pthread_rwlock_rdlock", Role::UnmodelledSync),
+            ("sem_post", Role::UnmodelledSync),
+            ("pthread_barrier_wait", Role::UnmodelledSync),
+            ("sem_init", Role::UnmodelledSyncSetup),
             ("llvm.dbg.declare", Role::Debug),
             ("llvm.lifetime.start.p0", Role::Debug),
             ("llvm.memcpy.p0.p0.i64", Role::MemCopy),

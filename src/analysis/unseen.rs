@@ -15,8 +15,13 @@
 //!   create with no known start routine, inline asm, a library call handed
 //!   possibly shared memory, a join matched to no thread, or a library
 //!   call handed a function it may call back that the model does not call;
+//! - a changed statement is a call of a synchronisation primitive the facts
+//!   do not model (reader-writer lock, semaphore, barrier, timed lock,
+//!   trylock);
 //! - a changed statement is in a function where a lock or condition call
-//!   was dropped (whether it runs under that lock is not modelled), is a
+//!   was dropped (whether it runs under that lock is not modelled), or
+//!   that calls such an unmodelled primitive (whether it runs before or
+//!   after it, inside or outside its section, is not modelled), is a
 //!   lock, unlock or wait in a function with a library call handed shared
 //!   memory (whether that call runs under the lock changed), or is in
 //!   a function handed to a library that way (its calls from there are not
@@ -30,7 +35,7 @@
 use super::Side;
 use crate::facts::relations::{
     AccessNoTarget, CallbackEscape, CondWait, InlineAsm, JoinUnmatched, LibraryMemory, MutexLock,
-    MutexTrylock, MutexUnlock, SyncDropped, UnresolvedCall, UnresolvedThreadStart,
+    MutexTrylock, MutexUnlock, SyncDropped, SyncUnmodelled, UnresolvedCall, UnresolvedThreadStart,
 };
 use crate::facts::{FactSet, StatementInfo};
 use crate::versions::{LinesByFile, VersionMatch};
@@ -47,6 +52,8 @@ pub enum UnseenWhy {
     AccessNoTarget,
     /// It is a lock or condition call whose object was dropped.
     SyncDropped,
+    /// It is a call of a synchronisation primitive the facts do not model.
+    SyncUnmodelled,
     /// It is a call through a pointer with no known target.
     UnresolvedCall,
     /// It is a thread create whose start routine is not known.
@@ -63,6 +70,9 @@ pub enum UnseenWhy {
     CallbackEscape,
     /// Its function has a lock or condition call that was dropped.
     NearDroppedLock,
+    /// Its function calls a synchronisation primitive the facts do not
+    /// model.
+    NearUnmodelledSync,
     /// It is a lock, unlock or wait in a function whose library calls are
     /// handed shared memory: whether those run under the lock changed
     /// unseen.
@@ -78,6 +88,9 @@ impl UnseenWhy {
             UnseenWhy::UnreachedCode => "in a function no thread reaches",
             UnseenWhy::AccessNoTarget => "its address points to nothing known",
             UnseenWhy::SyncDropped => "its lock/condition object is ambiguous or unknown",
+            UnseenWhy::SyncUnmodelled => {
+                "a synchronisation call concord does not model (rwlock, semaphore, barrier, timed lock, trylock)"
+            }
             UnseenWhy::UnresolvedCall => "a call through a pointer with no known target",
             UnseenWhy::UnresolvedThreadStart => "a thread creation with no known start routine",
             UnseenWhy::InlineAsm => "inline asm, whose effects are not modelled",
@@ -90,6 +103,9 @@ impl UnseenWhy {
             }
             UnseenWhy::NearDroppedLock => {
                 "its function takes a lock whose object is ambiguous or unknown"
+            }
+            UnseenWhy::NearUnmodelledSync => {
+                "its function calls synchronisation concord does not model (rwlock, semaphore, barrier, timed lock, trylock)"
             }
             UnseenWhy::NearLibraryMemory => {
                 "a lock call in a function whose library calls touch shared memory the model does not see"
@@ -227,6 +243,7 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
     }
     let no_target: BTreeSet<u32> = facts.iter::<AccessNoTarget>().map(|r| r.s.0).collect();
     let dropped: BTreeSet<u32> = facts.iter::<SyncDropped>().map(|r| r.s.0).collect();
+    let unmodelled: BTreeSet<u32> = facts.iter::<SyncUnmodelled>().map(|r| r.s.0).collect();
     let unresolved: BTreeSet<u32> = facts.iter::<UnresolvedCall>().map(|r| r.s.0).collect();
     let no_start: BTreeSet<u32> = facts
         .iter::<UnresolvedThreadStart>()
@@ -243,6 +260,7 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             .collect()
     };
     let dropped_in = functions_of(&mut dropped.iter().copied());
+    let unmodelled_in = functions_of(&mut unmodelled.iter().copied());
     let library_in = functions_of(&mut library.iter().copied());
     let locking: BTreeSet<u32> = facts
         .iter::<MutexLock>()
@@ -273,6 +291,8 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             Some(UnseenWhy::AccessNoTarget)
         } else if dropped.contains(&id) {
             Some(UnseenWhy::SyncDropped)
+        } else if unmodelled.contains(&id) {
+            Some(UnseenWhy::SyncUnmodelled)
         } else if unresolved.contains(&id) {
             Some(UnseenWhy::UnresolvedCall)
         } else if no_start.contains(&id) {
@@ -287,6 +307,8 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             Some(UnseenWhy::CallbackEscape)
         } else if dropped_in.contains(&s.function) {
             Some(UnseenWhy::NearDroppedLock)
+        } else if unmodelled_in.contains(&s.function) {
+            Some(UnseenWhy::NearUnmodelledSync)
         } else if locking.contains(&id) && library_in.contains(&s.function) {
             Some(UnseenWhy::NearLibraryMemory)
         } else if escaped.contains(&s.function) {

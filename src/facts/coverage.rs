@@ -8,7 +8,7 @@
 
 use super::relations::{
     AccessNoTarget, CallCut, CallbackEscape, ExternalCallback, ForkCall, InlineAsm, JoinUnmatched,
-    LibraryMemory, StmtId, SyncDropped, ThreadBound, ThreadEndCall, UnresolvedCall,
+    LibraryMemory, StmtId, SyncDropped, SyncUnmodelled, ThreadBound, ThreadEndCall, UnresolvedCall,
     UnresolvedThreadStart,
 };
 use super::FactSet;
@@ -34,6 +34,9 @@ pub enum GapKind {
     SyncAmbiguous,
     /// A lock, unlock, wait or signal whose object is not known at all.
     SyncNoTarget,
+    /// A call of a synchronisation primitive the facts do not model
+    /// (reader-writer lock, semaphore, barrier, timed lock) or a trylock.
+    SyncUnmodelled,
     /// A function handed to a library function, assumed called there.
     ExternalCallback,
     /// A `fork()`: the parent is analysed, the child process is not.
@@ -72,6 +75,9 @@ impl GapKind {
             }
             GapKind::SyncNoTarget => {
                 "lock/condition calls on an unknown object (left out of critical sections and lock order)"
+            }
+            GapKind::SyncUnmodelled => {
+                "calls of synchronisation concord does not model (rwlock, semaphore, barrier, timed lock, trylock): what they order is not seen"
             }
             GapKind::ExternalCallback => {
                 "callbacks handed to a library, assumed called (0 or more times) at the handing call"
@@ -171,6 +177,10 @@ impl CoverageAccount {
                 .iter::<SyncDropped>()
                 .filter(|r| r.targets < 2)
                 .map(|r| r.s),
+        );
+        add_stmts(
+            GapKind::SyncUnmodelled,
+            &mut facts.iter::<SyncUnmodelled>().map(|r| r.s),
         );
         add_stmts(
             GapKind::ExternalCallback,

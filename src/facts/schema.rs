@@ -283,6 +283,12 @@ macro_rules! for_each_relation {
                 source: "a call to a pthread mutex or condition-variable function whose object argument points to no cell or to more than one cell",
                 example: "`31\t2`: statement 31 locks one of two possible mutexes",
             }
+            sync_unmodelled(s: Stmt) SyncUnmodelled {
+                group: Synchronization,
+                meaning: "the call `s` is an operation of a synchronisation primitive the facts do not model (a reader-writer lock, a semaphore, a barrier, a timed mutex lock) or a trylock (which opens no critical section in the facts): what it orders or excludes is not in the model (*may over-report* in one version, and a change of it is not seen). Counted in the coverage account; a changed such call, or a changed statement of a function that makes one, makes `changes`, `diff` and `impact` inconclusive (exit 10).",
+                source: "calls of `pthread_rwlock_*lock`/`unlock`, `sem_wait`/`trywait`/`timedwait`/`post`, `pthread_barrier_wait`, `pthread_mutex_timedlock`, `pthread_mutex_trylock` and `pthread_spin_trylock` in code some thread reaches",
+                example: "`40`",
+            }
             shared_read(s: Stmt, v: Loc) SharedRead {
                 group: Memory,
                 meaning: "statement `s` may read shared location `v`.",

@@ -9,7 +9,11 @@
 //!   which the model goes on (`thread_end_call`);
 //! - functions handed to a library other than as a function-pointer
 //!   argument (in a struct, cast to `void *`), which it may call back but
-//!   the model does not (`callback_escape`).
+//!   the model does not (`callback_escape`);
+//! - operations of synchronisation primitives the facts do not model
+//!   (reader-writer locks, semaphores, barriers, timed locks) and
+//!   trylocks, whose critical sections are not modelled
+//!   (`sync_unmodelled`).
 //!
 //! The thread model itself notes the creates it bounds and the calls it
 //! does not clone (`ProgramModel::bounded_creates`, `cut_calls`).
@@ -40,6 +44,7 @@ pub(super) struct ModelGaps {
     /// (library call, first statement of the function it may call back,
     /// or the call itself when no thread reaches that function).
     pub(super) escapes: BTreeSet<(StmtId, StmtId)>,
+    pub(super) unmodelled_sync: BTreeSet<StmtId>,
 }
 
 impl ModelGaps {
@@ -52,6 +57,10 @@ impl ModelGaps {
             };
             let libraries = library_targets(model, pt, finst, call);
             if libraries.is_empty() {
+                continue;
+            }
+            if libraries.iter().any(|n| unmodelled_sync(n)) {
+                gaps.unmodelled_sync.insert(s);
                 continue;
             }
             if libraries.iter().any(|n| ends_thread(n)) {
@@ -133,6 +142,15 @@ fn library_targets<'m>(
 /// A library function the call table does not describe (and no intrinsic).
 fn undescribed(name: &str) -> bool {
     calls::lookup(name).is_none() && !name.starts_with("llvm.")
+}
+
+/// An operation of a synchronisation primitive the facts do not model, or
+/// a trylock (which opens no critical section in the facts).
+fn unmodelled_sync(name: &str) -> bool {
+    matches!(
+        ir::classify(name),
+        LibCall::UnmodelledSync | LibCall::MutexTrylock
+    )
 }
 
 /// `pthread_exit`, `exit`, `_exit` (the call table's exits), `_Exit`,

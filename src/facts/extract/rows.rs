@@ -17,8 +17,8 @@ use crate::facts::relations::{
     CsWrittenBefore, DefUse, DiffCriticalSection, ExternalCallback, FlagEnabler, FlagGuard,
     ForkCall, InCriticalSection, InlineAsm, JoinUnmatched, LibraryMemory, MemRead, MemWrite,
     MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection, SharedRead, SharedWrite,
-    StmtThread, SyncDropped, ThreadBound, ThreadCreate, ThreadEndCall, ThreadJoin, TypedRelation,
-    UnresolvedCall, UnresolvedThreadStart,
+    StmtThread, SyncDropped, SyncUnmodelled, ThreadBound, ThreadCreate, ThreadEndCall, ThreadJoin,
+    TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
 use crate::facts::{FactSet, Row};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -381,6 +381,9 @@ impl Rows {
                 s: s.into(),
                 e: e.into(),
             });
+        }
+        for &s in &gaps.unmodelled_sync {
+            self.add(SyncUnmodelled { s: s.into() });
         }
     }
 }
