@@ -135,6 +135,14 @@ fn sync3_engines_agree() {
     assert!(rows > 1000, "only {rows} rows derived over the bench set");
 }
 
+/// The mayHb set itself (rules/hb_may.dl) is a program of its own.
+#[test]
+fn hb_engines_agree() {
+    let (sets, rows, _, _) = compare(RuleProgram::Hb);
+    assert_eq!(sets, 2 * bench_pairs());
+    assert!(rows > 1000, "only {rows} rows derived over the bench set");
+}
+
 /// The change-impact program (rules/cia.dl) is a rule program too.
 #[test]
 fn cia_engines_agree() {

@@ -30,13 +30,17 @@ struct SingleVersion {
 
 fn single_version(rank: u32, engine: Engine, facts: &FactSet) -> SingleVersion {
     match rank {
-        1 => crate::datalog::run_program!(sync1, engine, facts, |out| SingleVersion {
-            tuples: out.rf_may.iter().map(|&(w, r)| vec![(w, r)]).collect(),
-            must_hb: out.hb_must.len(),
-            may_hb: out.hb_may.len(),
-            may_rf: out.rf_may.len(),
-            lock_order: out.lock_order.iter().map(|&row| row.into()).collect(),
-        }),
+        1 => SingleVersion {
+            // the mayHb set itself is built only by the `hb` program
+            may_hb: crate::datalog::run_program!(hb, engine, facts, |out| out.hb_may.len()),
+            ..crate::datalog::run_program!(sync1, engine, facts, |out| SingleVersion {
+                tuples: out.rf_may.iter().map(|&(w, r)| vec![(w, r)]).collect(),
+                must_hb: out.hb_must.len(),
+                may_rf: out.rf_may.len(),
+                lock_order: out.lock_order.iter().map(|&row| row.into()).collect(),
+                ..SingleVersion::default()
+            })
+        },
         2 => crate::datalog::run_program!(sync2, engine, facts, |out| SingleVersion {
             tuples: out
                 .rank2_may

@@ -144,6 +144,7 @@ pub enum RulesProgram {
     Sync1,
     Sync2,
     Sync3,
+    Hb,
     Cia,
     Pointsto,
     Diff1,
@@ -156,7 +157,7 @@ pub struct RulesArgs {
     /// Target engine.
     #[arg(long, value_enum)]
     pub emit: RulesTarget,
-    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every synchronisation rule), cia (change impact), pointsto (points-to, call graph and threads over the ir_* facts), diff1..diff3 (the two-version diff of `concord diff` at that rank: inputs old_*, new_* and dmap).
+    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every synchronisation rule), hb (happens-before with the mayHb set itself), cia (change impact), pointsto (points-to, call graph and threads over the ir_* facts), diff1..diff3 (the two-version diff of `concord diff` at that rank: inputs old_*, new_* and dmap).
     #[arg(long, value_enum, default_value_t = RulesProgram::Sync3)]
     pub program: RulesProgram,
 }
@@ -174,6 +175,7 @@ pub fn run_rules(args: &RulesArgs) -> Result<i32> {
         RulesProgram::Sync1 => single(RuleProgram::Sync1),
         RulesProgram::Sync2 => single(RuleProgram::Sync2),
         RulesProgram::Sync3 => single(RuleProgram::Sync3),
+        RulesProgram::Hb => single(RuleProgram::Hb),
         RulesProgram::Cia => single(RuleProgram::Cia),
         RulesProgram::Pointsto => single(RuleProgram::Pointsto),
         RulesProgram::Diff1 => diff(DiffProgram::Diff1),

@@ -26,7 +26,7 @@ pub mod programs {
             }
         )*};
     }
-    both_engines!(sync1, sync2, sync3, cia, pointsto, diff1, diff2, diff3);
+    both_engines!(sync1, sync2, sync3, hb, cia, pointsto, diff1, diff2, diff3);
 }
 
 /// The two-version diff programs, one per rank (`rules/diff*.dl` over two
@@ -71,6 +71,9 @@ pub enum RuleProgram {
     Sync1,
     Sync2,
     Sync3,
+    /// Happens-before with the mayHb set itself (rules/hb_may.dl): only
+    /// `concord query hb_may` and tests build it (pigz: 58 million rows).
+    Hb,
     /// Change-impact analysis: dependences and impacted sets (rules/cia.dl).
     Cia,
     /// Points-to, call graph, thread starts and sharing over the base IR
@@ -79,10 +82,11 @@ pub enum RuleProgram {
 }
 
 impl RuleProgram {
-    pub const ALL: [RuleProgram; 5] = [
+    pub const ALL: [RuleProgram; 6] = [
         RuleProgram::Sync1,
         RuleProgram::Sync2,
         RuleProgram::Sync3,
+        RuleProgram::Hb,
         RuleProgram::Cia,
         RuleProgram::Pointsto,
     ];
@@ -92,6 +96,7 @@ impl RuleProgram {
             RuleProgram::Sync1 => "sync1",
             RuleProgram::Sync2 => "sync2",
             RuleProgram::Sync3 => "sync3",
+            RuleProgram::Hb => "hb",
             RuleProgram::Cia => "cia",
             RuleProgram::Pointsto => "pointsto",
         }
@@ -111,6 +116,7 @@ impl RuleProgram {
             RuleProgram::Sync1 => programs::sync1::SOUFFLE,
             RuleProgram::Sync2 => programs::sync2::SOUFFLE,
             RuleProgram::Sync3 => programs::sync3::SOUFFLE,
+            RuleProgram::Hb => programs::hb::SOUFFLE,
             RuleProgram::Cia => programs::cia::SOUFFLE,
             RuleProgram::Pointsto => programs::pointsto::SOUFFLE,
         }
@@ -121,6 +127,7 @@ impl RuleProgram {
             RuleProgram::Sync1 => programs::sync1::Z3,
             RuleProgram::Sync2 => programs::sync2::Z3,
             RuleProgram::Sync3 => programs::sync3::Z3,
+            RuleProgram::Hb => programs::hb::Z3,
             RuleProgram::Cia => programs::cia::Z3,
             RuleProgram::Pointsto => programs::pointsto::Z3,
         }
@@ -132,6 +139,7 @@ impl RuleProgram {
             RuleProgram::Sync1 => programs::sync1::OUTPUT_COLUMNS,
             RuleProgram::Sync2 => programs::sync2::OUTPUT_COLUMNS,
             RuleProgram::Sync3 => programs::sync3::OUTPUT_COLUMNS,
+            RuleProgram::Hb => programs::hb::OUTPUT_COLUMNS,
             RuleProgram::Cia => programs::cia::OUTPUT_COLUMNS,
             RuleProgram::Pointsto => programs::pointsto::OUTPUT_COLUMNS,
         }
@@ -204,6 +212,8 @@ pub fn run_with(
         (RuleProgram::Sync2, Engine::Crepe) => run_generated!(sync2::crepe::engine, facts, extra),
         (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts, extra),
         (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts, extra),
+        (RuleProgram::Hb, Engine::Ascent) => run_generated!(hb::ascent, facts, extra),
+        (RuleProgram::Hb, Engine::Crepe) => run_generated!(hb::crepe::engine, facts, extra),
         (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts, extra),
         (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts, extra),
         (RuleProgram::Pointsto, Engine::Ascent) => run_generated!(pointsto::ascent, facts, extra),

@@ -5,7 +5,8 @@
 //! crate `concord-reference`, built by the same script.
 //!
 //! `syncN`: happens-before, read-from and rank-N read-from sets (sync1 also
-//! has the lock-order rules); `cia`: change impact; `pointsto`: points-to,
+//! has the lock-order rules); `hb`: happens-before with the mayHb set
+//! itself (for `concord query hb_may`); `cia`: change impact; `pointsto`: points-to,
 //! call graph and thread starts; `diffN`: the rank-N two-version diff.
 //! concord's `analysis` module runs them over extracted facts.
 
@@ -41,6 +42,7 @@ macro_rules! rule_program {
 rule_program!(sync1);
 rule_program!(sync2);
 rule_program!(sync3);
+rule_program!(hb);
 rule_program!(cia);
 rule_program!(pointsto);
 rule_program!(diff1);
