@@ -242,7 +242,10 @@ fn element(ty: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn facts(layouts: &[(&str, &[(&str, &str)], u64)]) -> FactSet {
+    /// A struct by IR name: its (member, IR type) fields and size.
+    type Struct<'a> = (&'a str, &'a [(&'a str, &'a str)], u64);
+
+    fn facts(layouts: &[Struct<'_>]) -> FactSet {
         let mut f = FactSet::default();
         for (name, fields, size) in layouts {
             f.struct_layouts.insert(
