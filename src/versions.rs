@@ -13,8 +13,19 @@
 //!    is aligned instruction by instruction with a diff of normalised texts;
 //!    leftovers of the same kind pair as *modified*, the rest are added or
 //!    deleted. Without debug information this step alone matches the IR.
+//!
+//! Texts compare with their layout constants read as what they stand for
+//! (`layout`): a struct field by its member, a struct's changed size as
+//! `sizeof`. Statements that carry no line and only name storage (allocas)
+//! or merge values (phis) are not reported; nor is a statement on an
+//! unchanged line whose text the other version has on that line in the same
+//! function (one more or one fewer instance of unchanged code: a helper
+//! reached from a new call).
+
+mod layout;
 
 use crate::facts::{FactSet, StatementInfo};
+use layout::Layouts;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -139,6 +150,13 @@ fn normalise_locals(text: &str) -> String {
         }
     }
     out
+}
+
+/// A statement's text as compared: kind, struct fields by member, local
+/// names, string numbers and alignments left out.
+fn key(s: &StatementInfo, layouts: &Layouts<'_>) -> String {
+    let text = layout::without_alignment(&layouts.fields_named(&s.text));
+    format!("{} {}", s.kind, normalise(&text))
 }
 
 /// Replace the 32-bit constant equal to the statement's own line (what
@@ -337,10 +355,18 @@ fn match_with(
     let new_groups = groups(new.facts);
     let empty: Vec<&StatementInfo> = Vec::new();
     let keys: BTreeSet<&GroupKey> = old_groups.keys().chain(new_groups.keys()).collect();
+    let old_layouts = Layouts::of(old.facts, new.facts);
+    let new_layouts = Layouts::of(new.facts, old.facts);
+    let sides = Sides {
+        lo,
+        ln,
+        method,
+        old_layouts: &old_layouts,
+        new_layouts: &new_layouts,
+    };
     for key in keys {
         let os = old_groups.get(key).unwrap_or(&empty);
         let ns = new_groups.get(key).unwrap_or(&empty);
-        let sides = Sides { lo, ln, method };
         match_group(os, ns, &equal, &moved, sides, &mut changes, &mut map);
     }
     let touched = texts.map(|(a, b)| {
@@ -353,8 +379,11 @@ fn match_with(
     });
     let mut line_map = equal;
     line_map.extend(moved);
-    let sides = Sides { lo, ln, method };
     pair_across_contexts(old, new, &line_map, sides, &mut changes, &mut map);
+    if method == MatchMethod::SourceLines {
+        changes.retain(|c| !is_storage_or_merge(c, old.facts, new.facts));
+        drop_other_instances(old, new, &line_map, sides, &mut changes);
+    }
     changes.sort();
     VersionMatch {
         changes,
@@ -377,12 +406,83 @@ fn untouched_complement(text: &str, kept: &BTreeSet<u32>, lines: &Lines) -> Line
     out
 }
 
-/// How statements of each side are placed on the compared lines.
+/// How statements of each side are placed on the compared lines, and
+/// their layout constants read.
 #[derive(Clone, Copy)]
 struct Sides<'a> {
     lo: &'a Lines,
     ln: &'a Lines,
     method: MatchMethod,
+    old_layouts: &'a Layouts<'a>,
+    new_layouts: &'a Layouts<'a>,
+}
+
+/// An alloca, phi or plain jump without a source line: it names a local's
+/// storage, merges values or joins blocks; what the code does with them
+/// is on the lines around them, and a `file:0` entry tells a reader
+/// nothing.
+fn is_storage_or_merge(c: &Change, old: &FactSet, new: &FactSet) -> bool {
+    let line_less = |s: Option<&StatementInfo>| {
+        s.map_or(true, |s| {
+            let jump = s.kind == "br" && s.text.starts_with("br label ");
+            s.line == 0 && (jump || matches!(s.kind.as_str(), "alloca" | "phi"))
+        })
+    };
+    line_less(c.old.and_then(|o| old.statement(o)))
+        && line_less(c.new.and_then(|n| new.statement(n)))
+}
+
+/// Drop an added (deleted) statement on an unchanged line when the old
+/// (new) version has a statement of the same function and text on the
+/// corresponding line: it is another instance of code the patch did not
+/// touch (a helper cloned into a new call context or thread), not a change.
+/// The call that creates the context is on a changed line and is reported.
+fn drop_other_instances(
+    old: &Version<'_>,
+    new: &Version<'_>,
+    line_map: &BTreeMap<u32, u32>,
+    sides: Sides<'_>,
+    changes: &mut Vec<Change>,
+) {
+    let place = |s: &StatementInfo, lines: &Lines, layouts: &Layouts<'_>| {
+        (
+            s.function.clone(),
+            lines.of(s),
+            without_line_number(&key(s, layouts), s.line),
+        )
+    };
+    let old_code: BTreeSet<(String, u32, String)> = old
+        .facts
+        .statements
+        .iter()
+        .filter_map(|s| line_map.get(&sides.lo.of(s)).map(|&l| (s, l)))
+        .map(|(s, l)| {
+            let (f, _, k) = place(s, sides.lo, sides.old_layouts);
+            (f, l, k)
+        })
+        .collect();
+    let new_code: BTreeSet<(String, u32, String)> = new
+        .facts
+        .statements
+        .iter()
+        .filter(|s| sides.ln.of(s) != 0)
+        .map(|s| place(s, sides.ln, sides.new_layouts))
+        .collect();
+    let unchanged_new: BTreeSet<u32> = line_map.values().copied().collect();
+    changes.retain(|c| match (c.kind, c.old, c.new) {
+        (ChangeKind::Added, None, Some(n)) => new.facts.statement(n).map_or(true, |s| {
+            let p = place(s, sides.ln, sides.new_layouts);
+            !(unchanged_new.contains(&p.1) && old_code.contains(&p))
+        }),
+        (ChangeKind::Deleted, Some(o), None) => old.facts.statement(o).map_or(true, |s| {
+            let Some(&l) = line_map.get(&sides.lo.of(s)) else {
+                return true;
+            };
+            let (f, _, k) = place(s, sides.lo, sides.old_layouts);
+            !new_code.contains(&(f, l, k))
+        }),
+        _ => true,
+    });
 }
 
 /// A statement that left one thread or call context for another (a call
@@ -399,14 +499,17 @@ fn pair_across_contexts(
     if line_map.is_empty() {
         return;
     }
-    let key = |s: &StatementInfo, line: u32| {
-        (s.function.clone(), s.kind.clone(), line, normalise(&s.text))
+    let key = |s: &StatementInfo, line: u32, layouts: &Layouts<'_>| {
+        (s.function.clone(), line, key(s, layouts))
     };
-    let mut added: HashMap<(String, String, u32, String), Vec<usize>> = HashMap::new();
+    let mut added: HashMap<(String, u32, String), Vec<usize>> = HashMap::new();
     for (k, c) in changes.iter().enumerate() {
         if let (ChangeKind::Added, Some(n)) = (c.kind, c.new) {
             if let Some(s) = new.facts.statement(n) {
-                added.entry(key(s, sides.ln.of(s))).or_default().push(k);
+                added
+                    .entry(key(s, sides.ln.of(s), sides.new_layouts))
+                    .or_default()
+                    .push(k);
             }
         }
     }
@@ -421,7 +524,7 @@ fn pair_across_contexts(
         let Some(&target) = line_map.get(&sides.lo.of(s)) else {
             continue;
         };
-        if let Some(list) = added.get_mut(&key(s, target)) {
+        if let Some(list) = added.get_mut(&key(s, target, sides.old_layouts)) {
             if !list.is_empty() {
                 rewrite.push((k, list.remove(0)));
             }
@@ -454,15 +557,9 @@ fn match_group(
     changes: &mut Vec<Change>,
     map: &mut BTreeMap<u32, u32>,
 ) {
-    let Sides { lo, ln, method } = sides;
-    let norm_o: Vec<String> = os
-        .iter()
-        .map(|s| format!("{} {}", s.kind, normalise(&s.text)))
-        .collect();
-    let norm_n: Vec<String> = ns
-        .iter()
-        .map(|s| format!("{} {}", s.kind, normalise(&s.text)))
-        .collect();
+    let Sides { lo, ln, method, .. } = sides;
+    let norm_o: Vec<String> = os.iter().map(|s| key(s, sides.old_layouts)).collect();
+    let norm_n: Vec<String> = ns.iter().map(|s| key(s, sides.new_layouts)).collect();
     let mut used_o = vec![false; os.len()];
     let mut used_n = vec![false; ns.len()];
     let new_lines_fixed: BTreeSet<u32> = equal.values().chain(moved.values()).copied().collect();
@@ -487,14 +584,21 @@ fn match_group(
             // The source line is the same text, so `__LINE__` (as in assert)
             // is the one constant allowed to differ.
             let own_o = without_line_number(&norm_o[i], s.line);
+            let sized_o = sides.old_layouts.sizes_named(&own_o);
             let exact = candidates.iter().copied().find(|&j| {
                 // Same text, or the same once each side's own line
                 // number is blanked (a constant that merely equals the
                 // line, like `x = 10;` on line 10, is not __LINE__ when
-                // the texts agree as they are).
-                !used_n[j]
-                    && (norm_n[j] == norm_o[i]
-                        || without_line_number(&norm_n[j], ns[j].line) == own_o)
+                // the texts agree as they are), or once the sizes of
+                // resized structs read as `sizeof`.
+                if used_n[j] {
+                    return false;
+                }
+                if norm_n[j] == norm_o[i] {
+                    return true;
+                }
+                let own_n = without_line_number(&norm_n[j], ns[j].line);
+                own_n == own_o || sides.new_layouts.sizes_named(&own_n) == sized_o
             });
             let same_kind = || {
                 candidates

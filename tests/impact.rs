@@ -422,7 +422,7 @@ fn cli_formats_dot_and_sarif() {
     );
     let (_, text, _) = run_cli(&base);
     assert!(
-        text.contains("thread 1 (thread1)") && text.contains("[c0]"),
+        text.contains("(thread thread1)") && text.contains("[c0]"),
         "{text}"
     );
 }
@@ -542,4 +542,50 @@ fn a_thread_creation_controls_the_loops_of_the_thread() {
     assert_eq!(code, 1, "{err}");
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(lines(&doc, "fwd", "new"), set(&[15, 17, 18, 25, 28]));
+}
+
+/// loop-workers-join: main creates `worker` twice in a loop and then
+/// reads `counter` (the moved line 22). Backward, both instances' write
+/// `counter = n + 1` (line 10) may be what main reads: the text prints
+/// the worker's lines once, under one header naming its two instances,
+/// reached only across threads; JSON keeps one item per instance.
+#[test]
+fn impact_text_merges_thread_instances() {
+    let base = [
+        "-q",
+        "impact",
+        "--direction",
+        "bwd",
+        "bench-programs/loop-workers-join/v1.c",
+        "bench-programs/loop-workers-join/v2.c",
+    ];
+    let (_, text, err) = run_cli(&base);
+    assert!(
+        text.contains("worker  (thread worker, 2 instances)"),
+        "{text}{err}"
+    );
+    let writes: Vec<&str> = text.lines().filter(|l| l.contains("v2.c:10 ")).collect();
+    assert_eq!(writes.len(), 1, "{text}");
+    assert!(writes[0].contains("1 step cross-thread"), "{text}");
+    let (_, json, _) = run_cli(&[&base[..], &["--format", "json"]].concat());
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let instances = doc["impacted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["line"] == 10 && i["version"] == "new")
+        .count();
+    assert_eq!(instances, 2, "{json}");
+    let ranked = &doc["ranked"][0];
+    assert_eq!(ranked["direction"], "bwd");
+    assert_eq!(
+        ranked["totals"]["lines"].as_u64().unwrap() as usize,
+        ranked["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["file"].as_str().unwrap(), l["line"].as_u64().unwrap()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    );
 }

@@ -323,3 +323,33 @@ fn a_heap_object_stored_into_a_member_is_named_by_it() {
         "{names:?}"
     );
 }
+
+/// `query` prints locations by the names reports use, and `--where`
+/// takes that name as well as the facts' own (`heap@24...`). OLD writes
+/// `p->head` in main (line 26) and in the worker (line 15).
+#[test]
+fn query_names_locations_as_reports_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = dir.path().join("v1.c");
+    std::fs::write(&v1, OLD).unwrap();
+    let v1 = v1.to_str().unwrap();
+    let name = "(struct pool @ v1.c:24).head";
+    let (code, text) = run(&["-q", "query", v1, "shared_write"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains(name), "{text}");
+    assert!(!text.contains("heap@"), "{text}");
+    let (code, text) = run(&[
+        "-q",
+        "query",
+        v1,
+        "shared_write",
+        "--where",
+        &format!("v={name}"),
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    let rows: Vec<&str> = text.lines().skip(1).filter(|l| !l.is_empty()).collect();
+    assert!(!rows.is_empty(), "{text}");
+    assert!(rows.iter().all(|r| r.contains(name)), "{text}");
+    assert!(rows.iter().any(|r| r.contains("v1.c:26:")), "{text}");
+    assert!(rows.iter().any(|r| r.contains("v1.c:15:")), "{text}");
+}

@@ -86,6 +86,33 @@ fn impact_outputs() {
     });
 }
 
+/// The ranked text of `impact` (issue 28) on conc-ise-fig6, whose patch
+/// modifies `y += 2` (line 19, thread 2's body2): backward, the six lines
+/// nearest the change. By reasoning: the branch `if (x == 0)` controls it
+/// (1 step); the call `body2()` controls that branch's function (2,
+/// control); the loaded `y` was last written by the initialiser `y = 0`
+/// or thread 1's `y = x - 1` (2 steps each, through the add's load, across
+/// threads); main's creation of thread 2 controls the call (3, control).
+/// Ties go data, control, cross-thread, then by place; groups follow
+/// their nearest line; 5 of 11 entries are left out and counted.
+#[test]
+fn impact_ranked_text() {
+    settings().bind(|| {
+        insta::assert_snapshot!(
+            "impact_ranked_text",
+            answer_of(&[
+                "impact",
+                "--direction",
+                "bwd",
+                "--limit",
+                "6",
+                "bench-programs/conc-ise-fig6/v1.c",
+                "bench-programs/conc-ise-fig6/v2.c"
+            ])
+        );
+    });
+}
+
 /// racy_counter.c: two threads increment a counter without a lock, main
 /// asserts the sum; the lost update is a violation with a trace. The
 /// unreduced search (`none`) keeps the counts independent of reductions.

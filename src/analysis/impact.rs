@@ -12,6 +12,12 @@
 //!
 //! Every seed belongs to a [`ChangeGroup`] (one changed source line of one
 //! kind), and every impacted statement remembers the groups that reach it.
+//!
+//! For reports that rank, [`reach`] measures each impacted statement's
+//! distance from the changes (dependence steps, over the rules' `cia_dep`
+//! edges) and how it is reached: through values only, through a branch or
+//! call that decides whether it runs, or only through another thread's
+//! write (read-from).
 
 use super::Engine;
 use crate::facts::FactSet;
@@ -128,6 +134,44 @@ pub struct ImpactResult {
     /// Dependence edges `(u, d, kind)`: `u` depends on `d`.
     pub deps_new: Vec<(u32, u32, DepKind)>,
     pub deps_old: Vec<(u32, u32, DepKind)>,
+    /// How far from the changes, and how, each statement of `fwd`, `bwd`,
+    /// `fwd_old` and `bwd_old` is.
+    pub reach_fwd: BTreeMap<u32, Reach>,
+    pub reach_bwd: BTreeMap<u32, Reach>,
+    pub reach_fwd_old: BTreeMap<u32, Reach>,
+    pub reach_bwd_old: BTreeMap<u32, Reach>,
+}
+
+/// How an impacted statement is reached from the changes, weakest link
+/// first: a statement any chain of values reaches is `Data` even when a
+/// longer chain through a branch reaches it too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Via {
+    /// Values only: SSA data and memory within one thread.
+    Data,
+    /// Also whether it runs: branches, calls, thread creation, phis.
+    Control,
+    /// Only through a write of another thread that it may read (read-from).
+    CrossThread,
+}
+
+impl Via {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Data => "data",
+            Via::Control => "control",
+            Via::CrossThread => "cross-thread",
+        }
+    }
+}
+
+/// An impacted statement's distance from the changes and how it is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Reach {
+    /// Dependence steps on a shortest chain from a change (0: a change).
+    pub steps: u32,
+    pub via: Via,
 }
 
 /// Output of one run of the cia program.
@@ -308,7 +352,96 @@ pub fn analyse(
     result.seeds_fwd = seeds_fwd;
     result.seeds_bwd = seeds_bwd;
     result.groups = groups;
+    if let Some(old) = old.filter(|_| !old_seeds.is_empty()) {
+        let starts: Vec<Start> = old_seeds.iter().map(|&(_, s)| (s, 0, Via::Data)).collect();
+        result.reach_fwd_old = reach(&result.deps_old, old, Direction::Fwd, &starts);
+        result.reach_bwd_old = reach(&result.deps_old, old, Direction::Bwd, &starts);
+    }
+    // Statements mapped from the old closures start where they were.
+    let start_of = |seeds: &BTreeSet<(u32, u32)>, old_reach: &BTreeMap<u32, Reach>| {
+        seeds
+            .iter()
+            .map(|&(_, s)| {
+                let was = result
+                    .mapped_from
+                    .get(&s)
+                    .and_then(|o| old_reach.get(o))
+                    .filter(|_| !direct_seed(&result.groups, s));
+                was.map_or((s, 0, Via::Data), |r| (s, r.steps, r.via))
+            })
+            .collect::<Vec<Start>>()
+    };
+    let fwd_starts = start_of(&result.seeds_fwd, &result.reach_fwd_old);
+    let bwd_starts = start_of(&result.seeds_bwd, &result.reach_bwd_old);
+    result.reach_fwd = reach(&result.deps_new, new, Direction::Fwd, &fwd_starts);
+    result.reach_bwd = reach(&result.deps_new, new, Direction::Bwd, &bwd_starts);
     result
+}
+
+/// Is `s` a statement of a change group of the new version?
+fn direct_seed(groups: &[ChangeGroup], s: u32) -> bool {
+    groups
+        .iter()
+        .any(|g| g.side == Side::New && g.statements.binary_search(&s).is_ok())
+}
+
+/// A statement a search starts from, its distance and how it was reached.
+type Start = (u32, u32, Via);
+
+/// Distances over the dependence edges from `starts` (forward: from a
+/// statement to those that depend on it; backward: the other way), and
+/// for each statement the weakest kind of chain that reaches it: one
+/// shortest-path search per kind, each allowed the edges up to it.
+pub fn reach(
+    deps: &[(u32, u32, DepKind)],
+    facts: &FactSet,
+    dir: Direction,
+    starts: &[Start],
+) -> BTreeMap<u32, Reach> {
+    let thread = |s: u32| facts.statement(s).map(|i| i.thread);
+    let mut next: BTreeMap<u32, Vec<(u32, Via)>> = BTreeMap::new();
+    for &(u, d, k) in deps {
+        let via = match k {
+            DepKind::Data => Via::Data,
+            DepKind::Memory if thread(u) == thread(d) => Via::Data,
+            DepKind::Memory => Via::CrossThread,
+            DepKind::Control | DepKind::Merge => Via::Control,
+        };
+        let (from, to) = match dir {
+            Direction::Fwd => (d, u),
+            Direction::Bwd => (u, d),
+        };
+        next.entry(from).or_default().push((to, via));
+    }
+    let mut out: BTreeMap<u32, Reach> = BTreeMap::new();
+    for level in [Via::Data, Via::Control, Via::CrossThread] {
+        let mut dist: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut heap = std::collections::BinaryHeap::new();
+        for &(s, d, _) in starts.iter().filter(|st| st.2 <= level) {
+            if dist.get(&s).map_or(true, |&old| d < old) {
+                dist.insert(s, d);
+                heap.push(std::cmp::Reverse((d, s)));
+            }
+        }
+        while let Some(std::cmp::Reverse((d, s))) = heap.pop() {
+            if dist.get(&s) != Some(&d) {
+                continue;
+            }
+            for &(t, via) in next.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
+                if via <= level && dist.get(&t).map_or(true, |&old| d + 1 < old) {
+                    dist.insert(t, d + 1);
+                    heap.push(std::cmp::Reverse((d + 1, t)));
+                }
+            }
+        }
+        for (s, steps) in dist {
+            // the weakest kind is the first level that reaches it; the
+            // distance is the last level's (all edges)
+            let e = out.entry(s).or_insert(Reach { steps, via: level });
+            e.steps = steps;
+        }
+    }
+    out
 }
 
 /// One step of an explanation: `stmt` reached through an edge of `kind`
@@ -386,4 +519,61 @@ pub fn lines_of(facts: &FactSet, set: &BTreeMap<u32, BTreeSet<u32>>) -> BTreeSet
         .filter(|s| s.line != 0)
         .map(|s| s.line)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{reach, DepKind, Direction, Reach, Via};
+    use crate::facts::{FactSet, StatementInfo};
+
+    fn facts(threads: &[u32]) -> FactSet {
+        let statements = threads
+            .iter()
+            .enumerate()
+            .map(|(id, &thread)| StatementInfo {
+                id: id as u32,
+                file: "p.c".into(),
+                line: id as u32 + 1,
+                col: 0,
+                function: "f".into(),
+                thread,
+                kind: "load".into(),
+                text: String::new(),
+                instr: None,
+            })
+            .collect();
+        FactSet {
+            statements,
+            ..FactSet::default()
+        }
+    }
+
+    /// 1 is the change. 2 uses its value, 3 is decided by a branch on 2,
+    /// 4 (another thread) reads what 1 wrote, 5 uses 3 and 4. So 5 is two
+    /// steps away across threads but three through the branch: nearest 2,
+    /// and the weakest chain that reaches it is control, not cross-thread.
+    #[test]
+    fn distances_and_the_weakest_chain() {
+        let f = facts(&[0, 0, 0, 0, 1, 0]);
+        let deps = [
+            (2, 1, DepKind::Data),
+            (3, 2, DepKind::Control),
+            (4, 1, DepKind::Memory),
+            (5, 4, DepKind::Data),
+            (5, 3, DepKind::Data),
+        ];
+        let r = reach(&deps, &f, Direction::Fwd, &[(1, 0, Via::Data)]);
+        let at = |s: u32| r.get(&s).copied();
+        let reach_of = |steps, via| Some(Reach { steps, via });
+        assert_eq!(at(1), reach_of(0, Via::Data));
+        assert_eq!(at(2), reach_of(1, Via::Data));
+        assert_eq!(at(3), reach_of(2, Via::Control));
+        assert_eq!(at(4), reach_of(1, Via::CrossThread));
+        assert_eq!(at(5), reach_of(2, Via::Control));
+        assert_eq!(at(0), None);
+        // backward from 5: 4 and 3 one step, 1 two (through 4)
+        let b = reach(&deps, &f, Direction::Bwd, &[(5, 0, Via::Data)]);
+        assert_eq!(b.get(&1).map(|r| r.steps), Some(2));
+        assert_eq!(b.get(&1).map(|r| r.via), Some(Via::Control));
+    }
 }

@@ -50,8 +50,16 @@ pub struct ImpactArgs {
     /// Rule engine (crepe is the reference engine used in tests).
     #[arg(long, value_enum, default_value_t = EngineArg::from(crate::analysis::diff::DiffOptions::default().engine), hide = true)]
     pub engine: EngineArg,
-    #[command(flatten)]
-    pub dot: super::DotArgs,
+    /// Text: show the N impacted lines nearest the changes (default 20);
+    /// DOT: draw at most N nodes. JSON and SARIF keep every line.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Text: show every impacted line.
+    #[arg(long, conflicts_with = "limit")]
+    pub all: bool,
+    /// DOT: draw the part of the graph around this line (`FILE:LINE` or `LINE`).
+    #[arg(long, value_name = "FILE:LINE", value_parser = parse_focus, help_heading = "Graphs")]
+    pub focus: Option<crate::report::dot::Focus>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -59,6 +67,9 @@ pub struct ImpactArgs {
     #[command(flatten)]
     pub budget: super::BudgetArgs,
 }
+
+/// Impacted lines the text shows without `--limit`: a screenful.
+pub const DEFAULT_TEXT_LIMIT: usize = 20;
 
 /// `file:line` or `line`.
 pub fn parse_line_spec(spec: &str) -> std::result::Result<(Option<String>, u32), String> {
@@ -68,6 +79,11 @@ pub fn parse_line_spec(spec: &str) -> std::result::Result<(Option<String>, u32),
         Some((file, line)) => Ok((Some(file.to_string()), line.parse().map_err(|_| bad())?)),
         None => Ok((None, spec.parse().map_err(|_| bad())?)),
     }
+}
+
+fn parse_focus(s: &str) -> std::result::Result<crate::report::dot::Focus, String> {
+    let (file, line) = parse_line_spec(s)?;
+    Ok(crate::report::dot::Focus { file, line })
 }
 
 /// `--changed` and `--explain` as lines; a malformed one is a usage error.
@@ -133,13 +149,22 @@ pub fn run(args: &ImpactArgs, quiet: bool, budget: &Budget) -> Result<i32> {
             })
             .collect(),
         (None, ImpactFormat::Text) => {
-            report::impact_text(&outcome.result, old, new, dirs) + &blind.text()
+            let limit = match (args.all, args.limit) {
+                (true, _) => None,
+                (false, Some(n)) => Some(n as usize),
+                (false, None) => Some(DEFAULT_TEXT_LIMIT),
+            };
+            report::impact_text(&outcome.result, old, new, dirs, limit) + &blind.text()
         }
         (None, ImpactFormat::Json) => {
             report::impact_json(&outcome.result, old, new, dirs, &blind) + "\n"
         }
         (None, ImpactFormat::Dot) => {
-            report::impact_dot(&outcome.result, new, dirs, &args.dot.options())
+            let dot = crate::report::dot::DotOptions {
+                limit: args.limit.map(|l| l as usize),
+                focus: args.focus.clone(),
+            };
+            report::impact_dot(&outcome.result, new, dirs, &dot)
         }
         (None, ImpactFormat::Sarif) => {
             report::impact_sarif(&outcome.result, old, new, dirs, &blind) + "\n"

@@ -54,7 +54,9 @@ fn cell_text(f: &FactSet, kind: ColumnKind, id: u32) -> String {
                 s.file, s.line, s.col, func, s.thread, id
             )
         }),
-        ColumnKind::Loc => f.location(id).map_or(id.to_string(), |l| l.name.clone()),
+        // as reports name memory (`names.tsv`: C fields, heap objects by
+        // type and allocation site); `--where` takes either name
+        ColumnKind::Loc => f.display_name(id).map_or(id.to_string(), str::to_string),
         ColumnKind::Thread => format!("t{id}"),
         ColumnKind::Number => id.to_string(),
     }

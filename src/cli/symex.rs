@@ -263,6 +263,14 @@ pub fn run(a: &SymexArgs, quiet: bool) -> Result<i32> {
     if !quiet {
         note!("[symex] results in {}", outcome.results_dir.display());
     }
+    // A stale `concord-last` would point a reader at old results: say so
+    // even under -q.
+    if a.output_dir.is_none() && crate::symex::output::last_link_blocked() {
+        note!(
+            "concord: warning: `concord-last` is not a link (a file or directory of that name exists): not updated; results in {}",
+            outcome.results_dir.display()
+        );
+    }
     Ok(outcome.answer().exit_code())
 }
 

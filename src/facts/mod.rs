@@ -190,6 +190,20 @@ pub struct FactSet {
     /// Relation name -> rows, sorted and without duplicates.
     pub relations: BTreeMap<&'static str, BTreeSet<Row>>,
     pub manifest: Manifest,
+    /// The module's struct types by IR name (`struct.pool`), so `changes`
+    /// compares field accesses by member and sizes by type. In memory
+    /// only: empty for facts read from a fact directory.
+    pub struct_layouts: BTreeMap<String, StructLayout>,
+}
+
+/// One IR struct type as version matching sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StructLayout {
+    /// Per IR field: its C member name (`None` for padding or without
+    /// debug information) and its IR type.
+    pub fields: Vec<(Option<String>, String)>,
+    /// ABI size in bytes (what `sizeof` gives).
+    pub size: u64,
 }
 
 impl FactSet {

@@ -93,6 +93,7 @@ fn matches(f: &FactSet, kind: ColumnKind, id: u32, value: &str) -> bool {
         }
         ColumnKind::Loc => {
             f.location(id).is_some_and(|l| l.name == value)
+                || f.display_name(id) == Some(value)
                 || value.parse::<u32>().is_ok_and(|v| v == id)
         }
         ColumnKind::Thread | ColumnKind::Number => value

@@ -4,9 +4,12 @@
 
 use super::coverage::Blindness;
 use super::dot::DotOptions;
+use super::ranked;
 use super::sarif::{self, Level, Rule};
 use super::style;
-use crate::analysis::impact::{ChangeGroup, DepKind, Direction, ImpactResult, Side, Step};
+use crate::analysis::impact::{
+    ChangeGroup, DepKind, Direction, ImpactResult, Reach, Side, Step, Via,
+};
 use crate::facts::FactSet;
 use serde::Serialize;
 use serde_json::json;
@@ -36,6 +39,10 @@ pub struct ImpactItem {
     pub statements: Vec<u32>,
     /// The source text of the line, when the source is available.
     pub text: Option<String>,
+    /// Dependence steps from the nearest change (0: the line changed).
+    pub steps: u32,
+    /// How the changes reach it: `data`, `control` or `cross-thread`.
+    pub via: Via,
 }
 
 /// The text of `file:line` in version `v`, where its source is known.
@@ -58,18 +65,41 @@ fn thread_function(f: &FactSet, t: u32) -> String {
         .unwrap_or_default()
 }
 
+/// One impacted set of a result with the distances of its statements.
+pub struct ImpactSet<'a> {
+    pub set: &'a BTreeMap<u32, BTreeSet<u32>>,
+    pub reach: &'a BTreeMap<u32, Reach>,
+}
+
+/// The impacted set of one direction and version.
+pub fn impact_set(result: &ImpactResult, d: Direction, v: Side) -> ImpactSet<'_> {
+    let (set, reach) = match (d, v) {
+        (Direction::Fwd, Side::New) => (&result.fwd, &result.reach_fwd),
+        (Direction::Bwd, Side::New) => (&result.bwd, &result.reach_bwd),
+        (Direction::Fwd, Side::Old) => (&result.fwd_old, &result.reach_fwd_old),
+        (Direction::Bwd, Side::Old) => (&result.bwd_old, &result.reach_bwd_old),
+    };
+    ImpactSet { set, reach }
+}
+
 /// Group an impacted set by (thread, function, line); statements without
-/// a source line are left out (they are counted in `statements`).
+/// a source line are left out (they are counted in `statements`). A line
+/// is as near as its nearest statement and reached the weakest way any
+/// of its statements is.
 pub fn items(
     view: &View,
-    set: &BTreeMap<u32, BTreeSet<u32>>,
+    impacted: &ImpactSet<'_>,
     direction: Direction,
     version: Side,
 ) -> Vec<ImpactItem> {
-    // (thread, function, file, line) -> (change groups, statements)
+    // (thread, function, file, line) -> (change groups, statements, reach)
     type Key = (u32, String, String, u32);
-    let mut by: BTreeMap<Key, (BTreeSet<u32>, Vec<u32>)> = BTreeMap::new();
-    for (&s, groups) in set {
+    let unknown = Reach {
+        steps: u32::MAX,
+        via: Via::CrossThread,
+    };
+    let mut by: BTreeMap<Key, (BTreeSet<u32>, Vec<u32>, Reach)> = BTreeMap::new();
+    for (&s, groups) in impacted.set {
         let Some(info) = view.facts.statement(s) else {
             continue;
         };
@@ -83,13 +113,17 @@ pub fn items(
                 info.file.clone(),
                 info.line,
             ))
-            .or_default();
+            .or_insert_with(|| (BTreeSet::new(), Vec::new(), unknown));
         e.0.extend(groups.iter().copied());
         e.1.push(s);
+        if let Some(r) = impacted.reach.get(&s) {
+            e.2.steps = e.2.steps.min(r.steps);
+            e.2.via = e.2.via.min(r.via);
+        }
     }
     by.into_iter()
         .map(
-            |((thread, function, file, line), (changes, statements))| ImpactItem {
+            |((thread, function, file, line), (changes, statements, reach))| ImpactItem {
                 direction,
                 version,
                 thread,
@@ -100,6 +134,8 @@ pub fn items(
                 line,
                 changes: changes.into_iter().collect(),
                 statements,
+                steps: reach.steps,
+                via: reach.via,
             },
         )
         .collect()
@@ -115,19 +151,11 @@ pub fn all_items(
 ) -> Vec<ImpactItem> {
     let mut out = Vec::new();
     for &d in dirs {
-        let set = match d {
-            Direction::Fwd => &result.fwd,
-            Direction::Bwd => &result.bwd,
-        };
-        out.extend(items(new, set, d, Side::New));
+        out.extend(items(new, &impact_set(result, d, Side::New), d, Side::New));
     }
     if let Some(old) = old {
         for &d in dirs {
-            let set = match d {
-                Direction::Fwd => &result.fwd_old,
-                Direction::Bwd => &result.bwd_old,
-            };
-            out.extend(items(old, set, d, Side::Old));
+            out.extend(items(old, &impact_set(result, d, Side::Old), d, Side::Old));
         }
     }
     out
@@ -169,11 +197,15 @@ fn dir_title(d: Direction, v: Side) -> &'static str {
     }
 }
 
+/// The text report: the changes, then per direction the impacted lines
+/// merged over thread instances, nearest the changes first, at most
+/// `limit` of them (all with `None`), under their totals.
 pub fn impact_text(
     result: &ImpactResult,
     old: Option<&View>,
     new: &View,
     dirs: &[Direction],
+    limit: Option<usize>,
 ) -> String {
     let all = all_items(result, old, new, dirs);
     let mut out = match old {
@@ -203,36 +235,96 @@ pub fn impact_text(
             if version == Side::Old && sel.is_empty() {
                 continue;
             }
-            let lines: BTreeSet<u32> = sel.iter().map(|i| i.line).collect();
-            out.push_str(&format!(
-                "{}: {} line{}\n",
-                style::paint(dir_title(d, version), style::Color::Bold),
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" }
+            out.push_str(&ranked_section(
+                &style::paint(dir_title(d, version), style::Color::Bold),
+                &sel,
+                limit,
             ));
-            let mut last: Option<(u32, &str)> = None;
-            for i in sel {
-                if last != Some((i.thread, i.function.as_str())) {
-                    if last.map(|l| l.0) != Some(i.thread) {
-                        out.push_str(&format!("  thread {} ({})\n", i.thread, i.thread_function));
-                    }
-                    let f = if i.function.is_empty() {
-                        "(global initialisers)"
-                    } else {
-                        i.function.as_str()
-                    };
-                    out.push_str(&format!("    {f}\n"));
-                    last = Some((i.thread, i.function.as_str()));
-                }
-                out.push_str(&format!(
-                    "      {}:{:<5} {:<40} [{}]\n",
-                    short(&i.file),
-                    i.line,
-                    i.text.as_deref().unwrap_or(""),
-                    tags(&i.changes)
-                ));
-            }
         }
+    }
+    out
+}
+
+/// One direction's lines: totals, the nearest `limit` grouped by function
+/// and thread function, and how many were left out.
+fn ranked_section(title: &str, sel: &[&ImpactItem], limit: Option<usize>) -> String {
+    let lines = ranked::rank(sel);
+    let t = ranked::totals(&lines);
+    let plural = |n: usize, one: &str, many: &str| {
+        format!(
+            "{} {}",
+            ranked::thousands(n),
+            if n == 1 { one } else { many }
+        )
+    };
+    let mut out = format!(
+        "{title}: {} in {}",
+        plural(t.lines, "line", "lines"),
+        plural(t.functions, "function", "functions")
+    );
+    if t.lines > 0 {
+        out.push_str(&format!(
+            " ({} changed, {} data, {} control, {} cross-thread)",
+            ranked::thousands(t.changed),
+            ranked::thousands(t.data),
+            ranked::thousands(t.control),
+            ranked::thousands(t.cross_thread)
+        ));
+    }
+    out.push('\n');
+    let groups = ranked::grouped(&lines, limit);
+    let shown: usize = groups.iter().map(Vec::len).sum();
+    if shown < lines.len() {
+        out.push_str(&format!(
+            "  nearest {} of {} entries (steps from a change; --limit N, --all)\n",
+            ranked::thousands(shown),
+            ranked::thousands(lines.len())
+        ));
+    }
+    for group in groups {
+        let first = group[0];
+        let function = if first.function.is_empty() {
+            "(global initialisers)"
+        } else {
+            first.function.as_str()
+        };
+        let instances = group
+            .iter()
+            .flat_map(|l| l.threads.iter())
+            .collect::<BTreeSet<_>>()
+            .len();
+        let threads = if instances > 1 {
+            format!("thread {}, {instances} instances", first.thread_function)
+        } else {
+            format!("thread {}", first.thread_function)
+        };
+        out.push_str(&format!("  {function}  ({threads})\n"));
+        for l in group {
+            let (steps, via) = if l.steps == 0 {
+                ("changed".to_string(), "")
+            } else {
+                let unit = if l.steps == 1 { "step" } else { "steps" };
+                (format!("{} {unit}", l.steps), l.via.as_str())
+            };
+            out.push_str(&format!(
+                "    {steps:>8} {via:<12} {}:{:<5} {:<40} [{}]\n",
+                short(&l.file),
+                l.line,
+                l.text.as_deref().unwrap_or(""),
+                tags(&l.changes)
+            ));
+        }
+    }
+    if shown < lines.len() {
+        out.push_str(&format!(
+            "  ... {} more {}\n",
+            ranked::thousands(lines.len() - shown),
+            if lines.len() - shown == 1 {
+                "entry"
+            } else {
+                "entries"
+            }
+        ));
     }
     out
 }
@@ -267,6 +359,27 @@ pub fn impact_json(
             }),
         );
     }
+    // What the text shows, complete: lines merged over thread instances,
+    // nearest first, with their totals.
+    let mut by_distance = Vec::new();
+    for version in [Side::New, Side::Old] {
+        for &d in dirs {
+            let sel: Vec<&ImpactItem> = all
+                .iter()
+                .filter(|i| i.direction == d && i.version == version)
+                .collect();
+            if version == Side::Old && sel.is_empty() {
+                continue;
+            }
+            let lines = ranked::rank(&sel);
+            by_distance.push(json!({
+                "direction": d,
+                "version": version,
+                "totals": ranked::totals(&lines),
+                "lines": lines,
+            }));
+        }
+    }
     let doc = json!({
         "version": IMPACT_JSON_VERSION,
         "old": old.map(|o| o.label.as_str()),
@@ -274,6 +387,7 @@ pub fn impact_json(
         "directions": dirs.iter().map(|d| d.as_str()).collect::<Vec<_>>(),
         "changes": result.groups,
         "summary": summary,
+        "ranked": by_distance,
         "impacted": all,
         "coverage": blind.json(),
     });
@@ -398,13 +512,7 @@ pub fn impact_sarif(
 ) -> String {
     let its: Vec<ImpactItem> = dirs
         .iter()
-        .flat_map(|&d| {
-            let set = match d {
-                Direction::Fwd => &result.fwd,
-                Direction::Bwd => &result.bwd,
-            };
-            items(new, set, d, Side::New)
-        })
+        .flat_map(|&d| items(new, &impact_set(result, d, Side::New), d, Side::New))
         .collect();
     let results = result
         .groups

@@ -7,6 +7,7 @@ pub mod diff;
 pub mod dot;
 pub mod explain;
 pub mod impact;
+pub mod ranked;
 pub mod sarif;
 pub mod style;
 pub mod symex;

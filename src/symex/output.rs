@@ -103,6 +103,13 @@ pub fn results_dir(dir: Option<&Path>) -> Result<PathBuf, OutputError> {
     })
 }
 
+/// Something that is not a link is named `concord-last` in the current
+/// directory (a directory a user made, say): `results_dir` could not
+/// point it at the newest results and left it as it is.
+pub fn last_link_blocked() -> bool {
+    std::fs::symlink_metadata("concord-last").is_ok_and(|m| !m.file_type().is_symlink())
+}
+
 /// Write `bytes` to `path` through a temporary file and a rename, so a
 /// reader (or a crash) never sees half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

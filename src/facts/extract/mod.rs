@@ -583,6 +583,7 @@ fn fact_set(
                 .collect(),
             counts: BTreeMap::new(),
         },
+        struct_layouts: BTreeMap::new(),
     };
     dedupe_location_names(&mut facts.locations);
     let cells: Vec<(u32, LocId)> = locs
@@ -592,6 +593,7 @@ fn fact_set(
         .map(|&c| (locs.of(c), c))
         .collect();
     facts.names = names::location_names(&program.module, pt, &debug, &cells);
+    facts.struct_layouts = debug.layouts(&program.module);
     // correlated locks have the highest ids: their names come last
     for &c in &locs.cells {
         if let Some(name) = correlated(c) {

@@ -17,7 +17,7 @@ use super::ir_facts::{InsnId, ObjKind};
 use super::paths::{resolve, Step};
 use super::pointsto::{LocId, PointsTo};
 use crate::facts::relations::IrAllocator;
-use crate::facts::NameInfo;
+use crate::facts::{NameInfo, StructLayout};
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
 use llvm_ir::{HasDebugLoc, Module, Operand, TypeRef};
@@ -28,6 +28,8 @@ use std::path::Path;
 #[derive(Debug, Clone, Default)]
 pub struct DebugTypes {
     structs: HashMap<String, StructNames>,
+    /// ABI size in bytes of every named struct LLVM laid out.
+    sizes: HashMap<String, u64>,
 }
 
 /// One struct type: its C name and, per IR field, the member(s) stored there.
@@ -92,7 +94,36 @@ impl DebugTypes {
                 structs.insert(ir_name.clone(), s);
             }
         }
-        DebugTypes { structs }
+        let sizes = layouts.iter().map(|(n, l)| (n.clone(), l.size)).collect();
+        DebugTypes { structs, sizes }
+    }
+
+    /// Every laid-out struct of `module`: member names (where the debug
+    /// information gives them), IR field types and size.
+    pub fn layouts(&self, module: &Module) -> BTreeMap<String, StructLayout> {
+        let mut out = BTreeMap::new();
+        for (name, &size) in &self.sizes {
+            let Some(ty) = module.types.named_struct_def(name) else {
+                continue;
+            };
+            let llvm_ir::types::NamedStructDef::Defined(ty) = ty else {
+                continue;
+            };
+            let Type::StructType { element_types, .. } = ty.as_ref() else {
+                continue;
+            };
+            let names = self.structs.get(name).map(|s| s.fields.as_slice());
+            let fields = element_types
+                .iter()
+                .enumerate()
+                .map(|(k, t)| {
+                    let member = names.and_then(|n| n.get(k)).cloned().flatten();
+                    (member, t.to_string())
+                })
+                .collect();
+            out.insert(name.clone(), StructLayout { fields, size });
+        }
+        out
     }
 
     pub fn get(&self, ir_struct: &str) -> Option<&StructNames> {
