@@ -25,6 +25,7 @@ use std::time::Instant;
 use z3::ast::Bool;
 use z3::{Context, Solver};
 
+mod diff_targets;
 mod directed;
 mod explore;
 mod fasthash;
@@ -49,6 +50,7 @@ mod values;
 mod visibility;
 mod wide;
 
+pub use diff_targets::{DiffTargets, TargetEdge, TargetWriter};
 pub use directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
 use fasthash::{FastMap, FastSet};
 pub use interference::RfMay;
@@ -174,6 +176,8 @@ struct Engine<'c, 'm> {
     trip_allow: Vec<Vec<u64>>,
     /// Directed mode (`--directed`): recorded decisions and the order.
     directed: Option<directed::Directed>,
+    /// Diff-directed mode (`symex OLD NEW`): the targets' tables.
+    diff: Option<diff_targets::DiffDirected>,
     /// Instructions whose result is wider than a value holds (`wide`).
     wide: FastMap<(usize, usize, usize), u32>,
 }
@@ -367,6 +371,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             trace,
             trip_allow: m.functions.iter().map(tripcount::block_allowance).collect(),
             directed: None,
+            diff: None,
             wide: wide::wide_results(m),
         };
         e.directed = e
@@ -374,6 +379,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             .directed
             .clone()
             .map(|d| directed::Directed::new(m, d));
+        e.diff = e
+            .opts
+            .diff_targets
+            .clone()
+            .map(|t| diff_targets::DiffDirected::new(m, t));
         e.compute_tail_info();
         e.init_globals();
         if let Some(imp) = e.opts.impacted.clone() {
