@@ -5,7 +5,7 @@
 
 use concord::frontend::CompileOptions;
 use concord::pipeline::symex::{self as pipeline, StoreChoice, SymexOutcome, SymexRequest};
-use concord::symex::{Reduction, SymexOptions, Verdict};
+use concord::symex::{SymexOptions, Verdict};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
