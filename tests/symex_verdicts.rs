@@ -78,6 +78,48 @@ fn cut_runs_make_a_correct_program_inconclusive() {
     );
 }
 
+/// A thread that starts itself: without a bound on threads every state
+/// grows until memory runs out (issue 28: SIGABRT under `ulimit -v`).
+const SELF_START: &str = r#"#include <pthread.h>
+void *self_start(void *arg) {
+  pthread_t t;
+  pthread_create(&t, 0, self_start, 0);
+  pthread_join(t, 0);
+  return 0;
+}
+int main(void) {
+  pthread_t t;
+  pthread_create(&t, 0, self_start, 0);
+  pthread_join(t, 0);
+  return 0;
+}
+"#;
+
+#[test]
+fn a_thread_that_starts_itself_is_cut_at_the_thread_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "self_start.c", SELF_START);
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--loop-bound",
+            "2",
+            "--output-dir",
+            "out",
+            p.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(INCONCLUSIVE), "{}", text(&o));
+    let s = stats(&d.path().join("out"));
+    assert_eq!(s["reasons"][0]["reason"], "cut");
+    let loc = s["reasons"][0]["locations"][0]["location"]
+        .as_str()
+        .unwrap();
+    assert!(loc.contains("self_start.c:4"), "cut at the creation: {loc}");
+}
+
 #[test]
 fn unsupported_calls_make_it_inconclusive_with_their_location() {
     let d = tempfile::tempdir().unwrap();

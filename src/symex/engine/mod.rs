@@ -65,6 +65,9 @@ use val::Cond;
 /// Width of a pointer value: 32-bit object id ++ 64-bit offset.
 const PW: u32 = 96;
 const MAX_STEPS: u64 = 200_000;
+/// Threads a run may have (main included); a `pthread_create` past it
+/// cuts the creating thread (reason `cut`, at the call).
+const MAX_THREADS: usize = 64;
 
 type Addr = (u32, u64);
 
