@@ -121,6 +121,46 @@ fn a_thread_that_starts_itself_is_cut_at_the_thread_limit() {
 }
 
 #[test]
+fn a_store_that_cannot_be_written_is_exit_8_and_one_that_is_no_store_exit_3() {
+    let d = tempfile::tempdir().unwrap();
+    let prog = prog("racy_counter.c");
+    // a directory that cannot be made (not even by root): /proc is not
+    // writable
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--store",
+            "/proc/concord-no-such-dir/s.db",
+            "--output-dir",
+            "out1",
+            prog.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(8), "{}", text(&o));
+    assert!(text(&o).contains("cannot write"), "{}", text(&o));
+    let junk = write(
+        d.path(),
+        "junk.db",
+        "not sqlite at all, long enough to be read",
+    );
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--store",
+            junk.to_str().unwrap(),
+            "--output-dir",
+            "out2",
+            prog.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+}
+
+#[test]
 fn unsupported_calls_make_it_inconclusive_with_their_location() {
     let d = tempfile::tempdir().unwrap();
     // `mystery` is declared, never defined: nothing can be said past it.

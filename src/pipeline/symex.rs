@@ -141,12 +141,18 @@ fn claim_results_dir(req: &SymexRequest) -> Result<PathBuf> {
 fn open_store(choice: &StoreChoice, program: &Path, events: Events<'_>) -> Result<Option<Store>> {
     match choice {
         StoreChoice::None => Ok(None),
-        StoreChoice::At(p) => Store::open(p)
-            .map(Some)
-            .map_err(|e| ConcordError::InputUnreadable {
-                path: p.clone(),
-                reason: e.to_string(),
-            }),
+        // not a store: exit 3; a store that cannot be written (read-only
+        // or full file system): exit 8, as every output
+        StoreChoice::At(p) => Store::open(p).map(Some).map_err(|e| {
+            if e.is_not_a_store() {
+                ConcordError::InputUnreadable {
+                    path: p.clone(),
+                    reason: e.to_string(),
+                }
+            } else {
+                output_error(p, format!("cannot write the summary store: {e}"))
+            }
+        }),
         StoreChoice::BesideProgram => match Store::open(&store::default_path(program)) {
             Ok(s) => Ok(Some(s)),
             Err(e) => {
