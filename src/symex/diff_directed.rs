@@ -33,38 +33,41 @@ enum SyncFamily {
     Cond,
     Thread,
     Semaphore,
-    Barrier,
+    /// Barriers, and threading calls without a role in the call table.
     Other,
 }
 
-/// A synchronisation call's family and whether it can block.
+/// A synchronisation call's family and whether it can block, from the
+/// call table's role (a threading call the table does not give a role is
+/// taken to block, in a family of its own).
 fn sync_call(text: &str) -> Option<(SyncFamily, bool)> {
+    use crate::calls::Role;
     let callee = text.split('@').nth(1)?;
     let callee = callee.split(['(', ' ', ',']).next()?;
-    let f = |fam, blocks| Some((fam, blocks));
-    match callee {
-        "pthread_mutex_lock"
-        | "pthread_spin_lock"
-        | "pthread_rwlock_rdlock"
-        | "pthread_rwlock_wrlock" => f(SyncFamily::Mutex, true),
-        "pthread_mutex_unlock"
-        | "pthread_mutex_trylock"
-        | "pthread_spin_unlock"
-        | "pthread_spin_trylock"
-        | "pthread_rwlock_unlock"
-        | "pthread_rwlock_tryrdlock"
-        | "pthread_rwlock_trywrlock" => f(SyncFamily::Mutex, false),
-        "pthread_cond_wait" | "pthread_cond_timedwait" => f(SyncFamily::Cond, true),
-        "pthread_cond_signal" | "pthread_cond_broadcast" => f(SyncFamily::Cond, false),
-        "pthread_join" => f(SyncFamily::Thread, true),
-        "pthread_create" | "pthread_exit" | "pthread_detach" => f(SyncFamily::Thread, false),
-        "sem_wait" | "sem_timedwait" => f(SyncFamily::Semaphore, true),
-        "sem_post" | "sem_trywait" => f(SyncFamily::Semaphore, false),
-        "pthread_barrier_wait" => f(SyncFamily::Barrier, true),
-        n if n.starts_with("__VERIFIER_atomic") => f(SyncFamily::Other, false),
-        n if n.starts_with("pthread_") || n.starts_with("sem_") => f(SyncFamily::Other, true),
+    let known = match crate::calls::role(callee) {
+        Role::ThreadCreate => Some((SyncFamily::Thread, false)),
+        Role::ThreadJoin => Some((SyncFamily::Thread, true)),
+        Role::MutexLock => Some((SyncFamily::Mutex, true)),
+        Role::MutexUnlock | Role::MutexTrylock => Some((SyncFamily::Mutex, false)),
+        Role::CondWait => Some((SyncFamily::Cond, true)),
+        Role::CondSignal | Role::CondBroadcast => Some((SyncFamily::Cond, false)),
+        Role::UnmodelledThreads => Some((SyncFamily::Other, true)),
         _ => None,
-    }
+    };
+    known.or_else(|| {
+        if callee.starts_with("__VERIFIER_atomic") {
+            Some((SyncFamily::Other, false))
+        } else if let Some(op) = callee.strip_prefix("sem_") {
+            Some((
+                SyncFamily::Semaphore,
+                op.ends_with("wait") && op != "trywait",
+            ))
+        } else if crate::calls::is_pthread_api(callee) {
+            Some((SyncFamily::Other, true))
+        } else {
+            None
+        }
+    })
 }
 
 /// A statement's synchronisation family (atomic instructions count as
