@@ -209,6 +209,8 @@ fn symex_request(program: &Path, new: Option<&Path>, out: &Path) -> pipeline::sy
         store: pipeline::symex::StoreChoice::None,
         max_interferences: None,
         directed: false,
+        diff_directed: true,
+        diff_rank: concord::symex::diff_directed::DEFAULT_RANK,
     }
 }
 

@@ -78,6 +78,88 @@ fn cut_runs_make_a_correct_program_inconclusive() {
     );
 }
 
+/// A thread that starts itself: without a bound on threads every state
+/// grows until memory runs out (issue 28: SIGABRT under `ulimit -v`).
+const SELF_START: &str = r#"#include <pthread.h>
+void *self_start(void *arg) {
+  pthread_t t;
+  pthread_create(&t, 0, self_start, 0);
+  pthread_join(t, 0);
+  return 0;
+}
+int main(void) {
+  pthread_t t;
+  pthread_create(&t, 0, self_start, 0);
+  pthread_join(t, 0);
+  return 0;
+}
+"#;
+
+#[test]
+fn a_thread_that_starts_itself_is_cut_at_the_thread_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), "self_start.c", SELF_START);
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--loop-bound",
+            "2",
+            "--output-dir",
+            "out",
+            p.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(INCONCLUSIVE), "{}", text(&o));
+    let s = stats(&d.path().join("out"));
+    assert_eq!(s["reasons"][0]["reason"], "cut");
+    let loc = s["reasons"][0]["locations"][0]["location"]
+        .as_str()
+        .unwrap();
+    assert!(loc.contains("self_start.c:4"), "cut at the creation: {loc}");
+}
+
+#[test]
+fn a_store_that_cannot_be_written_is_exit_8_and_one_that_is_no_store_exit_3() {
+    let d = tempfile::tempdir().unwrap();
+    let prog = prog("racy_counter.c");
+    // a directory that cannot be made (not even by root): /proc is not
+    // writable
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--store",
+            "/proc/concord-no-such-dir/s.db",
+            "--output-dir",
+            "out1",
+            prog.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(8), "{}", text(&o));
+    assert!(text(&o).contains("cannot write"), "{}", text(&o));
+    let junk = write(
+        d.path(),
+        "junk.db",
+        "not sqlite at all, long enough to be read",
+    );
+    let o = concord(
+        d.path(),
+        &[
+            "-q",
+            "symex",
+            "--store",
+            junk.to_str().unwrap(),
+            "--output-dir",
+            "out2",
+            prog.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+}
+
 #[test]
 fn unsupported_calls_make_it_inconclusive_with_their_location() {
     let d = tempfile::tempdir().unwrap();

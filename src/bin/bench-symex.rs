@@ -9,6 +9,12 @@
 //! runs/s and the speed-up are printed beside ours.  `--repeat N` explores
 //! each program and mode N times and reports the median time (the
 //! baseline is run N times too, and its median run per mode is shown).
+//!
+//! `bench-symex --diff-pairs` instead prints, for every pair of
+//! `symex-programs/pairs/`, the runs of diff-directed `symex OLD NEW`
+//! beside those of a full `symex NEW` (default `dpor+ag`, and `dpor`, the
+//! directed run's strategy), with the verdicts and whether the guarantee
+//! was claimed.
 use concord::symex::{explore, testutil, Reduction, SymexOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +37,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if args.iter().any(|a| a == "--diff-pairs") {
+        diff_pairs(&root);
+        return;
+    }
     let mut baseline: Option<PathBuf> =
         Some(root.join("target/baseline/bench-symex")).filter(|p| p.exists());
     let mut modes = vec![
@@ -314,5 +324,86 @@ fn paper_counts(program: &str) -> Option<String> {
             let k: u32 = p.strip_prefix("fig3_k")?.parse().ok()?;
             Some(format!("{} / - / {} (k+1)", 1u64 << k, k + 1))
         }
+    }
+}
+
+/// `--diff-pairs`: directed `OLD NEW` against full `NEW`, per pair.
+fn diff_pairs(root: &Path) {
+    use concord::pipeline::symex::{self as pipeline, StoreChoice, SymexRequest};
+    let run = |old: &Path, new: Option<&Path>, reduction: Reduction, diff: bool| {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let req = SymexRequest {
+            program: old.to_path_buf(),
+            new: new.map(Path::to_path_buf),
+            compile: Default::default(),
+            options: SymexOptions {
+                reduction,
+                loop_bound: 2,
+                max_loop_bound: None,
+                ..Default::default()
+            },
+            program_args: vec![],
+            output_dir: Some(dir.path().join("out")),
+            store: StoreChoice::None,
+            max_interferences: None,
+            directed: false,
+            diff_directed: diff,
+            diff_rank: concord::symex::diff_directed::DEFAULT_RANK,
+        };
+        let t = std::time::Instant::now();
+        let o = pipeline::symex(&req, &mut |_| {}).expect("symex");
+        (o, t.elapsed().as_secs_f64())
+    };
+    let runs = |s: &concord::symex::Stats| s.runs() + s.partial_runs;
+    let mut names: Vec<PathBuf> = std::fs::read_dir(root.join("symex-programs/pairs"))
+        .expect("symex-programs/pairs")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("old.c").is_file())
+        .collect();
+    names.sort();
+    println!(
+        "{:<18} | {:>12} {:>8} {:>7} {:>8} | {:>10} {:>8} | {:>9} | {:>7} {:>6}",
+        "pair",
+        "directed",
+        "targets",
+        "claimed",
+        "time(s)",
+        "full ag",
+        "time(s)",
+        "full dpor",
+        "verdict",
+        "same"
+    );
+    for p in names {
+        let (old, new) = (p.join("old.c"), p.join("new.c"));
+        let (d, dt) = run(&old, Some(&new), Reduction::DporAg, true);
+        let (f, ft) = run(&new, None, Reduction::DporAg, false);
+        let (fd, _) = run(&new, None, Reduction::Dpor, false);
+        let inc = d.incremental.as_ref().expect("OLD NEW");
+        let (claimed, targets, new_runs) = match &inc.diff {
+            Some(o) => (
+                o.claimed,
+                o.target_runs,
+                if o.claimed {
+                    o.new_runs
+                } else {
+                    runs(&inc.new_stats)
+                },
+            ),
+            None => (false, 0, runs(&inc.new_stats)),
+        };
+        println!(
+            "{:<18} | {:>12} {:>8} {:>7} {:>8.2} | {:>10} {:>8.2} | {:>9} | {:>7} {:>6}",
+            p.file_name().unwrap().to_string_lossy(),
+            new_runs,
+            targets,
+            claimed,
+            dt,
+            runs(&f.exploration.stats),
+            ft,
+            runs(&fd.exploration.stats),
+            d.exploration.stats.verdict.to_string(),
+            d.exploration.stats.verdict == f.exploration.stats.verdict
+        );
     }
 }

@@ -99,6 +99,14 @@ pub struct SymexArgs {
     /// (`directed.json`).
     #[arg(long, requires = "new")]
     pub directed: bool,
+    /// With NEW: explore all of NEW (+CIA) instead of only the runs that
+    /// realise a read-from tuple only in NEW or run changed code.
+    #[arg(long, requires = "new")]
+    pub no_diff_directed: bool,
+    /// With NEW: compare read-from tuples up to this rank (1, 2 or 3).
+    #[arg(long, requires = "new", default_value_t = crate::symex::diff_directed::DEFAULT_RANK,
+          value_parser = clap::value_parser!(u32).range(1..=3))]
+    pub diff_rank: u32,
     /// One argument of the program after its name (argv[1..]), repeatable:
     /// `--arg 2 --arg 2`. Default none: main runs with argc = 1, argv =
     /// {program, NULL}. (`--args` is the same flag: one value each time.)
@@ -198,6 +206,8 @@ impl SymexArgs {
             },
             max_interferences: self.max_interferences,
             directed: self.directed,
+            diff_directed: !self.no_diff_directed,
+            diff_rank: self.diff_rank,
         }
     }
 }
@@ -259,6 +269,10 @@ pub fn run(a: &SymexArgs, quiet: bool) -> Result<i32> {
         .and_then(|i| i.directed.as_ref());
     if let Some(r) = directed.filter(|_| format == SymexFormat::Text) {
         print_out(&r.to_string())?;
+    }
+    let diff = outcome.incremental.as_ref().and_then(|i| i.diff.as_ref());
+    if let Some(d) = diff.filter(|_| format == SymexFormat::Text) {
+        print_out(&format!("{}\n", d.guarantee()))?;
     }
     if !quiet {
         note!("[symex] results in {}", outcome.results_dir.display());

@@ -2,6 +2,8 @@
 //! replay`: explore, write the results directory and the summary store,
 //! and return the exploration for the caller to render.
 
+mod diff;
+
 use super::{warn_unresolved, Answer, Event, Events, StoreWarning};
 use crate::error::{ConcordError, Result};
 use crate::facts::extract::ExtractOptions;
@@ -51,6 +53,11 @@ pub struct SymexRequest {
     pub max_interferences: Option<u32>,
     /// DiSE (with `new`): impacted paths first, and `directed.json`.
     pub directed: bool,
+    /// With `new` (default on): explore NEW only where the synchronisation
+    /// diff or changed code makes a run new (`diff-directed.json`).
+    pub diff_directed: bool,
+    /// Read-from tuples are compared up to this rank (1 to 3).
+    pub diff_rank: u32,
 }
 
 /// What `symex OLD NEW` adds to an exploration.
@@ -61,7 +68,11 @@ pub struct IncrementalOutcome {
     pub new_stats: Stats,
     /// With `directed`: each impacted path condition of NEW, new or not.
     pub directed: Option<DirectedReport>,
+    /// The diff-directed mode's answer (claimed or fallen back).
+    pub diff: Option<diff::DiffOutcome>,
 }
+
+pub use diff::DiffOutcome;
 
 /// The exploration (NEW's, with OLD's unchanged findings, incrementally),
 /// where its results were written, and how it was explored.
@@ -130,12 +141,18 @@ fn claim_results_dir(req: &SymexRequest) -> Result<PathBuf> {
 fn open_store(choice: &StoreChoice, program: &Path, events: Events<'_>) -> Result<Option<Store>> {
     match choice {
         StoreChoice::None => Ok(None),
-        StoreChoice::At(p) => Store::open(p)
-            .map(Some)
-            .map_err(|e| ConcordError::InputUnreadable {
-                path: p.clone(),
-                reason: e.to_string(),
-            }),
+        // not a store: exit 3; a store that cannot be written (read-only
+        // or full file system): exit 8, as every output
+        StoreChoice::At(p) => Store::open(p).map(Some).map_err(|e| {
+            if e.is_not_a_store() {
+                ConcordError::InputUnreadable {
+                    path: p.clone(),
+                    reason: e.to_string(),
+                }
+            } else {
+                output_error(p, format!("cannot write the summary store: {e}"))
+            }
+        }),
         StoreChoice::BesideProgram => match Store::open(&store::default_path(program)) {
             Ok(s) => Ok(Some(s)),
             Err(e) => {
@@ -303,6 +320,57 @@ fn symex_incremental(
     if reused {
         events(Event::OldRunReused);
     }
+    let old_runs = if reused {
+        0
+    } else {
+        incremental::old_runs(&old_res.stats)
+    };
+    let mut diff_fallback = None;
+    if req.diff_directed && !req.directed {
+        let inputs = diff::Inputs {
+            req,
+            old: &old,
+            new: &new,
+            matching: &plan.matching,
+            old_res: &old_res,
+            old_runs,
+            new_opts: &options_for(req, new_path),
+            dir: &dir,
+            new_path,
+        };
+        match diff::attempt(&inputs)? {
+            diff::Attempt::Done(done) => {
+                let diff::Done {
+                    exploration,
+                    new_stats,
+                    mut stats,
+                    options,
+                    outcome,
+                } = *done;
+                stats.old_reused = reused;
+                output::write_results(&dir, new_path, &options, &exploration, started)
+                    .map_err(|e| output_error(&dir, e))?;
+                let json =
+                    serde_json::to_string_pretty(&stats).map_err(|e| output_error(&dir, e))?;
+                output::write_atomic(&dir.join("incremental.json"), json.as_bytes())
+                    .map_err(|e| output_error(&dir, e))?;
+                diff::write_outcome(&dir, &outcome)?;
+                return Ok(SymexOutcome {
+                    exploration,
+                    program: new_path.to_path_buf(),
+                    results_dir: dir,
+                    options,
+                    incremental: Some(IncrementalOutcome {
+                        stats,
+                        new_stats,
+                        directed: None,
+                        diff: Some(outcome),
+                    }),
+                });
+            }
+            diff::Attempt::Fallback(o) => diff_fallback = Some(o),
+        }
+    }
     let mut new_opts = incremental::new_options(
         &plan,
         &new.input(),
@@ -327,11 +395,7 @@ fn symex_incremental(
     }
     let (res, carried, mut ist) =
         incremental::combine(&plan, &old.input(), &new.input(), &old_res, &new_res);
-    ist.old_runs = if reused {
-        0
-    } else {
-        incremental::old_runs(&old_res.stats)
-    };
+    ist.old_runs = old_runs;
     ist.old_reused = reused;
     // OLD's witnesses are test cases of OLD (their schedule and inputs
     // replay there, not necessarily on NEW).
@@ -360,6 +424,9 @@ fn symex_incremental(
         output::write_atomic(&dir.join("directed.json"), json.as_bytes())
             .map_err(|e| output_error(&dir, e))?;
     }
+    if let Some(o) = &diff_fallback {
+        diff::write_outcome(&dir, o)?;
+    }
     Ok(SymexOutcome {
         exploration: res,
         program: new_path.to_path_buf(),
@@ -369,6 +436,7 @@ fn symex_incremental(
             stats: ist,
             new_stats: new_res.stats,
             directed: report,
+            diff: diff_fallback,
         }),
     })
 }

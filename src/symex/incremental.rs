@@ -347,6 +347,12 @@ fn stmts_at(facts: &FactSet, f: &Finding) -> Vec<u32> {
 
 /// Map OLD's finding `f` to NEW.
 pub fn carry(plan: &Plan, old: &VersionInput<'_>, new: &VersionInput<'_>, f: &Finding) -> Carried {
+    // A deadlock is a state of every thread, not of the statement it is
+    // reported at: a patch that moves a wait under a guard (the wait's
+    // text unchanged) removes it while that statement stays unchanged.
+    if f.kind == FindingKind::Deadlock {
+        return Carried::Impacted;
+    }
     let olds = stmts_at(old.facts, f);
     if olds.iter().any(|s| plan.impacted_old_stmts.contains(s)) {
         return Carried::Impacted;

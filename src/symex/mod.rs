@@ -16,6 +16,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod diff_directed;
 pub mod directed;
 mod engine;
 pub mod incremental;
@@ -122,6 +123,9 @@ pub struct SymexOptions {
     /// Directed mode (DiSE): record the decisions at these branches per
     /// path and explore impacted code first (see [`directed`]).
     pub directed: Option<std::sync::Arc<directed::DirectedSpec>>,
+    /// Diff-directed mode (`symex OLD NEW`): explore every continuation
+    /// only while a target can still be realised (see [`diff_directed`]).
+    pub diff_targets: Option<std::sync::Arc<engine::DiffTargets>>,
 }
 
 impl Default for SymexOptions {
@@ -149,8 +153,13 @@ impl Default for SymexOptions {
             max_interferences: None,
             rf_may: None,
             directed: None,
+            diff_targets: None,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a finding is about.
@@ -286,6 +295,12 @@ pub struct Stats {
     /// allow (the rules say it cannot happen; it is not tried).
     #[serde(default)]
     pub rf_disallowed_runs: u64,
+    /// Diff-directed mode: runs that realised a target, and states where
+    /// none could be realised any more (one continuation explored).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub diff_target_runs: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub diff_dead_nodes: u64,
     /// Stopped by max_runs / max_seconds.
     pub incomplete: bool,
     /// Threads stopped at the loop bound, the call depth or the step

@@ -49,6 +49,18 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// The store exists but is not one this concord reads (a wrong file or
+    /// schema), as opposed to one that cannot be written (I/O or SQLite
+    /// failing to create, open or write it).
+    pub fn is_not_a_store(&self) -> bool {
+        matches!(
+            self,
+            StoreError::NotAStore { .. } | StoreError::Schema { .. }
+        )
+    }
+}
+
 /// Where the store is and what this exploration does with it.
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
@@ -155,7 +167,13 @@ impl Store {
             path: path.to_path_buf(),
             why,
         };
-        let conn = Connection::open(path).map_err(|e| not_a_store(e.to_string()))?;
+        // SQLite opens any existing file; failing here means the file
+        // cannot be created or opened (a read-only or full file system),
+        // not that it is no store: an I/O failure, not a format one.
+        let conn = Connection::open(path).map_err(|source| StoreError::Sql {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let st = Store {
             conn,
             path: path.to_path_buf(),

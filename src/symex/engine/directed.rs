@@ -245,6 +245,7 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// A path ends: keep its decisions.
     pub(super) fn directed_end(&mut self, st: &State<'c>, end: PathEnd) {
+        self.diff_path_end(st);
         let Some(d) = self.directed.as_mut() else {
             return;
         };

@@ -409,6 +409,8 @@ impl<'c, 'm> Engine<'c, 'm> {
             return fls;
         }
         let mut explored = 0usize;
+        // No target reachable: one continuation (run to its end for DPOR).
+        let dead = self.diff_dead(&st);
         while let Some((t, wakeup)) = strategy.choose_next(self, &node) {
             self.nodes[d].done.insert(t);
             self.nodes[d].tr = None;
@@ -427,7 +429,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             wp = pruning.and_child(self, wp, &w);
             explored += 1;
             self.nodes[d].sleep.push((t, tacc));
-            if self.stop {
+            if self.stop || dead {
                 break;
             }
         }
@@ -438,7 +440,7 @@ impl<'c, 'm> Engine<'c, 'm> {
         // continuations not starting with a sleeping thread: the summary
         // remembers those threads and is only used at a later visit where
         // they are asleep too (sleep sets and state matching, cf. §5.2).
-        if !self.stop && restricted.is_none() {
+        if !self.stop && restricted.is_none() && self.diff_may_record(&st) {
             pruning.record(self, key, &wp, &sleep);
         }
         wp
@@ -470,10 +472,11 @@ impl<'c, 'm> Engine<'c, 'm> {
         st.threads[u].tail = false;
         st.normalizing = true;
         st.tail_run = Some(u);
+        let may_record = self.diff_may_record(&st);
         self.open_push(key);
         let w = self.run_thread(st, u, false, sleep.clone());
         self.open.pop();
-        if !self.stop {
+        if !self.stop && may_record {
             pruning.record(self, key, &w, &sleep);
         }
         w
@@ -589,6 +592,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 );
                 ((fr.f, fr.bb, fr.ip), reacq)
             });
+            self.diff_before_step(&mut st, tid);
             let r = self.step(&mut st, tid);
             if let (Some((at, reacq)), Ok(Step::Continue | Step::Yield)) = (traced, &r) {
                 let block = &self.m.functions[at.0].basic_blocks[at.1];
@@ -661,6 +665,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         let mut wp = Cond::C(false);
         let mut alts = alts;
         self.directed_order_alts(&st, tid, &mut alts);
+        if self.diff_dead(&st) {
+            // no target reachable: one side is enough
+            alts.truncate(1);
+        }
         for (cond, condsv, target) in alts {
             if self.stop {
                 break;
@@ -685,7 +693,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             wp = pruning.or_side(self, wp, &condsv, &w);
         }
         self.open.pop();
-        if !self.stop {
+        if !self.stop && self.diff_may_record(&st) {
             pruning.record(self, key, &wp, &sleep);
         }
         self.apply_seg(&seg, wp)

@@ -38,7 +38,8 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Thread `tid` performs a visible operation: remember where (only
     /// needed to check interferences against `rf_may`).
     pub(super) fn note_visible_at(&self, st: &mut State<'c>, tid: usize) {
-        if self.opts.max_interferences.is_none() || self.opts.rf_may.is_none() {
+        let rf_checked = self.opts.max_interferences.is_some() && self.opts.rf_may.is_some();
+        if !rf_checked && !self.diff_wants_sites() {
             return;
         }
         if let Some(fr) = st.threads[tid].frames.last() {

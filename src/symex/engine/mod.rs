@@ -25,6 +25,7 @@ use std::time::Instant;
 use z3::ast::Bool;
 use z3::{Context, Solver};
 
+mod diff_targets;
 mod directed;
 mod explore;
 mod fasthash;
@@ -49,6 +50,7 @@ mod values;
 mod visibility;
 mod wide;
 
+pub use diff_targets::{DiffTargets, TargetEdge, TargetWriter};
 pub use directed::{Decision, DecisionPath, DirectedSpec, PathEnd};
 use fasthash::{FastMap, FastSet};
 pub use interference::RfMay;
@@ -63,6 +65,9 @@ use val::Cond;
 /// Width of a pointer value: 32-bit object id ++ 64-bit offset.
 const PW: u32 = 96;
 const MAX_STEPS: u64 = 200_000;
+/// Threads a run may have (main included); a `pthread_create` past it
+/// cuts the creating thread (reason `cut`, at the call).
+const MAX_THREADS: usize = 64;
 
 type Addr = (u32, u64);
 
@@ -174,6 +179,8 @@ struct Engine<'c, 'm> {
     trip_allow: Vec<Vec<u64>>,
     /// Directed mode (`--directed`): recorded decisions and the order.
     directed: Option<directed::Directed>,
+    /// Diff-directed mode (`symex OLD NEW`): the targets' tables.
+    diff: Option<diff_targets::DiffDirected>,
     /// Instructions whose result is wider than a value holds (`wide`).
     wide: FastMap<(usize, usize, usize), u32>,
 }
@@ -367,6 +374,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             trace,
             trip_allow: m.functions.iter().map(tripcount::block_allowance).collect(),
             directed: None,
+            diff: None,
             wide: wide::wide_results(m),
         };
         e.directed = e
@@ -374,6 +382,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             .directed
             .clone()
             .map(|d| directed::Directed::new(m, d));
+        e.diff = e
+            .opts
+            .diff_targets
+            .clone()
+            .map(|t| diff_targets::DiffDirected::new(m, t));
         e.compute_tail_info();
         e.init_globals();
         if let Some(imp) = e.opts.impacted.clone() {

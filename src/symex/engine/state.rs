@@ -167,6 +167,9 @@ pub(super) struct State<'c> {
     pub(super) trace: Option<Rc<trace::Node<'c>>>,
     /// Directed mode: the recorded branch decisions so far.
     pub(super) decisions: Option<Rc<directed::DNodeList>>,
+    /// Diff-directed mode: the target edges realised so far, and whether
+    /// the path realised a target.
+    pub(super) diff: super::diff_targets::DiffProgress,
     /// `odpor`: the wakeup subtree the next scheduling node starts with.
     pub(super) wut: Wut,
 }
@@ -196,6 +199,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             rf_disallowed: false,
             trace: None,
             decisions: None,
+            diff: Default::default(),
             wut: Wut::default(),
         }
     }

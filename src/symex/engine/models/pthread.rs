@@ -9,6 +9,7 @@ use super::super::transitions::Res;
 use super::super::val::Cond;
 use super::super::Engine;
 use super::super::Step;
+use super::super::Stop;
 use super::super::PW;
 use super::super::R;
 use super::arg_of;
@@ -36,6 +37,12 @@ impl<'c, 'm> Engine<'c, 'm> {
         let arg = |k: usize| arg_of(name, args, k);
         match op {
             PthreadOp::Create => {
+                // A thread that starts itself (or a creation loop the loop
+                // bound does not cut) would grow every state without end:
+                // the creating thread is cut here, as at the loop bound.
+                if st.threads.len() >= super::super::MAX_THREADS {
+                    return Err(Stop::Cut);
+                }
                 let fp = self.op_val(st, tid, arg(2)?)?.simplify();
                 let fi = match self
                     .ptr_parts(&fp)

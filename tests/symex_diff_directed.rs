@@ -1,0 +1,246 @@
+//! Diff-directed `symex OLD NEW` (the default with NEW): the same verdict
+//! as a full `symex NEW`, every violation full exploration finds in NEW and
+//! not in OLD found too, and the verdicts and run counts the pairs'
+//! READMEs derive (`symex-programs/pairs/*`).
+
+use concord::frontend::CompileOptions;
+use concord::pipeline::symex::{self as pipeline, StoreChoice, SymexOutcome, SymexRequest};
+use concord::symex::{SymexOptions, Verdict};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn options() -> SymexOptions {
+    SymexOptions {
+        loop_bound: 2,
+        max_loop_bound: None,
+        ..Default::default()
+    }
+}
+
+fn request(program: &Path, new: Option<&Path>, out: &Path, diff: bool) -> SymexRequest {
+    SymexRequest {
+        program: program.to_path_buf(),
+        new: new.map(Path::to_path_buf),
+        compile: CompileOptions::default(),
+        options: options(),
+        program_args: vec![],
+        output_dir: Some(out.to_path_buf()),
+        store: StoreChoice::None,
+        max_interferences: None,
+        directed: false,
+        diff_directed: diff,
+        diff_rank: concord::symex::diff_directed::DEFAULT_RANK,
+    }
+}
+
+fn run(program: &Path, new: Option<&Path>, diff: bool) -> SymexOutcome {
+    let dir = tempfile::tempdir().unwrap();
+    pipeline::symex(
+        &request(program, new, &dir.path().join("out"), diff),
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+/// Violated locations (kind and `file:line:col`) with the file name only.
+fn violations(o: &SymexOutcome) -> BTreeSet<String> {
+    o.exploration
+        .findings
+        .iter()
+        .filter(|f| f.kind.is_violation())
+        .map(|f| {
+            let loc = f.location.rsplit('/').next().unwrap_or(&f.location);
+            // OLD and NEW are different files: compare line and column
+            let lc: Vec<&str> = loc.splitn(2, ':').collect();
+            format!("{:?}@{}", f.kind, lc.get(1).unwrap_or(&loc))
+        })
+        .collect()
+}
+
+fn runs(o: &SymexOutcome) -> u64 {
+    let s = &o.exploration.stats;
+    s.runs() + s.partial_runs
+}
+
+/// Directed `OLD NEW` against full `NEW` (and `OLD` for the soundness
+/// check); returns (directed outcome, full NEW outcome).
+fn check(old: &Path, new: &Path) -> (SymexOutcome, SymexOutcome) {
+    let directed = run(old, Some(new), true);
+    let full = run(new, None, false);
+    let name = format!("{} -> {}", old.display(), new.display());
+    assert_eq!(
+        directed.exploration.stats.verdict,
+        full.exploration.stats.verdict,
+        "{name}: directed {:?} / full {:?}; diff {:?}",
+        directed.exploration.findings,
+        full.exploration.findings,
+        directed.incremental.as_ref().and_then(|i| i.diff.as_ref())
+    );
+    let new_violations = violations(&full);
+    if !new_violations.is_empty() {
+        let old_violations = violations(&run(old, None, false));
+        let found = violations(&directed);
+        for v in new_violations.difference(&old_violations) {
+            assert!(
+                found.contains(v),
+                "{name}: {v} found by full NEW, not in OLD, missed by the directed run ({found:?})"
+            );
+        }
+    }
+    (directed, full)
+}
+
+fn diff_outcome(o: &SymexOutcome) -> &pipeline::DiffOutcome {
+    o.incremental.as_ref().unwrap().diff.as_ref().unwrap()
+}
+
+fn pair(name: &str) -> (PathBuf, PathBuf) {
+    let d = root().join("symex-programs/pairs").join(name);
+    (d.join("old.c"), d.join("new.c"))
+}
+
+#[test]
+fn lock_removed_explores_only_the_runs_that_realise_the_new_pair() {
+    let (old, new) = pair("lock-removed");
+    let (d, full) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    assert!(
+        violations(&d).iter().any(|v| v.contains("@40:")),
+        "{:?}",
+        violations(&d)
+    );
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{o:?}");
+    assert_eq!(o.old_verdict, Verdict::Verified);
+    // README: the rank-2 pair "both loads read the initial value", listed
+    // in both orders
+    assert_eq!(o.summary.new_only.get(&2), Some(&2), "{o:?}");
+    assert_eq!(o.summary.new_only.get(&1), None, "{o:?}");
+    // 2 traces realise it; 2 more runs continue the serial traces once
+    assert_eq!(o.target_runs, 2, "{o:?}");
+    assert_eq!(o.new_runs, 4, "{o:?}");
+    // a full exploration (default dpor+ag) explores at least ten times more
+    assert!(
+        runs(&full) >= 10 * o.new_runs,
+        "full {} runs, directed {}",
+        runs(&full),
+        o.new_runs
+    );
+}
+
+#[test]
+fn init_moved_after_start_realises_one_new_edge() {
+    let (old, new) = pair("init-moved-after");
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{o:?}");
+    assert_eq!(o.summary.new_only.get(&1), Some(&1), "{o:?}");
+    // README: 1 run realises the edge; the moved store is changed code, so
+    // both runs of NEW (which all pass it) are target runs
+    assert!(o.summary.target_statements >= 1, "{o:?}");
+    assert_eq!(o.target_runs, 2, "{o:?}");
+    assert_eq!(o.new_runs, 2, "{o:?}");
+}
+
+#[test]
+fn fixes_fall_back_when_old_violation_does_not_replay() {
+    for name in ["lock-added", "init-reordered"] {
+        let (old, new) = pair(name);
+        let (d, _) = check(&old, &new);
+        assert_eq!(d.exploration.stats.verdict, Verdict::Verified, "{name}");
+        let o = diff_outcome(&d);
+        assert!(!o.claimed, "{name}: {o:?}");
+        assert_eq!(o.old_verdict, Verdict::Violation, "{name}");
+        assert!(o.summary.new_only.is_empty(), "{name}: {o:?}");
+        assert!(o.guarantee().contains("not claimed"), "{name}");
+    }
+}
+
+#[test]
+fn moved_wait_makes_every_run_new_and_finds_the_deadlock() {
+    let (old, new) = pair("wait-moved");
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    assert!(d
+        .exploration
+        .findings
+        .iter()
+        .any(|f| f.kind == concord::symex::FindingKind::Deadlock));
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{o:?}");
+    assert!(o.summary.target_statements > 0, "{o:?}");
+}
+
+#[test]
+fn nothing_new_is_answered_without_running_new() {
+    // OLD verified; NEW differs in a comment only
+    let (old, _) = pair("init-moved-after");
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.c");
+    let text = std::fs::read_to_string(&old).unwrap();
+    std::fs::write(&new, text.replace("(OLD: the", "(NEW: the")).unwrap();
+    let d = run(&old, Some(&new), true);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Verified);
+    let o = diff_outcome(&d);
+    assert!(o.claimed && o.new_not_run, "{o:?}");
+    assert_eq!(o.new_runs, 0);
+    assert!(o
+        .guarantee()
+        .contains("every behaviour new up to rank 2 explored"));
+}
+
+/// Every pair of `symex-programs/pairs` read backwards (NEW → OLD; the
+/// forward direction has its own test above).
+#[test]
+fn reversed_pairs_answer_as_full_new() {
+    for name in [
+        "lock-removed",
+        "lock-added",
+        "wait-moved",
+        "init-reordered",
+        "init-moved-after",
+    ] {
+        let (old, new) = pair(name);
+        check(&new, &old);
+    }
+}
+
+/// Every step v(k-1) → vk of the Table 3 chains (`benches/incremental`).
+#[test]
+fn chains_answer_as_full_new() {
+    let mut chains: Vec<PathBuf> = std::fs::read_dir(root().join("benches/incremental"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    chains.sort();
+    for c in chains {
+        let mut vs: Vec<PathBuf> = std::fs::read_dir(&c)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
+            .collect();
+        vs.sort();
+        for w in vs.windows(2) {
+            check(&w[0], &w[1]);
+        }
+    }
+}
+
+/// Every bench pair `bench-programs/*/v1.c` → `v2.c`.
+#[test]
+fn bench_pairs_answer_as_full_new() {
+    let mut benches: Vec<PathBuf> = std::fs::read_dir(root().join("bench-programs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("v1.c").is_file() && p.join("v2.c").is_file())
+        .collect();
+    benches.sort();
+    for b in benches {
+        check(&b.join("v1.c"), &b.join("v2.c"));
+    }
+}
