@@ -54,7 +54,13 @@ fn killed_run_leaves_a_reusable_store() {
     }
     // The exploration may already be over (needle takes about 2 s in a
     // debug build now, the first commit comes after 2 s): then the run is
-    // recorded complete before the kill, and the kill tests nothing.
+    // recorded complete before the kill, and the kill tests nothing. The
+    // child is stopped first, so that it cannot record completion between
+    // this check and the kill (a loaded machine makes that window long).
+    // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGSTOP);
+    }
     let complete_before_kill = concord::symex::store::Store::open(&store)
         .ok()
         .and_then(|s| s.list().ok())
