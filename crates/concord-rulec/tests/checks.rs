@@ -183,6 +183,7 @@ fn real_rules_compile() {
         [
             "order.dl",
             "hb.dl",
+            "hb_out.dl",
             "hb_may.dl",
             "rf.dl",
             "rank2.dl",
