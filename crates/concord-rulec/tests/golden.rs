@@ -15,6 +15,7 @@ pub const CASES: &[(&[&str], &str, &str, &str)] = &[
             "tests/data/concord_input.dl",
             "../../rules/order.dl",
             "../../rules/hb.dl",
+            "../../rules/hb_out.dl",
             "../../rules/hb_may.dl",
             "../../rules/rf.dl",
             "../../rules/rank2.dl",

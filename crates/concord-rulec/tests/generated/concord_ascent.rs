@@ -6,8 +6,8 @@
 //   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre, hb_pre_local, hb_pre_via, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max
-//   6: rf_may, rank2_no, rank3_hb_ask, rank3_hb_rev
-//   7: rank2_may, rank3_hb, rank3_no
+//   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, rank3_hb_ask, rank3_hb_rev
+//   7: rank2_may, rank2_loads_may, rank3_hb, rank3_no
 //   8: rank3_may
 
 /// Input facts: one field per `.input` relation, one tuple per row.
@@ -666,10 +666,12 @@ use super::rulec_u32;
     relation po_loop(u32,);
     relation hb_must(u32, u32);
     relation hb_post(u32, u32);
-    relation hb_may(u32, u32);
     relation rf_may(u32, u32);
     relation rank2_no(u32, u32, u32, u32);
     relation rank2_may(u32, u32, u32, u32);
+    relation rank2_load(u32,);
+    relation rank2_loads_may(u32, u32);
+    relation rank2_loads_rev_must(u32, u32);
     relation rank3_hb_ask(u32, u32);
     relation rank3_hb(u32, u32);
     relation rank3_hb_rev(u32, u32);
@@ -693,8 +695,18 @@ use super::rulec_u32;
     rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), hb_post(v_r1, v_inl12_w3), if rulec_u32(v_w1) != rulec_u32(v_inl12_w3), shared_write(v_inl12_w3, v_inl12_v), hb_must(v_inl12_w3, v_r2), shared_read(v_r2, v_inl12_v), rf_may(v_w1, v_r2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl13V), shared_write(W1, Inl13V).
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl13_v), shared_write(v_w1, v_inl13_v);
-    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
-    rank2_may(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_may(v_r1, v_r2), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2);
+    // rank2_load(R) :- rf_may(_, R).
+    rank2_load(v_r) <-- rf_may(_w0, v_r);
+    // rank2_loads_rev_must(R2, R1) :- rank2_load(R1), rank2_load(R2), hb_must(R2, R1).
+    rank2_loads_rev_must(v_r2, v_r1) <-- rank2_load(v_r1), rank2_load(v_r2), hb_must(v_r2, v_r1);
+    // rank2_loads_may(R1, R2) :- rank2_load(R1), rank2_load(R2), hb_must(R1, R2).
+    rank2_loads_may(v_r1, v_r2) <-- rank2_load(v_r1), rank2_load(v_r2), hb_must(v_r1, v_r2);
+    // rank2_loads_may(R1, R2) :- rank2_load(R1), po_scc(R1, C1), po_scc_reach(C1, C2), po_scc(R2, C2), rank2_load(R2).
+    rank2_loads_may(v_r1, v_r2) <-- rank2_load(v_r1), po_scc(v_r1, v_c1), po_scc_reach(v_c1, v_c2), po_scc(v_r2, v_c2), rank2_load(v_r2);
+    // rank2_loads_may(R1, R2) :- rank2_load(R1), rank2_load(R2), stmt_thread(R1, T1), stmt_thread(R2, T2), T1 != T2, !rank2_loads_rev_must(R2, R1).
+    rank2_loads_may(v_r1, v_r2) <-- rank2_load(v_r1), rank2_load(v_r2), !rank2_loads_rev_must(v_r2, v_r1), stmt_thread(v_r1, v_t1), stmt_thread(v_r2, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), rank2_loads_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
+    rank2_may(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rank2_loads_may(v_r1, v_r2), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(_, R), in_critical_section(R, M, L), in_critical_section(W2, M, L), rf_may(W2, R2).
     rank3_hb_ask(v_r, v_r2) <-- rf_may(_w0, v_r), in_critical_section(v_r, v_m, v_l), in_critical_section(v_w2, v_m, v_l), rf_may(v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(W, R), in_critical_section(W, M, L), in_critical_section(R2, M, L), rf_may(_, R2).
@@ -946,7 +958,6 @@ pub fn run(input: &Input) -> Output {
         prog.po_loop = rel_po_loop.clone();
         prog.hb_must = rel_hb_must.clone();
         prog.hb_post = rel_hb_post.clone();
-        prog.hb_may = rel_hb_may.clone();
         prog.rf_may = rel_rf_may.clone();
         prog.run();
         rel_rank2_no = ::std::mem::take(&mut prog.rank2_no);

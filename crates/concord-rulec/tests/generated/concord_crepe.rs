@@ -8,8 +8,8 @@ pub mod concord_crepe {
 //   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre, hb_pre_local, hb_pre_via, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max
-//   6: rf_may, rank2_no, rank3_hb_ask, rank3_hb_rev
-//   7: rank2_may, rank3_hb, rank3_no
+//   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, rank3_hb_ask, rank3_hb_rev
+//   7: rank2_may, rank2_loads_may, rank3_hb, rank3_no
 //   8: rank3_may
 
 /// Input facts: one field per `.input` relation, one tuple per row.
@@ -812,13 +812,14 @@ mod stage_3 {
     @input
     struct HbPost(u32, u32);
     @input
-    struct HbMay(u32, u32);
-    @input
     struct RfMay(u32, u32);
     @output
     struct Rank2No(u32, u32, u32, u32);
     @output
     struct Rank2May(u32, u32, u32, u32);
+    struct Rank2Load(u32);
+    struct Rank2LoadsMay(u32, u32);
+    struct Rank2LoadsRevMust(u32, u32);
     struct Rank3HbAsk(u32, u32);
     @output
     struct Rank3Hb(u32, u32);
@@ -843,8 +844,18 @@ mod stage_3 {
     Rank2No(v_w1, v_r1, v_w1, v_r2) <- RfMay(v_w1, v_r1), HbPost(v_r1, v_inl12_w3), (v_w1 != v_inl12_w3), SharedWrite(v_inl12_w3, v_inl12_v), HbMust(v_inl12_w3, v_r2), SharedRead(v_r2, v_inl12_v), RfMay(v_w1, v_r2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl13V), shared_write(W1, Inl13V).
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl13_v), SharedWrite(v_w1, v_inl13_v);
-    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), hb_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
-    Rank2May(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMay(v_r1, v_r2), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2);
+    // rank2_load(R) :- rf_may(_, R).
+    Rank2Load(v_r) <- RfMay(_w0, v_r);
+    // rank2_loads_rev_must(R2, R1) :- rank2_load(R1), rank2_load(R2), hb_must(R2, R1).
+    Rank2LoadsRevMust(v_r2, v_r1) <- Rank2Load(v_r1), Rank2Load(v_r2), HbMust(v_r2, v_r1);
+    // rank2_loads_may(R1, R2) :- rank2_load(R1), rank2_load(R2), hb_must(R1, R2).
+    Rank2LoadsMay(v_r1, v_r2) <- Rank2Load(v_r1), Rank2Load(v_r2), HbMust(v_r1, v_r2);
+    // rank2_loads_may(R1, R2) :- rank2_load(R1), po_scc(R1, C1), po_scc_reach(C1, C2), po_scc(R2, C2), rank2_load(R2).
+    Rank2LoadsMay(v_r1, v_r2) <- Rank2Load(v_r1), PoScc(v_r1, v_c1), PoSccReach(v_c1, v_c2), PoScc(v_r2, v_c2), Rank2Load(v_r2);
+    // rank2_loads_may(R1, R2) :- rank2_load(R1), rank2_load(R2), stmt_thread(R1, T1), stmt_thread(R2, T2), T1 != T2, !rank2_loads_rev_must(R2, R1).
+    Rank2LoadsMay(v_r1, v_r2) <- Rank2Load(v_r1), Rank2Load(v_r2), !Rank2LoadsRevMust(v_r2, v_r1), StmtThread(v_r1, v_t1), StmtThread(v_r2, v_t2), (v_t1 != v_t2);
+    // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), rank2_loads_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
+    Rank2May(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), Rank2LoadsMay(v_r1, v_r2), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(_, R), in_critical_section(R, M, L), in_critical_section(W2, M, L), rf_may(W2, R2).
     Rank3HbAsk(v_r, v_r2) <- RfMay(_w0, v_r), InCriticalSection(v_r, v_m, v_l), InCriticalSection(v_w2, v_m, v_l), RfMay(v_w2, v_r2);
     // rank3_hb_ask(R, R2) :- rf_may(W, R), in_critical_section(W, M, L), in_critical_section(R2, M, L), rf_may(_, R2).
@@ -858,7 +869,7 @@ mod stage_3 {
     // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), stmt_thread(R, T1), stmt_thread(R2, T2), T1 != T2, !rank3_hb_rev(R2, R).
     Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), !Rank3HbRev(v_r2, v_r), StmtThread(v_r, v_t1), StmtThread(v_r2, v_t2), (v_t1 != v_t2);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_hb_may: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
@@ -870,7 +881,6 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdo
     runtime.extend(rel_po_loop.iter().map(|&(a0,)| PoLoop(a0)));
     runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
     runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
-    runtime.extend(rel_hb_may.iter().map(|&(a0, a1)| HbMay(a0, a1)));
     runtime.extend(rel_rf_may.iter().map(|&(a0, a1)| RfMay(a0, a1)));
     let (out_rank2_no, out_rank2_may, out_rank3_hb,) = runtime.run();
     (out_rank2_no.into_iter().map(|Rank2No(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank2_may.into_iter().map(|Rank2May(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank3_hb.into_iter().map(|Rank3Hb(a0, a1)| (a0, a1)).collect(), )
@@ -1029,7 +1039,7 @@ pub fn run(input: &Input) -> Output {
     (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_notify_flagged, rel_hb_notify_ambiguous, rel_hb_joined, rel_hb_guard_ok, rel_hb_create_edge, rel_hb_signal_edge, rel_hb_guard_edge, rel_hb_hub,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_dom_parent, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
     (rel_hb_from_hub, rel_hb_to_hub, rel_hb_must, rel_hb_post, rel_hb_pre_local, rel_hb_pre_edge,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_po_scc_next, &rel_postdom, &rel_thread_always, &rel_cond_wait, &rel_cond_wait_guarded, &rel_flag_guard, &rel_po_scc_reach, &rel_po_loop, &rel_dom, &rel_hb_event, &rel_hb_notify_flagged, &rel_hb_notify_ambiguous, &rel_hb_joined, &rel_hb_guard_ok, &rel_hb_create_edge, &rel_hb_signal_edge, &rel_hb_guard_edge, &rel_hb_hub);
     (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may,) = stage_2::run(&rel_stmt_thread, &rel_po_scc, &rel_dom_parent, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_hb_event, &rel_hb_must, &rel_hb_post, &rel_hb_pre_local, &rel_hb_pre_edge);
-    (rel_rank2_no, rel_rank2_may, rel_rank3_hb,) = stage_3::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_hb_may, &rel_rf_may);
+    (rel_rank2_no, rel_rank2_may, rel_rank3_hb,) = stage_3::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
     (rel_rank3_no, rel_rank3_may,) = stage_4::run(&rel_in_critical_section, &rel_po_loop, &rel_rf_may, &rel_rank2_no, &rel_rank2_may, &rel_rank3_hb);
     let mut out = Output::default();
     out.po_scc_reach = rel_po_scc_reach;
