@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use serde_json::Value;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn concord(args: &[&str]) -> Output {
@@ -60,6 +61,32 @@ fn unseen(doc: &Value) -> Vec<(String, u64, String)> {
             )
         })
         .collect()
+}
+
+/// Run `concord facts SRC -o OUT` (it must succeed) and read the account it
+/// wrote: the document, its (kind, count) pairs in order, and the run.
+fn facts_account(src: &Path, out: &Path) -> (Value, Vec<(String, u64)>, Output) {
+    let o = concord(&["facts", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let account: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("coverage.json")).unwrap()).unwrap();
+    let counts = account["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["kind"].as_str().unwrap().to_string(),
+                g["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (account, counts, o)
 }
 
 #[test]
@@ -469,26 +496,7 @@ fn every_unmodelled_synchronisation_call_is_counted() {
     )
     .unwrap();
     let out = dir.path().join("f");
-    let o = concord(&["facts", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let account: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("coverage.json")).unwrap()).unwrap();
-    let kinds: Vec<(String, u64)> = account["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            (
-                g["kind"].as_str().unwrap().to_string(),
-                g["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let (account, kinds, _) = facts_account(&src, &out);
     // worker: rdlock 11, unlock 12, barrier 13, post 14, trylock 15,
     // timedlock 16; main: barrier 25, wait 26
     assert_eq!(kinds, vec![("sync_unmodelled".to_string(), 8)], "{account}");
@@ -572,26 +580,7 @@ fn every_documented_blind_spot_is_counted_in_the_account() {
     )
     .unwrap();
     let out = dir.path().join("f");
-    let o = concord(&["facts", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let account: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("coverage.json")).unwrap()).unwrap();
-    let counts: Vec<(String, u64)> = account["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            (
-                g["kind"].as_str().unwrap().to_string(),
-                g["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let (account, counts, o) = facts_account(&src, &out);
     let expected: Vec<(String, u64)> = [
         ("unreached_function", 2),
         ("access_no_target", 1),
