@@ -33,6 +33,8 @@ mod measure;
 mod programs;
 #[path = "corpus/report.rs"]
 mod report;
+#[path = "corpus/souffle.rs"]
+mod souffle;
 #[path = "corpus/synth_kloc.rs"]
 mod synth_kloc;
 

@@ -15,29 +15,72 @@ pub struct Concord {
 
 impl Concord {
     /// `concord facts <input> -o <out>`; `out` must not exist yet.
-    pub fn facts(&self, input: &Path, out: &Path) -> std::io::Result<Outcome> {
-        child::run(
-            Command::new(&self.bin)
-                .arg("facts")
-                .arg(input)
-                .arg("-o")
-                .arg(out),
-            self.limits,
-        )
+    /// With `phases`, `--verbose` too.
+    pub fn facts(&self, input: &Path, out: &Path, phases: bool) -> std::io::Result<Outcome> {
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg("facts").arg(input).arg("-o").arg(out);
+        if phases {
+            cmd.arg("--verbose");
+        }
+        child::run(&mut cmd, self.limits)
     }
 
-    /// `concord diff <old> <new> --max-rank 2`: exit 0 (no difference) and
-    /// 1 (differences) are both successes.
-    pub fn diff(&self, old: &Path, new: &Path) -> std::io::Result<Outcome> {
-        child::run(
-            Command::new(&self.bin)
-                .arg("diff")
-                .arg(old)
-                .arg(new)
-                .args(["--max-rank", "2"]),
-            self.limits,
-        )
+    /// `concord diff <old> <new> --max-rank <rank>`: exit 0 (no
+    /// difference), 1 (differences) and 10 (inconclusive) are answers.
+    /// With `phases`, `--verbose` too (per-phase time and memory on
+    /// stderr; binaries before it reject the flag).
+    pub fn diff(
+        &self,
+        old: &Path,
+        new: &Path,
+        rank: u32,
+        phases: bool,
+    ) -> std::io::Result<Outcome> {
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg("diff")
+            .arg(old)
+            .arg(new)
+            .args(["--max-rank", &rank.to_string()]);
+        if phases {
+            cmd.arg("--verbose");
+        }
+        child::run(&mut cmd, self.limits)
     }
+
+    /// `concord impact <old> <new> --format json` (both directions).
+    pub fn impact(&self, old: &Path, new: &Path, phases: bool) -> std::io::Result<Outcome> {
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg("impact")
+            .arg(old)
+            .arg(new)
+            .args(["--format", "json"]);
+        if phases {
+            cmd.arg("--verbose");
+        }
+        child::run(&mut cmd, self.limits)
+    }
+}
+
+/// `concord: phase <name>: <ms> ms, peak <MB> MB, ...` lines of
+/// `--verbose`, as (name, seconds, peak MB).
+pub fn phases(stderr: &str) -> Vec<(String, f64, f64)> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("concord: phase ")?;
+            let (name, figures) = rest.rsplit_once(": ")?;
+            let ms: f64 = figures.split(" ms").next()?.trim().parse().ok()?;
+            let peak: f64 = figures
+                .split("peak ")
+                .nth(1)?
+                .split(" MB")
+                .next()?
+                .trim()
+                .parse()
+                .ok()?;
+            Some((name.to_string(), ms / 1000.0, peak))
+        })
+        .collect()
 }
 
 /// What a facts directory holds, in counts.

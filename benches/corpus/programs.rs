@@ -3,6 +3,9 @@
 //! make the program and with which flags — each read off the project's own
 //! build files, as a user would.
 
+#[path = "cmake.rs"]
+mod cmake;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -51,6 +54,14 @@ pub const SUBJECTS: &[Subject] = &[
         recipe: nbds,
         what: "makefile's map_test1_SRCS: runtime/*, datatype/nstring.c, map/{map,list,skiplist,hashtable}.c, test/map_test1.c (-std=gnu99 -Iinclude)",
     },
+    Subject {
+        name: "libuv",
+        bundle: "libuv.bundle",
+        // "unix: improve handling of uv_async_send mistakes" (src/unix/async.c).
+        commits: &["88d6d362", "10902ab6"],
+        recipe: libuv,
+        what: "CMakeLists.txt's uv_run_benchmarks_a on Linux: uv_sources (common, unix, linux) + uv_test_sources + the benchmarks (-Iinclude -Isrc + uv_defines)",
+    },
 ];
 
 fn threadpool(dir: &Path) -> Result<Recipe, String> {
@@ -86,6 +97,29 @@ fn nbds(dir: &Path) -> Result<Recipe, String> {
         sources,
         flags: vec!["-std=gnu99".into(), "-Iinclude".into()],
     })
+}
+
+/// libuv's benchmark runner as its CMakeLists.txt builds it on Linux: the
+/// library's sources (common, unix, the Linux branches), the test runner
+/// skeleton and the benchmark files of `add_executable(uv_run_benchmarks_a
+/// ...)`, with the Linux defines.
+fn libuv(dir: &Path) -> Result<Recipe, String> {
+    let text = std::fs::read_to_string(dir.join("CMakeLists.txt"))
+        .map_err(|e| format!("libuv CMakeLists.txt: {e}"))?;
+    let cmake = cmake::evaluate(&text, "Linux");
+    let target = cmake
+        .executables
+        .get("uv_run_benchmarks_a")
+        .ok_or("CMakeLists.txt has no uv_run_benchmarks_a")?;
+    let mut sources: Vec<String> = cmake.list("uv_sources").to_vec();
+    sources.extend(target.iter().cloned());
+    sources.retain(|s| s.ends_with(".c"));
+    let mut seen = std::collections::HashSet::new();
+    sources.retain(|s| seen.insert(s.clone()));
+    require(dir, &sources)?;
+    let mut flags = vec!["-Iinclude".to_string(), "-Isrc".to_string()];
+    flags.extend(cmake.list("uv_defines").iter().map(|d| format!("-D{d}")));
+    Ok(Recipe { sources, flags })
 }
 
 fn require<S: AsRef<str>>(dir: &Path, sources: &[S]) -> Result<(), String> {

@@ -5,8 +5,9 @@
 
 use crate::child::{End, Outcome};
 use crate::compile::{self, Tools};
-use crate::measure::{read_counts, Concord, FactCounts};
+use crate::measure::{phases, read_counts, Concord, FactCounts};
 use crate::programs::{Subject, SUBJECTS};
+use crate::souffle;
 use crate::synth_kloc;
 use crate::{Options, Tally};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,10 @@ use std::time::Duration;
 /// The issue's targets on this machine, printed beside each figure.
 const FACTS_TARGET_S: f64 = 2.0;
 const FACTS_TARGET_MB: f64 = 500.0;
-const DIFF_TARGET_S: f64 = 10.0;
+const DIFF_TARGET_S: f64 = 60.0;
+const RANK1_TARGET_S: f64 = 10.0;
+/// 4 GiB for every command on a version pair.
+const PAIR_TARGET_MB: f64 = 4096.0;
 /// A size ratio r may cost at most 1.2 r in time (10x bigger, 12x time).
 const LINEAR_SLACK: f64 = 1.2;
 
@@ -33,7 +37,13 @@ struct Runs {
 
 /// `concord facts` `repeats` times, each into a fresh directory; the
 /// directory of the last run is `out`.
-fn facts_runs(concord: &Concord, input: &Path, out: &Path, repeats: usize) -> Result<Runs, String> {
+fn facts_runs(
+    concord: &Concord,
+    input: &Path,
+    out: &Path,
+    repeats: usize,
+    phases: bool,
+) -> Result<Runs, String> {
     let mut best = Duration::MAX;
     let mut best_cpu = Duration::MAX;
     let mut peak_mb: f64 = 0.0;
@@ -45,7 +55,7 @@ fn facts_runs(concord: &Concord, input: &Path, out: &Path, repeats: usize) -> Re
             out.with_extension(format!("run{i}"))
         };
         let o = concord
-            .facts(input, &dir)
+            .facts(input, &dir, phases)
             .map_err(|e| format!("could not run concord: {e}"))?;
         let ok = o.exited_with(&[0]);
         best = best.min(o.wall);
@@ -124,7 +134,7 @@ pub fn corpus_section(
         return;
     }
     println!(
-        "targets: facts < {FACTS_TARGET_S} s and < {FACTS_TARGET_MB} MB, diff --max-rank 2 < {DIFF_TARGET_S} s"
+        "targets: facts < {FACTS_TARGET_S} s and < {FACTS_TARGET_MB} MB; diff rank 1 < {RANK1_TARGET_S} s, ranks 2-3 and impact < {DIFF_TARGET_S} s, each < {PAIR_TARGET_MB} MB"
     );
     for subject in SUBJECTS {
         if !opts.programs.is_empty() && !opts.programs.iter().any(|p| p == subject.name) {
@@ -183,8 +193,8 @@ fn subject_rows(
         return;
     }
     println!(
-        "{:<19} {:>8} {:>8}  {:<7}  result",
-        "diff --max-rank 2", "time s", "peak MB", "target"
+        "{:<19} {:<12} {:>8} {:>8}  {:<7}  result",
+        "pair", "command", "time s", "peak MB", "target"
     );
     for pair in built.windows(2) {
         let (old, new) = (&pair[0], &pair[1]);
@@ -193,51 +203,100 @@ fn subject_rows(
             println!("{label:<19} not run: a version did not build");
             continue;
         };
-        let this_run = concord.diff(old_bc, new_bc);
-        match &this_run {
-            Err(e) => {
-                println!("{label:<19} FAILED: could not run concord: {e}");
-                tally.failed += 1;
-            }
-            // 0 no difference, 1 differences, 10 inconclusive: answers
-            Ok(o) if o.exited_with(&[0, 1, 10]) => {
-                let secs = o.wall.as_secs_f64();
-                let result = format!("exit {}: {}", exit_code(o), diff_summary(&o.stdout));
-                println!(
-                    "{label:<19} {secs:>8.2} {:>8.0}  {:<7}  {result}",
-                    o.peak_mb(),
-                    verdict(secs < DIFF_TARGET_S)
-                );
-            }
-            Ok(o) => {
-                println!(
-                    "{label:<19} {:>8.2} {:>8.0}  {:<7}  {}",
-                    o.wall.as_secs_f64(),
-                    o.peak_mb(),
-                    verdict(false),
-                    o.end
-                );
-                print_failure(&format!("diff {label}"), o);
-                tally.failed += 1;
+        for rank in 1..=3 {
+            let command = format!("diff rank {rank}");
+            let target = if rank == 1 {
+                RANK1_TARGET_S
+            } else {
+                DIFF_TARGET_S
+            };
+            let this = concord.diff(old_bc, new_bc, rank, true);
+            pair_row(&label, &command, target, &this, tally);
+            if let Some(base) = baseline(opts, concord) {
+                before_row(&base.diff(old_bc, new_bc, rank, false), &this);
             }
         }
-        if let (Some(base), Ok(this)) = (baseline(opts, concord), &this_run) {
-            match base.diff(old_bc, new_bc) {
-                Ok(b) => println!(
-                    "{:<19} {:>8.2} {:>8.0}  {:<7}  exit {}: {} (time {}, memory {})",
-                    "  before:",
-                    b.wall.as_secs_f64(),
-                    b.peak_mb(),
-                    "",
-                    exit_code(&b),
-                    diff_summary(&b.stdout),
-                    ratio(this.wall.as_secs_f64(), b.wall.as_secs_f64()),
-                    ratio(this.peak_mb(), b.peak_mb())
-                ),
-                Err(e) => println!("  before: could not run the baseline: {e}"),
-            }
+        let this = concord.impact(old_bc, new_bc, true);
+        pair_row(&label, "impact", DIFF_TARGET_S, &this, tally);
+        if let Some(base) = baseline(opts, concord) {
+            before_row(&base.impact(old_bc, new_bc, false), &this);
         }
     }
+}
+
+/// One command on a version pair: time, peak memory, target, its answer,
+/// and the phases `--verbose` printed.
+fn pair_row(
+    label: &str,
+    command: &str,
+    target_s: f64,
+    run: &std::io::Result<Outcome>,
+    tally: &mut Tally,
+) {
+    match run {
+        Err(e) => {
+            println!("{label:<19} {command:<12} FAILED: could not run concord: {e}");
+            tally.failed += 1;
+        }
+        // 0 no difference, 1 differences, 10 inconclusive: answers
+        Ok(o) if o.exited_with(&[0, 1, 10]) => {
+            let secs = o.wall.as_secs_f64();
+            let result = format!("exit {}: {}", exit_code(o), answer_summary(&o.stdout));
+            println!(
+                "{label:<19} {command:<12} {secs:>8.2} {:>8.0}  {:<7}  {result}",
+                o.peak_mb(),
+                verdict(secs < target_s && o.peak_mb() < PAIR_TARGET_MB)
+            );
+            print_phases(&o.stderr);
+        }
+        Ok(o) => {
+            println!(
+                "{label:<19} {command:<12} {:>8.2} {:>8.0}  {:<7}  {}",
+                o.wall.as_secs_f64(),
+                o.peak_mb(),
+                verdict(false),
+                o.end
+            );
+            print_failure(&format!("{command} {label}"), o);
+            tally.failed += 1;
+        }
+    }
+}
+
+/// The baseline's figures for the same command, with the ratios
+/// this/baseline.
+fn before_row(base: &std::io::Result<Outcome>, this: &std::io::Result<Outcome>) {
+    match (base, this) {
+        (Ok(b), Ok(this)) => println!(
+            "{:<19} {:<12} {:>8.2} {:>8.0}  {:<7}  exit {}: {} (time {}, memory {})",
+            "",
+            "  before:",
+            b.wall.as_secs_f64(),
+            b.peak_mb(),
+            "",
+            exit_code(b),
+            answer_summary(&b.stdout),
+            ratio(this.wall.as_secs_f64(), b.wall.as_secs_f64()),
+            ratio(this.peak_mb(), b.peak_mb())
+        ),
+        (Err(e), _) => println!("  before: could not run the baseline: {e}"),
+        (_, Err(_)) => {}
+    }
+}
+
+/// `--verbose`'s phases on one indented line: `name s/MB; ...`, the
+/// costliest first.
+fn print_phases(stderr: &str) {
+    let mut phases = phases(stderr);
+    if phases.is_empty() {
+        return;
+    }
+    phases.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let text: Vec<String> = phases
+        .iter()
+        .map(|(name, s, mb)| format!("{name} {s:.2} s/{mb:.0} MB"))
+        .collect();
+    println!("{:<19}   phases: {}", "", text.join("; "));
 }
 
 /// The baseline binary, with the same caps, when `--baseline` was given.
@@ -271,7 +330,7 @@ fn baseline_facts_row(opts: &Options, concord: &Concord, bc: &Path, out: &Path, 
     let Some(base) = baseline(opts, concord) else {
         return;
     };
-    let runs = match facts_runs(&base, bc, out, opts.repeats) {
+    let runs = match facts_runs(&base, bc, out, opts.repeats, false) {
         Ok(r) => r,
         Err(e) => {
             println!("{:<9} before: {e}", "");
@@ -333,7 +392,7 @@ fn version_row(
         }
     };
     let out = base.join(format!("facts-{commit}"));
-    let runs = match facts_runs(concord, &bc, &out, opts.repeats) {
+    let runs = match facts_runs(concord, &bc, &out, opts.repeats, true) {
         Ok(r) => r,
         Err(e) => {
             println!("{commit:<9} FAILED: {e}");
@@ -369,6 +428,7 @@ fn version_row(
                 verdict(secs < FACTS_TARGET_S && runs.peak_mb < FACTS_TARGET_MB)
             );
             println!("{:<9} coverage: {}", "", coverage_line(&c));
+            print_phases(&runs.last.stderr);
             baseline_facts_row(
                 opts,
                 concord,
@@ -377,6 +437,7 @@ fn version_row(
                 &runs,
             );
             print_inside_threads(&c);
+            query_rows(opts, concord, &out, base, commit);
         }
         Err(e) => {
             println!("{commit:<9} FAILED: facts written but unreadable: {e}");
@@ -384,6 +445,65 @@ fn version_row(
         }
     }
     Some(bc)
+}
+
+/// `rf_may` of one version: concord's `query` (this binary and the
+/// baseline) beside Soufflé's interpreter on the same facts and rules.
+fn query_rows(opts: &Options, concord: &Concord, facts: &Path, base: &Path, commit: &str) {
+    let label = format!("{commit} query rf_may");
+    let show =
+        |who: &str, a: &std::io::Result<souffle::Answer>, reference: Option<&Outcome>| match a {
+            Err(e) => println!("{:<9} {who}: could not run: {e}", ""),
+            Ok(a) => println!(
+                "{:<9} {who:<28} {:>8.2} s {:>8.0} MB  {}{}",
+                "",
+                a.run.wall.as_secs_f64(),
+                a.run.peak_mb(),
+                a.rows.map_or_else(
+                    || format!("no answer ({})", a.run.end),
+                    |n| format!("{n} rows")
+                ),
+                reference.map_or(String::new(), |r| format!(
+                    " (concord/this: time {}, memory {})",
+                    ratio(r.wall.as_secs_f64(), a.run.wall.as_secs_f64()),
+                    ratio(r.peak_mb(), a.run.peak_mb())
+                ))
+            ),
+        };
+    println!("{:<9} {label}", "");
+    let this = souffle::concord_query(&concord.bin, facts, concord.limits);
+    show("concord", &this, None);
+    let this_run = this.as_ref().ok().map(|a| &a.run);
+    if let Some(b) = baseline(opts, concord) {
+        show(
+            "  before (baseline)",
+            &souffle::concord_query(&b.bin, facts, b.limits),
+            this_run,
+        );
+    }
+    let Some(souffle_bin) = souffle::find() else {
+        println!(
+            "{:<9} soufflé: not found (../shared/tools/souffle or CONCORD_SOUFFLE)",
+            ""
+        );
+        return;
+    };
+    let program = base.join("sync1.dl");
+    if let Err(e) = souffle::emit_rules(&concord.bin, "sync1", &program) {
+        println!("{:<9} soufflé: {e}", "");
+        return;
+    }
+    let out = base.join(format!("souffle-{commit}"));
+    let interpreted = souffle::interpreter(&souffle_bin, &program, facts, &out, concord.limits);
+    show("soufflé interpreter -j 1", &interpreted, this_run);
+    if let (Ok(a), Ok(b)) = (&this, &interpreted) {
+        if let (Some(x), Some(y)) = (a.rows, b.rows) {
+            if x != y {
+                println!("{:<9} DISAGREE: concord {x} rows, soufflé {y} rows", "");
+            }
+        }
+    }
+    println!("{:<9} soufflé compiled: not available (its C++ headers are not shipped in ../shared/tools)", "");
 }
 
 /// Which functions start threads and which files run inside them: what
@@ -438,6 +558,20 @@ fn print_inside_threads(c: &FactCounts) {
 
 /// The line under the header of `concord diff`'s text report: its verdict
 /// ("no synchronisation difference up to rank 2", or the first difference).
+/// `impact --format json`'s totals, or the first line of a diff report.
+fn answer_summary(stdout: &str) -> String {
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(stdout) else {
+        return diff_summary(stdout);
+    };
+    let count = |dir: &str| json["summary"][dir]["statements"].as_u64().unwrap_or(0);
+    format!(
+        "{} changes; impacted statements: {} forward, {} backward",
+        json["changes"].as_array().map_or(0, |c| c.len()),
+        count("forward"),
+        count("backward")
+    )
+}
+
 fn diff_summary(stdout: &str) -> String {
     let line = stdout
         .lines()
@@ -484,6 +618,9 @@ struct SynthRow {
     lines: usize,
     facts_s: Option<f64>,
     cpu_s: Option<f64>,
+    /// Per command on the version pair (`diff rank k`, `impact`, and
+    /// `facts`): wall seconds and peak MB of a run that answered.
+    pair: Vec<(String, f64, f64)>,
 }
 
 pub fn synth_section(
@@ -494,7 +631,7 @@ pub fn synth_section(
     tally: &mut Tally,
 ) {
     println!(
-        "\n## Synthetic programs (benches/corpus/synth_kloc.rs, threads started {}): concord facts per size",
+        "\n## Synthetic programs (benches/corpus/synth_kloc.rs, 8 threads started {}): facts per size, then diff ranks 1-3 and impact against the patched version (module 0's total unlocked)",
         match opts.starts {
             synth_kloc::Starts::Pointers => "through a wrapper and function pointers",
             synth_kloc::Starts::Named => "by pthread_create naming the routine (--named-starts)",
@@ -529,6 +666,7 @@ pub fn synth_section(
                 lines: 0,
                 facts_s: None,
                 cpu_s: None,
+                pair: Vec::new(),
             });
             continue;
         }
@@ -546,6 +684,139 @@ pub fn synth_section(
         rows.push(row);
     }
     ratio_table(&rows);
+    exponent_table(&rows);
+}
+
+/// The patched version of the same size (module 0's `total` unlocked):
+/// `diff --max-rank 1..3` and `impact` on the pair, each printed and
+/// recorded in `row` when it answered.
+#[allow(clippy::too_many_arguments)]
+fn synth_pair(
+    opts: &Options,
+    tools: &Tools,
+    concord: &Concord,
+    dir: &Path,
+    kloc: u32,
+    old_bc: &Path,
+    row: &mut SynthRow,
+    tally: &mut Tally,
+) {
+    let patched =
+        synth_kloc::generate_kloc_version(kloc, opts.starts, synth_kloc::Patch::LockRemoved);
+    let src = dir.join(format!("synth-{kloc}k-v2.c"));
+    let new_bc = src.with_extension("bc");
+    let built = std::fs::write(&src, &patched.source)
+        .map_err(|e| format!("writing {}: {e}", src.display()))
+        .and_then(|()| {
+            compile::compile_one(tools, &src, &new_bc)
+                .map_err(|e| format!("{}:\n{}", e.step, indent(&head(&e.detail))))
+        });
+    if let Err(e) = built {
+        println!("{:>5} patched version: BUILD FAILED {e}", "");
+        tally.failed += 1;
+        return;
+    }
+    let label = format!("{kloc}k..{kloc}k-v2");
+    let mut runs: Vec<(String, f64, std::io::Result<Outcome>)> = Vec::new();
+    for rank in 1..=3 {
+        let target = if rank == 1 {
+            RANK1_TARGET_S
+        } else {
+            DIFF_TARGET_S
+        };
+        runs.push((
+            format!("diff rank {rank}"),
+            target,
+            concord.diff(old_bc, &new_bc, rank, true),
+        ));
+    }
+    runs.push((
+        "impact".to_string(),
+        DIFF_TARGET_S,
+        concord.impact(old_bc, &new_bc, true),
+    ));
+    for (command, target, run) in runs {
+        pair_row(&label, &command, target, &run, tally);
+        if let Ok(o) = &run {
+            if o.exited_with(&[0, 1, 10]) {
+                row.pair.push((command, o.wall.as_secs_f64(), o.peak_mb()));
+            }
+        }
+    }
+}
+
+/// Growth as a power law: per command, the exponent b of time ~ lines^b
+/// (and of peak memory), fitted by least squares on the logarithms over
+/// every size that answered. Linear is b = 1; linear-times-log over 1 to
+/// 50 KLoC fits at most about 1.1.
+fn exponent_table(rows: &[SynthRow]) {
+    let mut commands: Vec<&str> = Vec::new();
+    for r in rows {
+        for (c, _, _) in &r.pair {
+            if !commands.contains(&c.as_str()) {
+                commands.push(c);
+            }
+        }
+    }
+    if commands.is_empty() {
+        return;
+    }
+    println!(
+        "
+Fitted growth exponents (time ~ lines^b, memory ~ lines^b; least squares on logs)"
+    );
+    println!(
+        "{:<12} {:>6} {:>10} {:>10}  verdict",
+        "command", "sizes", "time b", "memory b"
+    );
+    for command in commands {
+        let points: Vec<(f64, f64, f64)> = rows
+            .iter()
+            .filter_map(|r| {
+                r.pair
+                    .iter()
+                    .find(|(c, _, _)| c == command)
+                    .map(|&(_, s, mb)| (r.lines as f64, s.max(1e-3), mb.max(1.0)))
+            })
+            .collect();
+        if points.len() < 2 {
+            println!(
+                "{command:<12} {:>6} {:>10} {:>10}  n/a: fewer than two sizes answered",
+                points.len(),
+                "",
+                ""
+            );
+            continue;
+        }
+        let time_b = slope(points.iter().map(|p| (p.0.ln(), p.1.ln())));
+        let memory_b = slope(points.iter().map(|p| (p.0.ln(), p.2.ln())));
+        let v = if time_b <= 1.1 && memory_b <= 1.1 {
+            "at most linear-times-log"
+        } else {
+            "SUPERLINEAR"
+        };
+        println!(
+            "{command:<12} {:>6} {time_b:>10.2} {memory_b:>10.2}  {v}",
+            points.len()
+        );
+    }
+}
+
+/// Least-squares slope of y on x.
+fn slope(points: impl Iterator<Item = (f64, f64)> + Clone) -> f64 {
+    let n = points.clone().count() as f64;
+    let (sx, sy) = points
+        .clone()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    let (mx, my) = (sx / n, sy / n);
+    let (num, den) = points.fold((0.0, 0.0), |(a, b), (x, y)| {
+        (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+    });
+    if den > 0.0 {
+        num / den
+    } else {
+        0.0
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -564,6 +835,7 @@ fn synth_row(
         lines: program.lines,
         facts_s: None,
         cpu_s: None,
+        pair: Vec::new(),
     };
     let src = dir.join(format!("synth-{kloc}k.c"));
     let bc = src.with_extension("bc");
@@ -591,7 +863,7 @@ fn synth_row(
         clang.as_secs_f64()
     );
     let out = dir.join(format!("facts-{kloc}k"));
-    let runs = match facts_runs(concord, &bc, &out, opts.repeats) {
+    let runs = match facts_runs(concord, &bc, &out, opts.repeats, true) {
         Ok(r) => r,
         Err(e) => {
             println!("{lead} FAILED: {e}");
@@ -625,6 +897,9 @@ fn synth_row(
             );
             row.facts_s = Some(secs);
             row.cpu_s = Some(cpu);
+            row.pair.push(("facts".to_string(), secs, runs.peak_mb));
+            print_phases(&runs.last.stderr);
+            synth_pair(opts, tools, concord, dir, kloc, &bc, &mut row, tally);
         }
         Err(e) => {
             println!("{lead} FAILED: facts written but unreadable: {e}");

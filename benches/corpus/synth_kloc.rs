@@ -10,17 +10,22 @@
 //!   (`new_lock()`: malloc + `pthread_mutex_init`) and registers the table
 //!   in a global registry, and one unlocked statistic (a deliberate race);
 //! - one lock wrapper (`lock_acquire`/`lock_release`) used by every module;
-//! - four threads, whatever the size: two started through a wrapper
+//! - eight threads, whatever the size: two started through a wrapper
 //!   (`spawn()` passes the start routine through a heap struct to a
-//!   trampoline, as pigz's yarn does), two by `pthread_create` in a loop
+//!   trampoline, as pigz's yarn does), six by `pthread_create` in a loop
 //!   over a table of start routines;
-//! - one thread calls every module directly (through groups of 16 calls),
-//!   one through the registry's vtables, one reads every table's total
-//!   through the vtables, one does the direct calls again.
+//! - three threads call every module directly (through groups of 16
+//!   calls), three through the registry's vtables, two read every table's
+//!   total through the vtables.
 //!
 //! `Starts::Named` replaces the wrapper and the table of start routines by
-//! four `pthread_create` calls naming the routine (for an analysis that
+//! eight `pthread_create` calls naming the routine (for an analysis that
 //! models only those, e.g. concord before issue 8): same code, same threads.
+//!
+//! [`Patch::LockRemoved`] is the second version of a pair: module 0's
+//! `total` reads the sum without taking the table's lock (a narrowed
+//! critical section, the kind of patch a reviewer checks), so the diff of
+//! the pair has new read-from edges at every size and the same change.
 //!
 //! Size grows with M only: the thread count, the call depth (main → worker
 //! → group → module → vtable → wrapper) and the shape of each module stay
@@ -42,6 +47,14 @@ pub enum Starts {
     Named,
 }
 
+/// Which version of the program: the original, or the patched one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patch {
+    None,
+    /// Module 0's `total` without its lock.
+    LockRemoved,
+}
+
 /// A generated program.
 pub struct SynthProgram {
     pub source: String,
@@ -51,14 +64,23 @@ pub struct SynthProgram {
 
 /// The program closest to `kloc` thousand lines (at least one module).
 pub fn generate_kloc(kloc: u32, starts: Starts) -> SynthProgram {
+    generate_kloc_version(kloc, starts, Patch::None)
+}
+
+/// [`generate_kloc`] for one version of the pair: the same module count
+/// for both versions.
+pub fn generate_kloc_version(kloc: u32, starts: Starts, patch: Patch) -> SynthProgram {
     // lines(M) is affine in M up to the group headers (one per 16
     // modules), so two small samples give the slope.
-    let (l1, l2) = (lines(&generate(1, starts)), lines(&generate(2, starts)));
+    let (l1, l2) = (
+        lines(&generate(1, starts, Patch::None)),
+        lines(&generate(2, starts, Patch::None)),
+    );
     let per_module = (l2 - l1).max(1) as f64;
     let fixed = l1 as f64 - per_module;
     let target = kloc as f64 * 1000.0;
     let modules = (((target - fixed) / per_module).round() as usize).max(1);
-    let source = generate(modules, starts);
+    let source = generate(modules, starts, patch);
     SynthProgram {
         lines: lines(&source),
         source,
@@ -71,12 +93,12 @@ fn lines(s: &str) -> usize {
 }
 
 /// The program with `m` modules.
-pub fn generate(m: usize, starts: Starts) -> String {
+pub fn generate(m: usize, starts: Starts, patch: Patch) -> String {
     let m = m.max(1);
     let mut c = String::new();
     prelude(&mut c, m);
     for k in 0..m {
-        module(&mut c, k);
+        module(&mut c, k, k == 0 && patch == Patch::LockRemoved);
     }
     threads_and_main(&mut c, m, starts);
     c
@@ -161,7 +183,13 @@ static void report(int k) {{
     );
 }
 
-fn module(c: &mut String, k: usize) {
+fn module(c: &mut String, k: usize, total_unlocked: bool) {
+    // The same line count in both versions, so line numbers match.
+    let (acquire, release) = if total_unlocked {
+        ("/* unlocked */", "/* unlocked */")
+    } else {
+        ("lock_acquire(t->lock);", "lock_release(t->lock);")
+    };
     let _ = write!(
         c,
         r#"
@@ -246,9 +274,9 @@ static int tab{k}_remove(void *self, int key) {{
 
 static long tab{k}_total(void *self) {{
   struct tab{k} *t = self;
-  lock_acquire(t->lock);
+  {acquire}
   long s = t->sum;
-  lock_release(t->lock);
+  {release}
   return s;
 }}
 
@@ -344,14 +372,14 @@ static void *worker_totals(void *arg) {{
     if starts == Starts::Pointers {
         let _ = writeln!(
             c,
-            "\nstatic void *(*const starters[2])(void *) = {{worker_totals, worker_direct}};"
+            "\nstatic void *(*const starters[6])(void *) = {{worker_totals, worker_direct, worker_table, worker_totals, worker_direct, worker_table}};"
         );
     }
     let _ = write!(
         c,
         r#"
 int main(void) {{
-  struct job jobs[4] = {{{{0, 8}}, {{1, 8}}, {{2, 8}}, {{3, 8}}}};
+  struct job jobs[8] = {{{{0, 8}}, {{1, 8}}, {{2, 8}}, {{3, 8}}, {{4, 8}}, {{5, 8}}, {{6, 8}}, {{7, 8}}}};
 "#
     );
     for g in 0..groups {
@@ -361,17 +389,21 @@ int main(void) {{
         Starts::Pointers => {
             r#"  pthread_t a = spawn(worker_direct, &jobs[0]);
   pthread_t b = spawn(worker_table, &jobs[1]);
-  pthread_t more[2];
-  for (int i = 0; i < 2; i++)
+  pthread_t more[6];
+  for (int i = 0; i < 6; i++)
     pthread_create(&more[i], 0, starters[i], &jobs[2 + i]);
 "#
         }
         Starts::Named => {
-            r#"  pthread_t a, b, more[2];
+            r#"  pthread_t a, b, more[6];
   pthread_create(&a, 0, worker_direct, &jobs[0]);
   pthread_create(&b, 0, worker_table, &jobs[1]);
   pthread_create(&more[0], 0, worker_totals, &jobs[2]);
   pthread_create(&more[1], 0, worker_direct, &jobs[3]);
+  pthread_create(&more[2], 0, worker_table, &jobs[4]);
+  pthread_create(&more[3], 0, worker_totals, &jobs[5]);
+  pthread_create(&more[4], 0, worker_direct, &jobs[6]);
+  pthread_create(&more[5], 0, worker_table, &jobs[7]);
 "#
         }
     };
@@ -379,7 +411,7 @@ int main(void) {{
     c.push_str(
         r#"  pthread_join(a, 0);
   pthread_join(b, 0);
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 6; i++)
     pthread_join(more[i], 0);
   printf("%d reports, %d maps\n", reports, registered);
   return 0;
