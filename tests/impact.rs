@@ -222,6 +222,7 @@ fn bench_pairs_match_expected_impact_tables() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+#[cfg(feature = "reference-engine")]
 #[test]
 fn cia_rules_agree_between_ascent_and_crepe_on_every_bench_program() {
     for case in bench_cases() {

@@ -117,6 +117,7 @@ fn derived_program_order_and_dominance_match_graph_search_on_every_bench_program
     }
 }
 
+#[cfg(feature = "reference-engine")]
 #[test]
 fn the_reference_engine_derives_the_same_order() {
     // A few programs with loops, conditionals and several threads suffice

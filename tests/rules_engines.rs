@@ -9,6 +9,10 @@
 //! 0.07 / 0.15 s; the bench programs are small enough that rank 3 under crepe
 //! needs no restriction.
 
+// The reference engine is in builds with feature `reference-engine`
+// (scripts/test passes --all-features).
+#![cfg(feature = "reference-engine")]
+
 use concord::analysis::{run, Engine, RuleProgram};
 use concord::facts::{io::read_dir, FactSet};
 use std::path::{Path, PathBuf};

@@ -28,8 +28,12 @@ fn on_line(f: &FactSet, src: &str, tag: &str, relation: &str) -> BTreeSet<u32> {
 fn analyse(src: &str) -> (FactSet, Relations) {
     let f = facts_of_c(src);
     let a = run(RuleProgram::Sync1, Engine::Ascent, &f);
-    let c = run(RuleProgram::Sync1, Engine::Crepe, &f);
-    assert_eq!(a, c, "ascent and crepe disagree");
+    #[cfg(feature = "reference-engine")]
+    assert_eq!(
+        a,
+        run(RuleProgram::Sync1, Engine::Crepe, &f),
+        "ascent and crepe disagree"
+    );
     (f, a)
 }
 

@@ -39,8 +39,12 @@ fn loads(f: &FactSet, src: &str, tag: &str) -> BTreeSet<u32> {
 fn analyse(src: &str, program: RuleProgram) -> (FactSet, Relations) {
     let f = facts_of_c(src);
     let a = run(program, Engine::Ascent, &f);
-    let c = run(program, Engine::Crepe, &f);
-    assert_eq!(a, c, "ascent and crepe disagree");
+    #[cfg(feature = "reference-engine")]
+    assert_eq!(
+        a,
+        run(program, Engine::Crepe, &f),
+        "ascent and crepe disagree"
+    );
     (f, a)
 }
 

@@ -217,6 +217,7 @@ macro_rules! eval_rank {
                 let $out = e::run(&$inp);
                 $read
             }
+            #[cfg(feature = "reference-engine")]
             Engine::Crepe => {
                 use programs::$prog::crepe::engine as e;
                 let mut $inp = diff_input!(e, $old, $new, $map);

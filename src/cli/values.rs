@@ -65,13 +65,35 @@ mirror! {
     }
 }
 
-mirror! {
-    /// `--engine` of `diff`, `query` and `impact`.
-    EngineArg => Engine {
-        /// ascent, serial: the production engine.
-        Ascent,
-        /// crepe: the independent reference engine.
-        Crepe,
+/// `--engine` of `diff`, `query` and `impact`. Written out rather than
+/// mirrored: crepe exists only in builds with feature `reference-engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    /// ascent, serial: the production engine.
+    Ascent,
+    /// crepe: the independent reference engine (builds with feature
+    /// `reference-engine`).
+    #[cfg(feature = "reference-engine")]
+    Crepe,
+}
+
+impl From<EngineArg> for Engine {
+    fn from(v: EngineArg) -> Engine {
+        match v {
+            EngineArg::Ascent => Engine::Ascent,
+            #[cfg(feature = "reference-engine")]
+            EngineArg::Crepe => Engine::Crepe,
+        }
+    }
+}
+
+impl From<Engine> for EngineArg {
+    fn from(v: Engine) -> EngineArg {
+        match v {
+            Engine::Ascent => EngineArg::Ascent,
+            #[cfg(feature = "reference-engine")]
+            Engine::Crepe => EngineArg::Crepe,
+        }
     }
 }
 
@@ -101,7 +123,12 @@ mod tests {
                 .map(|v| v.to_possible_value().unwrap().get_name().to_string())
                 .collect()
         };
-        assert_eq!(names(EngineArg::value_variants()), ["ascent", "crepe"]);
+        let engines: &[&str] = if cfg!(feature = "reference-engine") {
+            &["ascent", "crepe"]
+        } else {
+            &["ascent"]
+        };
+        assert_eq!(names(EngineArg::value_variants()), engines);
         assert_eq!(
             ColorArg::from(ColorChoice::default()),
             ColorArg::Auto,

@@ -22,6 +22,7 @@ pub mod programs {
         ($($name:ident),*) => {$(
             pub mod $name {
                 pub use concord_programs::$name::*;
+                #[cfg(feature = "reference-engine")]
                 pub use concord_reference::$name as crepe;
             }
         )*};
@@ -157,7 +158,9 @@ impl RuleProgram {
 pub enum Engine {
     /// ascent, serial: the production engine.
     Ascent,
-    /// crepe: the independent reference engine.
+    /// crepe: the independent reference engine (feature
+    /// `reference-engine`).
+    #[cfg(feature = "reference-engine")]
     Crepe,
 }
 
@@ -207,16 +210,22 @@ pub fn run_with(
     use programs::*;
     match (program, engine) {
         (RuleProgram::Sync1, Engine::Ascent) => run_generated!(sync1::ascent, facts, extra),
+        #[cfg(feature = "reference-engine")]
         (RuleProgram::Sync1, Engine::Crepe) => run_generated!(sync1::crepe::engine, facts, extra),
         (RuleProgram::Sync2, Engine::Ascent) => run_generated!(sync2::ascent, facts, extra),
+        #[cfg(feature = "reference-engine")]
         (RuleProgram::Sync2, Engine::Crepe) => run_generated!(sync2::crepe::engine, facts, extra),
         (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts, extra),
+        #[cfg(feature = "reference-engine")]
         (RuleProgram::Sync3, Engine::Crepe) => run_generated!(sync3::crepe::engine, facts, extra),
         (RuleProgram::Hb, Engine::Ascent) => run_generated!(hb::ascent, facts, extra),
+        #[cfg(feature = "reference-engine")]
         (RuleProgram::Hb, Engine::Crepe) => run_generated!(hb::crepe::engine, facts, extra),
         (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts, extra),
+        #[cfg(feature = "reference-engine")]
         (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts, extra),
         (RuleProgram::Pointsto, Engine::Ascent) => run_generated!(pointsto::ascent, facts, extra),
+        #[cfg(feature = "reference-engine")]
         (RuleProgram::Pointsto, Engine::Crepe) => {
             run_generated!(pointsto::crepe::engine, facts, extra)
         }
@@ -257,6 +266,7 @@ macro_rules! run_program {
                 let $out = e::run(&$inp);
                 $read
             }
+            #[cfg(feature = "reference-engine")]
             $crate::datalog::Engine::Crepe => {
                 use $crate::datalog::programs::$prog::crepe::engine as e;
                 #[allow(unused_mut)]
