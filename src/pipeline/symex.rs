@@ -22,9 +22,10 @@ use std::sync::Arc;
 /// Which summary store a run reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreChoice {
-    /// `.concord/summaries.db` beside the program (or OLD); when it cannot
-    /// be used, a warning and the run goes on without it.
-    BesideProgram,
+    /// The program's (or OLD's) directory's store in the cache directory
+    /// (`symex::store::default_path`); when it cannot be used, a warning
+    /// and the run goes on without it.
+    InCache,
     /// This file; when it cannot be used, an error (exit 3).
     At(PathBuf),
     /// Neither read nor write one.
@@ -153,7 +154,7 @@ fn open_store(choice: &StoreChoice, program: &Path, events: Events<'_>) -> Resul
                 output_error(p, format!("cannot write the summary store: {e}"))
             }
         }),
-        StoreChoice::BesideProgram => match Store::open(&store::default_path(program)) {
+        StoreChoice::InCache => match Store::open(&store::default_path(program)) {
             Ok(s) => Ok(Some(s)),
             Err(e) => {
                 events(Event::Store(StoreWarning::Unavailable(e.to_string())));
