@@ -1,6 +1,7 @@
 //! Reports name memory as a reviewer reads it: struct fields by their C
-//! names (from the debug information) and heap objects by type and
-//! allocation site (`names.tsv`, `src/facts/extract/names.rs`).
+//! names (from the debug information), heap objects through the one
+//! pointer that holds them (`p->head`) or else by type and allocation
+//! site (`names.tsv`, `src/facts/extract/names.rs`).
 
 mod common;
 use common::*;
@@ -59,6 +60,10 @@ fn accessed(f: &concord::facts::FactSet, line: u32, kind: &str, rel: &str) -> u3
     locs[0]
 }
 
+/// `p = malloc(..)` (line 24) is the only assignment of the global `p`,
+/// and nothing else keeps a pointer to that object in a global or on the
+/// heap: every instance of the object is the one `p` points to, and a
+/// person reads its fields as `p->head`.
 #[test]
 fn heap_fields_and_global_fields_have_c_names() {
     let f = facts_of_c(OLD);
@@ -66,7 +71,7 @@ fn heap_fields_and_global_fields_have_c_names() {
     // `p->head = 1` (line 15) writes field `head` of the object malloc'd
     // at line 24, whose type the cast to `struct pool *` gives.
     let head = accessed(&f, 15, "store", "mem_write");
-    assert_eq!(f.display_name(head), Some("(struct pool @ prog.c:24).head"));
+    assert_eq!(f.display_name(head), Some("p->head"));
     let n = &f.names[head as usize];
     assert_eq!(
         (
@@ -75,22 +80,14 @@ fn heap_fields_and_global_fields_have_c_names() {
             n.ty.as_str(),
             n.site.as_str()
         ),
-        (
-            "struct pool @ prog.c:24",
-            "heap",
-            "struct pool",
-            "prog.c:24"
-        )
+        ("*p", "heap", "struct pool", "prog.c:24")
     );
     // Line 16 writes `count`, the second field.
     let count = accessed(&f, 16, "store", "mem_write");
-    assert_eq!(
-        f.display_name(count),
-        Some("(struct pool @ prog.c:24).count")
-    );
+    assert_eq!(f.display_name(count), Some("p->count"));
     // The mutex is the third field, `lock`.
     let lock = f.rows("mutex_lock").map(|r| r[1]).next().expect("a lock");
-    assert_eq!(f.display_name(lock), Some("(struct pool @ prog.c:24).lock"));
+    assert_eq!(f.display_name(lock), Some("p->lock"));
     // A global struct: `stats.misses`, not `stats.1`.
     let misses = accessed(&f, 18, "store", "mem_write");
     assert_eq!(f.display_name(misses), Some("stats.misses"));
@@ -114,7 +111,7 @@ fn run(args: &[&str]) -> (Option<i32>, String) {
 /// Old: main may read `head` before the join, seeing its own write of
 /// line 26 (the worker's store may come later). New: the read follows the
 /// join, after the worker's store, so the edge 26 -> 29 exists in old only.
-/// Every report names the variable `(struct pool @ v1.c:24).head`.
+/// Every report names the variable `p->head`.
 #[test]
 fn diff_reports_use_the_names_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
@@ -122,7 +119,7 @@ fn diff_reports_use_the_names_in_every_format() {
     std::fs::write(&v1, OLD).unwrap();
     std::fs::write(&v2, new_version()).unwrap();
     let (v1, v2) = (v1.to_str().unwrap(), v2.to_str().unwrap());
-    let name = "(struct pool @ v1.c:24).head";
+    let name = "p->head";
 
     let (code, text) = run(&["-q", "diff", v1, v2]);
     assert_eq!(code, Some(1), "{text}");
@@ -178,7 +175,7 @@ fn fact_directories_keep_the_names_and_older_ones_still_read() {
     let (f1s, f2s) = (f1.to_str().unwrap(), f2.to_str().unwrap());
     let (code, text) = run(&["-q", "diff", f1s, f2s]);
     assert_eq!(code, Some(1));
-    assert!(text.contains("RF (struct pool @ v1.c:24).head"), "{text}");
+    assert!(text.contains("RF p->head"), "{text}");
 
     std::fs::remove_file(f1.join("names.tsv")).unwrap();
     let (code, text) = run(&["-q", "diff", f1s, f2s]);
@@ -210,8 +207,8 @@ fn names_on(f: &concord::facts::FactSet, line: u32) -> std::collections::BTreeSe
 
 /// Inside an allocation wrapper (`new_node` -> `xmalloc` -> `malloc`) the
 /// points-to rules make one object per call site of the outermost
-/// wrapper (lines 15 and 16); each is named after that call, with the type
-/// `new_node` returns.
+/// wrapper (lines 15 and 16), with the type `new_node` returns. Each is
+/// held by one global only (`a`, `b`), which names it.
 #[test]
 fn objects_from_an_allocation_wrapper_are_named_at_its_call_sites() {
     let f = facts_of_c(
@@ -240,11 +237,8 @@ int main(void) {
     );
     let written = names_on(&f, 11);
     let want: std::collections::BTreeSet<String> = [
-        "(struct node @ prog.c:15).val",
-        "(struct node @ prog.c:16).key",
-        // the loads of the globals `a` and `b` on the way
-        "a",
-        "b",
+        "a->val", "b->key", // the loads of the globals `a` and `b` on the way
+        "a", "b",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -255,7 +249,8 @@ int main(void) {
 /// `fill` is not a wrapper (it returns nothing), so its one `malloc`
 /// (line 7) is cloned per calling context, the calls on lines 13 and 14:
 /// two objects with one site, told apart by the call they come from.
-/// `slot[1]->key` (line 16) may be either (`slot[i]` has a variable index).
+/// `slot[1]->key` (line 16) may be either (`slot[i]` has a variable
+/// index). `slot[i]` may hold either object, so it names neither.
 #[test]
 fn one_allocation_in_two_contexts_is_told_apart_by_the_call() {
     let f = facts_of_c(
@@ -296,32 +291,100 @@ int main(void) {
     assert_eq!(all.len(), f.names.len());
 }
 
-/// A heap object made for one struct member (`pool->have = new_lock()`)
-/// is named after it, as a person reading the code calls it.
+/// Pools whose lock `new_pool` makes (`pool->have = new_lock()`, line 7);
+/// `POOLS` declares the global pools and `MAKE` makes them in main.
+const POOLS: &str = "#include <pthread.h>\n\
+     #include <stdlib.h>\n\
+     struct lock { pthread_mutex_t mutex; long value; };\n\
+     struct pool { struct lock *have; int n; };\n\
+     POOLS\n\
+     struct lock *new_lock(void) { return malloc(sizeof(struct lock)); }\n\
+     void new_pool(struct pool *pool) { pool->have = new_lock(); pool->n = 0; }\n\
+     void *worker(void *a) {\n\
+       pthread_mutex_lock(&in_pool.have->mutex); in_pool.n++;\n\
+       pthread_mutex_unlock(&in_pool.have->mutex); return a;\n\
+     }\n\
+     int main(void) {\n\
+       pthread_t t; MAKE\n\
+       pthread_create(&t, 0, worker, 0); worker(0); pthread_join(t, 0); return 0;\n\
+     }\n";
+
+/// One pool: the lock `new_lock` makes (one object, for its one call
+/// site on line 7) is held by `in_pool.have` alone, so a person reads its
+/// mutex as `in_pool.have->mutex`, as the worker's code spells it.
 #[test]
-fn a_heap_object_stored_into_a_member_is_named_by_it() {
+fn a_heap_object_held_by_one_global_member_is_named_through_it() {
     let f = facts_of_c(
-        "#include <pthread.h>\n\
-         #include <stdlib.h>\n\
-         struct lock { pthread_mutex_t mutex; long value; };\n\
-         struct pool { struct lock *have; int n; };\n\
-         struct pool in_pool;\n\
-         struct lock *new_lock(void) { return malloc(sizeof(struct lock)); }\n\
-         void new_pool(struct pool *pool) { pool->have = new_lock(); pool->n = 0; }\n\
-         void *worker(void *a) {\n\
-           pthread_mutex_lock(&in_pool.have->mutex); in_pool.n++;\n\
-           pthread_mutex_unlock(&in_pool.have->mutex); return a;\n\
-         }\n\
-         int main(void) {\n\
-           pthread_t t; new_pool(&in_pool);\n\
-           pthread_create(&t, 0, worker, 0); worker(0); pthread_join(t, 0); return 0;\n\
-         }\n",
+        &POOLS
+            .replace("POOLS", "struct pool in_pool;")
+            .replace("MAKE", "new_pool(&in_pool);"),
+    );
+    let names: Vec<&str> = f.names.iter().map(|n| n.name.as_str()).collect();
+    assert!(names.contains(&"in_pool.have->mutex"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains('@')), "{names:?}");
+}
+
+/// Two pools: the one call site of `new_lock` makes one object (contexts
+/// are call sites) that `in_pool.have` and `out_pool.have` both hold.
+/// Neither names it (that would be wrong for the other's instances): the
+/// member it is made for does, as a person reading `new_pool` calls it.
+#[test]
+fn a_heap_object_two_globals_hold_is_named_by_the_member_it_is_made_for() {
+    let f = facts_of_c(
+        &POOLS
+            .replace("POOLS", "struct pool in_pool, out_pool;")
+            .replace("MAKE", "new_pool(&in_pool); new_pool(&out_pool);"),
     );
     let names: Vec<&str> = f.names.iter().map(|n| n.name.as_str()).collect();
     assert!(
         names.contains(&"(pool->have = struct lock @ prog.c:7).mutex"),
         "{names:?}"
     );
+    assert!(
+        !names.iter().any(|n| n.contains("_pool.have->")),
+        "{names:?}"
+    );
+}
+
+/// A global assigned two objects (lines 8 and 9) names neither: each keeps
+/// its allocation site. A global that only ever holds one (`q`, line 10)
+/// names it, and so does the chain of pointers to a heap object held in
+/// it (`q->next`, line 11: `q->next->val`).
+#[test]
+fn a_global_assigned_several_objects_names_none_of_them() {
+    let f = facts_of_c(
+        "#include <pthread.h>
+#include <stdlib.h>
+struct node { int val; struct node *next; };
+struct node *p, *q;
+void *worker(void *a) { p->val = 1; q->val = 2; q->next->val = 3; return a; }
+int main(int argc, char **argv) {
+  pthread_t t;
+  p = malloc(sizeof(struct node));
+  if (argc > 1) p = malloc(sizeof(struct node));
+  q = malloc(sizeof(struct node));
+  q->next = malloc(sizeof(struct node));
+  pthread_create(&t, 0, worker, 0);
+  pthread_join(t, 0);
+  return 0;
+}
+",
+    );
+    let written = names_on(&f, 5);
+    let want: std::collections::BTreeSet<String> = [
+        "(struct node @ prog.c:8).val",
+        "(struct node @ prog.c:9).val",
+        "q->val",
+        "q->next->val",
+        // the pointers loaded on the way
+        "p",
+        "q",
+        "q->next",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(written, want);
 }
 
 /// `query` prints locations by the names reports use, and `--where`
@@ -333,7 +396,7 @@ fn query_names_locations_as_reports_do() {
     let v1 = dir.path().join("v1.c");
     std::fs::write(&v1, OLD).unwrap();
     let v1 = v1.to_str().unwrap();
-    let name = "(struct pool @ v1.c:24).head";
+    let name = "p->head";
     let (code, text) = run(&["-q", "query", v1, "shared_write"]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains(name), "{text}");
@@ -352,4 +415,129 @@ fn query_names_locations_as_reports_do() {
     assert!(rows.iter().all(|r| r.contains(name)), "{text}");
     assert!(rows.iter().any(|r| r.contains("v1.c:26:")), "{text}");
     assert!(rows.iter().any(|r| r.contains("v1.c:15:")), "{text}");
+}
+
+/// `concord symex` on `program`: its JSON summary.
+fn symex_json(program: &str) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = dir.path().join("prog.c");
+    std::fs::write(&prog, program).unwrap();
+    let out = dir.path().join("out");
+    let (code, json) = run(&[
+        "-q",
+        "symex",
+        prog.to_str().unwrap(),
+        "--no-store",
+        "--format",
+        "json",
+        "--output-dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "a violation: {json}");
+    serde_json::from_str(&json).unwrap()
+}
+
+/// The pool is malloc'd on line 16 and its lock and count are fields
+/// (`struct pool`: head, lock, count); `stats.misses` is the second field
+/// of a global. main may check `stats.misses` before the worker sets it:
+/// a violation whose trace locks the pool's lock, reads and writes its
+/// count and reads `stats.misses`. The engine numbers objects
+/// (`object#4+8`, `stats+8`); a reader sees the fields by name.
+#[test]
+fn symex_traces_name_fields_and_heap_objects() {
+    let doc = symex_json(
+        "#include <pthread.h>
+#include <assert.h>
+#include <stdlib.h>
+struct pool { int head; pthread_mutex_t lock; int count; };
+struct stats { long hits; long misses; } stats;
+struct pool *p;
+void *worker(void *a) {
+  pthread_mutex_lock(&p->lock);
+  p->count = p->count + 1;
+  pthread_mutex_unlock(&p->lock);
+  stats.misses = 1;
+  return a;
+}
+int main(void) {
+  pthread_t t;
+  p = malloc(sizeof(struct pool));
+  p->count = 0;
+  pthread_mutex_init(&p->lock, 0);
+  pthread_create(&t, 0, worker, 0);
+  pthread_mutex_lock(&p->lock);
+  p->count = p->count + 1;
+  pthread_mutex_unlock(&p->lock);
+  assert(stats.misses == 1);
+  pthread_join(t, 0);
+  return 0;
+}
+",
+    );
+    let trace = doc["findings"][0]["trace"].as_array().expect("a trace");
+    let ops: Vec<&str> = trace.iter().map(|s| s["op"].as_str().unwrap()).collect();
+    let has = |want: &str| ops.iter().any(|o| o.starts_with(want));
+    let pool = "(struct pool @ prog.c:16)";
+    assert!(has(&format!("lock {pool}.lock")), "{ops:#?}");
+    assert!(has(&format!("write {pool}.count = 1")), "{ops:#?}");
+    assert!(has(&format!("read {pool}.count = ")), "{ops:#?}");
+    assert!(has("read stats.misses = 0"), "{ops:#?}");
+    // a pointer to the object's start points to the object
+    assert!(
+        ops.contains(&format!("read p = &{pool}").as_str()),
+        "{ops:#?}"
+    );
+    let held: Vec<&str> = trace
+        .iter()
+        .flat_map(|s| s["locks"].as_array().unwrap())
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        held.contains(&format!("{pool}.lock by T0").as_str()),
+        "{held:?}"
+    );
+    let all = format!("{ops:?} {held:?}");
+    assert!(!all.contains("object#") && !all.contains('+'), "{all}");
+}
+
+/// An AB-BA deadlock on two mutexes of one heap object (malloc'd on line
+/// 9): the finding says which each thread holds and waits for by field.
+#[test]
+fn symex_deadlocks_name_the_locks_by_field() {
+    let doc = symex_json(
+        "#include <pthread.h>
+#include <stdlib.h>
+struct pair { pthread_mutex_t a; pthread_mutex_t b; };
+struct pair *q;
+void *worker(void *x) { pthread_mutex_lock(&q->b); pthread_mutex_lock(&q->a);
+  pthread_mutex_unlock(&q->a); pthread_mutex_unlock(&q->b); return x; }
+int main(void) {
+  pthread_t t;
+  q = malloc(sizeof(struct pair));
+  pthread_mutex_init(&q->a, 0); pthread_mutex_init(&q->b, 0);
+  pthread_create(&t, 0, worker, 0);
+  pthread_mutex_lock(&q->a); pthread_mutex_lock(&q->b);
+  pthread_mutex_unlock(&q->b); pthread_mutex_unlock(&q->a);
+  pthread_join(t, 0);
+  return 0;
+}
+",
+    );
+    let deadlock = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "deadlock")
+        .expect("a deadlock");
+    let msg = deadlock["message"].as_str().unwrap();
+    let pair = "(struct pair @ prog.c:9)";
+    assert!(
+        msg.contains(&format!("holds [{pair}.a] and waits for lock {pair}.b")),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("holds [{pair}.b] and waits for lock {pair}.a")),
+        "{msg}"
+    );
+    assert!(!msg.contains("object#"), "{msg}");
 }

@@ -12,11 +12,11 @@ pub struct StoreArgs {
     pub command: StoreCommand,
 }
 
-/// Which store: `--store PATH`, else the one beside PROGRAM, else
-/// `./.concord/summaries.db`.
+/// Which store: `--store PATH`, else PROGRAM's default store, else the
+/// current directory's (both in the cache directory, docs/symex.md).
 #[derive(Args, Debug)]
 pub struct Which {
-    /// A program: its store is `.concord/summaries.db` in its directory.
+    /// A program: its default store (its directory's, in the cache directory).
     pub program: Option<PathBuf>,
     /// The store file.
     #[arg(long, value_name = "PATH")]
@@ -59,7 +59,7 @@ fn open(path: &Path) -> Result<Store> {
         // Not `InputMissing`: its hint is about programs (.c, .ll, .bc).
         return Err(ConcordError::InputUnreadable {
             path: path.to_path_buf(),
-            reason: "no summary store here\n  hint: `concord symex` creates one (.concord/summaries.db beside the program); name another with --store".into(),
+            reason: "no summary store here\n  hint: `concord symex` creates one (one per program directory, in ~/.cache/concord/summaries/ or $XDG_CACHE_HOME/concord/summaries/); name another with --store".into(),
         });
     }
     Store::open(path).map_err(|e| ConcordError::InputUnreadable {

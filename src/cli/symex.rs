@@ -82,8 +82,10 @@ pub struct SymexArgs {
     pub format: SymexFormatArg,
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// Summary store (default: `.concord/summaries.db` beside the program,
-    /// or beside OLD): runs, findings and summaries, reused by later runs.
+    /// Summary store (default: one per program directory, OLD's for OLD NEW,
+    /// in `$XDG_CACHE_HOME/concord/summaries/`, else
+    /// `~/.cache/concord/summaries/`): runs, findings and summaries, reused
+    /// by later runs. Nothing is written beside the program.
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
     /// Bug-finding mode (con2colic): explore with at most 0, 1, ..., K
@@ -202,7 +204,7 @@ impl SymexArgs {
             store: match (&self.store, self.no_store) {
                 (_, true) => StoreChoice::None,
                 (Some(p), false) => StoreChoice::At(p.clone()),
-                (None, false) => StoreChoice::BesideProgram,
+                (None, false) => StoreChoice::InCache,
             },
             max_interferences: self.max_interferences,
             directed: self.directed,

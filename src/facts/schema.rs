@@ -682,8 +682,13 @@ thread 0 with parent and create_stmt empty.\n\
 - `names.tsv` — `id, name, object, kind, type, site` (header row): how reports name each \
 location (one row per location id). Struct fields get their C member names from the debug \
 information, matched to IR fields by offset (`stats.misses` for `stats.1`; a field without a \
-match keeps its index); heap objects are named by the type their allocation is cast to and \
-its site (`(struct pool @ pool.c:24).head` for `heap@24.0`); `kind` is `global`, `stack`, \
+match keeps its index); heap objects are named through the one pointer that holds them when \
+the points-to results show that a global (or a chain of pointers from one) is the only global \
+or heap location that may point to the object and may point to nothing else (`p->head` for \
+`heap@24.0` after `p = malloc(..)`, `q->next->val`, object `*p`; a function's locals do not \
+count, they are the code's temporaries), else by the member the allocating function stores \
+them into (`(pool->have = struct lock_s @ pigz.c:955).mutex`), else by the type their \
+allocation is cast to and its site (`(struct pool @ pool.c:24).head`); `kind` is `global`, `stack`, \
 `heap` or `function`, `type` the object's type (structs and unions by their C names, \
 pointers and arrays spelled as in C, scalars as LLVM names them: `struct node *[2]`, \
 `i32[4]`), `site` the allocation's `file:line`. Display only: the analyses compare \

@@ -22,9 +22,10 @@ use std::sync::Arc;
 /// Which summary store a run reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreChoice {
-    /// `.concord/summaries.db` beside the program (or OLD); when it cannot
-    /// be used, a warning and the run goes on without it.
-    BesideProgram,
+    /// The program's (or OLD's) directory's store in the cache directory
+    /// (`symex::store::default_path`); when it cannot be used, a warning
+    /// and the run goes on without it.
+    InCache,
     /// This file; when it cannot be used, an error (exit 3).
     At(PathBuf),
     /// Neither read nor write one.
@@ -153,7 +154,7 @@ fn open_store(choice: &StoreChoice, program: &Path, events: Events<'_>) -> Resul
                 output_error(p, format!("cannot write the summary store: {e}"))
             }
         }),
-        StoreChoice::BesideProgram => match Store::open(&store::default_path(program)) {
+        StoreChoice::InCache => match Store::open(&store::default_path(program)) {
             Ok(s) => Ok(Some(s)),
             Err(e) => {
                 events(Event::Store(StoreWarning::Unavailable(e.to_string())));
@@ -177,6 +178,7 @@ fn symex_one(req: &SymexRequest, events: Events<'_>) -> Result<SymexOutcome> {
     let module = &program.module;
     let dir = claim_results_dir(req)?;
     let mut opts = options_for(req, &req.program);
+    opts.member_names = Some(output::member_names(&program));
     // The store: findings as found, the result when complete, summaries
     // (dpor+ag) as they are computed; a killed run's summaries are read
     // back by the next run of the same program and options.
@@ -223,7 +225,7 @@ fn symex_one(req: &SymexRequest, events: Events<'_>) -> Result<SymexOutcome> {
         return Err(e);
     }
     let mut res = res;
-    output::attach_traces(module, &mut res, &opts.args);
+    output::attach_traces(module, &mut res, &opts);
     output::write_results(&dir, &req.program, &opts, &res, started)
         .map_err(|e| output_error(&dir, e))?;
     if let (Some(st), Some(r), false) = (&store, run, res.stats.incomplete) {
@@ -472,14 +474,15 @@ pub fn replay(req: &ReplayRequest) -> Result<ReplayOutcome> {
             reason: format!("not a concord test case: {e}"),
         },
     })?;
-    let module = crate::load::load_module(&req.program, &req.compile)?.module;
+    let program = crate::load::load_module(&req.program, &req.compile)?;
     let bound = req.loop_bound.unwrap_or(tc.loop_bound);
     let args = if tc.args.is_empty() {
         vec![req.program.display().to_string()]
     } else {
         tc.args.clone()
     };
-    let replay = output::replay_with_args(&module, &tc, bound, &args)
+    let names = Some(output::member_names(&program));
+    let replay = output::replay_named(&program.module, &tc, bound, &args, names)
         .map_err(|e| symex_error(&req.program, e))?;
     Ok(ReplayOutcome {
         testcase: tc,

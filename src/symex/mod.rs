@@ -26,6 +26,7 @@ pub mod slice;
 pub mod store;
 pub mod testutil;
 
+pub use engine::MemberNames;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -126,6 +127,10 @@ pub struct SymexOptions {
     /// Diff-directed mode (`symex OLD NEW`): explore every continuation
     /// only while a target can still be realised (see [`diff_directed`]).
     pub diff_targets: Option<std::sync::Arc<engine::DiffTargets>>,
+    /// C names of the program's struct types (its debug information,
+    /// `output::member_names`): traces name fields by them (`pool.lock`
+    /// rather than `pool.2`).
+    pub member_names: Option<std::sync::Arc<MemberNames>>,
 }
 
 impl Default for SymexOptions {
@@ -154,6 +159,7 @@ impl Default for SymexOptions {
             rf_may: None,
             directed: None,
             diff_targets: None,
+            member_names: None,
         }
     }
 }

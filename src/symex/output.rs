@@ -4,10 +4,13 @@
 //! `testNNNNNN.json` (one per finding) and `stats.json`; `concord-last`
 //! links to the newest directory.
 
-use super::{explore, Exploration, Finding, FindingKind, SymexError, SymexOptions};
+use super::{explore, Exploration, Finding, FindingKind, MemberNames, SymexError, SymexOptions};
+use crate::facts::extract::names::DebugTypes;
+use crate::frontend::Program;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why results could not be written or a test case not read.
 #[derive(Debug, thiserror::Error)]
@@ -243,17 +246,30 @@ pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> Result<Repl
     replay_with_args(m, tc, loop_bound, &SymexOptions::default().args)
 }
 
+/// The C names of `program`'s struct types, from its debug information
+/// (empty without it), for traces to name fields by.
+pub fn member_names(program: &Program) -> Arc<MemberNames> {
+    let debug = DebugTypes::read(&program.bitcode, &program.module);
+    let structs = debug
+        .structs()
+        .map(|(ir_name, s)| (ir_name.clone(), (s.c_name.clone(), s.fields.clone())))
+        .collect();
+    Arc::new(MemberNames { structs })
+}
+
 /// Record each finding's run step by step by replaying it (its schedule
-/// and inputs); the exploration itself keeps no traces, which would cost
-/// time at every step.  A finding whose replay fails keeps no trace.
-pub fn attach_traces(m: &llvm_ir::Module, res: &mut Exploration, args: &[String]) {
+/// and inputs, the command line `opts.args`, fields named by
+/// `opts.member_names`); the exploration itself keeps no traces, which
+/// would cost time at every step.  A finding whose replay fails keeps no
+/// trace.
+pub fn attach_traces(m: &llvm_ir::Module, res: &mut Exploration, opts: &SymexOptions) {
     let bound = res.stats.loop_bound;
     for f in res.findings.iter_mut() {
         if let Ok(Replay {
             trace: Some(t),
             confirmed: true,
             ..
-        }) = replay_with_args(m, f, bound, args)
+        }) = replay_named(m, f, bound, &opts.args, opts.member_names.clone())
         {
             f.trace = t;
         }
@@ -267,6 +283,17 @@ pub fn replay_with_args(
     loop_bound: u32,
     args: &[String],
 ) -> Result<Replay, SymexError> {
+    replay_named(m, tc, loop_bound, args, None)
+}
+
+/// [`replay_with_args`], the trace naming fields by `names`.
+pub fn replay_named(
+    m: &llvm_ir::Module,
+    tc: &Finding,
+    loop_bound: u32,
+    args: &[String],
+    names: Option<Arc<MemberNames>>,
+) -> Result<Replay, SymexError> {
     let inputs: BTreeMap<String, u64> = tc
         .inputs
         .iter()
@@ -277,6 +304,7 @@ pub fn replay_with_args(
         inputs: Some(inputs),
         loop_bound,
         args: args.to_vec(),
+        member_names: names,
         ..Default::default()
     };
     let r = explore(m, &opts)?;

@@ -25,6 +25,7 @@ pub use super::engine::{StoredAccess, StoredRes, StoredSummary};
 use super::{Exploration, Finding, Reduction, SymexOptions};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
+use sha2::Digest;
 use std::path::{Path, PathBuf};
 
 /// Version of the tables below; a store with another version is refused.
@@ -131,14 +132,57 @@ pub struct Store {
     path: PathBuf,
 }
 
-/// `.concord/summaries.db` in the program's directory.
+/// The directory default summary stores live in: `$XDG_CACHE_HOME/concord`,
+/// else `$HOME/.cache/concord`, else `concord-cache` in the temporary
+/// directory. Never the user's source tree.
+pub fn cache_dir() -> PathBuf {
+    let absolute = |var: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if let Some(xdg) = absolute("XDG_CACHE_HOME") {
+        xdg.join("concord")
+    } else if let Some(home) = absolute("HOME") {
+        home.join(".cache").join("concord")
+    } else {
+        std::env::temp_dir().join("concord-cache")
+    }
+}
+
+/// The default store of a program: one per source directory (OLD and NEW
+/// beside it share it, so `symex OLD NEW` finds OLD's runs), kept in
+/// [`cache_dir`] as `summaries/<dir>-<hash>.db`, the hash that of the
+/// directory's absolute path, so two directories never share one.
 pub fn default_path(program: &Path) -> PathBuf {
-    program
+    let dir = program
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .join(".concord")
-        .join("summaries.db")
+        .unwrap_or(Path::new("."));
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(dir))
+            .unwrap_or_else(|_| dir.to_path_buf())
+    });
+    let digest = sha2::Sha256::digest(dir.as_os_str().as_encoded_bytes());
+    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    // the directory's own name keeps the file recognisable in `ls`
+    let label: String = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    cache_dir()
+        .join("summaries")
+        .join(format!("{label}-{hash}.db"))
 }
 
 impl Store {

@@ -14,14 +14,15 @@
 
 use super::ir::plain_name;
 use super::ir_facts::{InsnId, ObjKind};
-use super::paths::{resolve, Step};
-use super::pointsto::{LocId, PointsTo};
+use super::paths::{resolve, PathId, Step, ROOT};
+use super::pointsto::{AbsObj, Loc, LocId, PointsTo};
 use crate::facts::relations::IrAllocator;
 use crate::facts::{NameInfo, StructLayout};
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
 use llvm_ir::{HasDebugLoc, Module, Operand, TypeRef};
-use std::collections::{BTreeMap, HashMap};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 /// C names of the module's struct types, by IR name (`struct.pool`).
@@ -126,6 +127,11 @@ impl DebugTypes {
         out
     }
 
+    /// Every named struct type: its IR name and C names.
+    pub fn structs(&self) -> impl Iterator<Item = (&String, &StructNames)> {
+        self.structs.iter()
+    }
+
     pub fn get(&self, ir_struct: &str) -> Option<&StructNames> {
         self.structs.get(ir_struct)
     }
@@ -143,7 +149,13 @@ pub fn location_names(
     debug: &DebugTypes,
     cells: &[(u32, LocId)],
 ) -> Vec<NameInfo> {
-    let namer = Namer { module, pt, debug };
+    let namer = Namer {
+        module,
+        pt,
+        debug,
+        holders: Holders::of(pt),
+        held_as: RefCell::new(HashMap::new()),
+    };
     let mut out: Vec<NameInfo> = cells.iter().map(|&(id, c)| namer.name(id, c)).collect();
     disambiguate(&mut out, cells, &namer);
     out
@@ -153,6 +165,40 @@ struct Namer<'a> {
     module: &'a Module,
     pt: &'a PointsTo,
     debug: &'a DebugTypes,
+    holders: Holders,
+    /// Per heap object, the pointer expression that holds it, once worked
+    /// out ([`Namer::held_as`]).
+    held_as: RefCell<HashMap<AbsObj, Option<String>>>,
+}
+
+/// Which locations may hold pointers to what (the points-to rules'
+/// `pt_heap`), indexed both ways.
+struct Holders {
+    /// Per object, the global and heap locations that may hold a pointer
+    /// to its start (a function's local variables are left out: they are
+    /// the code's temporaries on the way).
+    of_object: HashMap<AbsObj, BTreeSet<LocId>>,
+    /// Per holding object: each path a pointer was stored at, and to what.
+    stored: HashMap<AbsObj, Vec<(PathId, Loc)>>,
+}
+
+impl Holders {
+    fn of(pt: &PointsTo) -> Holders {
+        let mut of_object: HashMap<AbsObj, BTreeSet<LocId>> = HashMap::new();
+        let mut stored: HashMap<AbsObj, Vec<(PathId, Loc)>> = HashMap::new();
+        for &(holder, held) in pt.held_pointers() {
+            let (h, d) = (pt.locs[holder as usize], pt.locs[held as usize]);
+            stored.entry(h.obj).or_default().push((h.path, d));
+            let lasting = matches!(
+                pt.ir.objs[h.obj.site as usize],
+                ObjKind::Global(_) | ObjKind::Heap(_)
+            );
+            if d.path == ROOT && lasting {
+                of_object.entry(d.obj).or_default().insert(holder);
+            }
+        }
+        Holders { of_object, stored }
+    }
 }
 
 /// An object as a reader sees it.
@@ -161,6 +207,9 @@ struct Object {
     kind: &'static str,
     ty: Option<TypeRef>,
     site: String,
+    /// For a heap object: the one pointer that holds it (`pool`,
+    /// `g->lock`), which names it (`pool->have`, `*pool`).
+    held_as: Option<String>,
 }
 
 impl Namer<'_> {
@@ -168,7 +217,9 @@ impl Namer<'_> {
         let loc = self.pt.locs[cell as usize];
         let obj = self.object(loc.obj.site, loc.obj.ctx);
         let suffix = self.path_suffix(obj.ty.as_ref(), self.pt.ir.paths.steps_of(loc.path));
-        let name = if suffix.is_empty() {
+        let name = if let Some(pointer) = &obj.held_as {
+            through(pointer, &suffix)
+        } else if suffix.is_empty() {
             obj.display.clone()
         } else if obj.kind == "heap" {
             format!("({}){suffix}", obj.display)
@@ -193,18 +244,21 @@ impl Namer<'_> {
                 kind: "global",
                 ty: pointee(&m.global_vars[g].ty),
                 site: String::new(),
+                held_as: None,
             },
             ObjKind::Func(f) => Object {
                 display: m.functions[f].name.clone(),
                 kind: "function",
                 ty: None,
                 site: String::new(),
+                held_as: None,
             },
             ObjKind::Extern(e) => Object {
                 display: m.func_declarations[e].name.clone(),
                 kind: "function",
                 ty: None,
                 site: String::new(),
+                held_as: None,
             },
             ObjKind::Stack(i) => {
                 let (f, instr) = self.insn(i);
@@ -217,35 +271,97 @@ impl Namer<'_> {
                     kind: "stack",
                     ty,
                     site: self.line_of(i).unwrap_or_default(),
+                    held_as: None,
                 }
             }
             ObjKind::Heap(i) => {
-                // Inside an allocation wrapper the object is named after the
-                // wrapper's call site (its context), where the caller says
-                // what it allocates.
-                let at = self.wrapper_call(i, ctx).unwrap_or(i);
-                let ty = self
-                    .cast_type(at)
-                    .or_else(|| self.returned_type(at))
-                    .or_else(|| self.cast_type(i));
+                let (at, ty) = self.heap_type(i, ctx);
                 let line = self
                     .line_of(at)
                     .or_else(|| self.line_of(i))
                     .unwrap_or_else(|| "?".into());
                 let what = ty.as_ref().map_or("heap".to_string(), |t| self.c_type(t));
-                // `pool->have = new_lock(0)`: the member it is made for
-                // names it as a person would
-                let display = match self.stored_into_member(at) {
-                    Some(member) => format!("{member} = {what} @ {line}"),
-                    None => format!("{what} @ {line}"),
+                // The one pointer that holds it names it as a person reads
+                // the code (`pool->have`); else the member it is made for
+                // (`pool->have = new_lock(0)` in new_pool, any pool), else
+                // its type and line.
+                let held_as = self.held_as(AbsObj { site, ctx });
+                let display = match (&held_as, self.stored_into_member(at)) {
+                    (Some(pointer), _) => through(pointer, ""),
+                    (None, Some(member)) => format!("{member} = {what} @ {line}"),
+                    (None, None) => format!("{what} @ {line}"),
                 };
                 Object {
                     display,
                     kind: "heap",
                     ty,
                     site: line,
+                    held_as,
                 }
             }
+        }
+    }
+
+    /// A heap object's type, and the call that makes it as the caller sees
+    /// it: inside an allocation wrapper, the wrapper's call site (its
+    /// context), where the caller says what it allocates.
+    fn heap_type(&self, i: InsnId, ctx: u32) -> (InsnId, Option<TypeRef>) {
+        let at = self.wrapper_call(i, ctx).unwrap_or(i);
+        let ty = self
+            .cast_type(at)
+            .or_else(|| self.returned_type(at))
+            .or_else(|| self.cast_type(i));
+        (at, ty)
+    }
+
+    /// The C expression of the one pointer that holds heap object `obj`
+    /// (`pool`, `stats.buf`, `g->lock`), when the points-to rules show
+    /// that it is the only global or heap location that may point to the
+    /// object and that it may point to nothing else: then every instance
+    /// of the object is the one that pointer holds, and the name is never
+    /// wrong. A pointer that may hold several objects (a global assigned
+    /// twice, one allocation for two pools) names none of them.
+    fn held_as(&self, obj: AbsObj) -> Option<String> {
+        if let Some(known) = self.held_as.borrow().get(&obj) {
+            return known.clone();
+        }
+        // a cycle of heap objects holding each other has no global root:
+        // an object met again on the way is held by none
+        self.held_as.borrow_mut().insert(obj, None);
+        let found = self.find_holder(obj);
+        self.held_as.borrow_mut().insert(obj, found.clone());
+        found
+    }
+
+    fn find_holder(&self, obj: AbsObj) -> Option<String> {
+        let holders = self.holders.of_object.get(&obj)?;
+        let [holder] = holders.iter().copied().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let h = self.pt.locs[holder as usize];
+        let paths = &self.pt.ir.paths;
+        let only_this = Loc { obj, path: ROOT };
+        let exclusive = self.holders.stored.get(&h.obj).is_some_and(|stores| {
+            stores.iter().all(|&(at, held)| {
+                held == only_this || !may_overlap(paths.steps_of(at), paths.steps_of(h.path))
+            })
+        });
+        if !exclusive {
+            return None;
+        }
+        let steps = paths.steps_of(h.path);
+        match self.pt.ir.objs[h.obj.site as usize] {
+            ObjKind::Global(g) => {
+                let global = &self.module.global_vars[g];
+                let suffix = self.path_suffix(pointee(&global.ty).as_ref(), steps);
+                Some(format!("{}{suffix}", plain_name(&global.name)))
+            }
+            ObjKind::Heap(i) => {
+                let pointer = self.held_as(h.obj)?;
+                let (_, ty) = self.heap_type(i, h.obj.ctx);
+                Some(through(&pointer, &self.path_suffix(ty.as_ref(), steps)))
+            }
+            _ => None,
         }
     }
 
@@ -305,9 +421,10 @@ impl Namer<'_> {
     /// The struct member an allocation's result is stored into, in the
     /// function that makes it (`pool->have` for `pool->have =
     /// new_lock(0)`): one store of the result (or its cast) to a field of a
-    /// struct pointer. `None` when there is no such store, or several (a
-    /// global holding it is left out: `p = malloc(..)` names the object
-    /// by its line, as reports and tests have always read it).
+    /// struct pointer. `None` when there is no such store, or several, or
+    /// the store is to a global (`p = malloc(..)`: a global that holds
+    /// only this object names it through [`Namer::held_as`]; one that
+    /// holds several objects says nothing of which this is).
     fn stored_into_member(&self, call: InsnId) -> Option<String> {
         let (f, instr) = self.insn(call);
         let dest = match instr? {
@@ -438,6 +555,33 @@ impl Namer<'_> {
             _ => ty.to_string(),
         }
     }
+}
+
+/// A location reached through `pointer` by the field path `suffix`, in C:
+/// `*p`, `p->head`, `p[3]`, `(*pp)->next`.
+fn through(pointer: &str, suffix: &str) -> String {
+    let pointer = if pointer.starts_with('*') {
+        format!("({pointer})")
+    } else {
+        pointer.to_string()
+    };
+    match suffix.strip_prefix('.') {
+        _ if suffix.is_empty() => format!("*{pointer}"),
+        Some(field_path) => format!("{pointer}->{field_path}"),
+        None => format!("{pointer}{suffix}"),
+    }
+}
+
+/// Two paths may name overlapping memory: one is a prefix of the other,
+/// step by step, with `[*]` meeting any element (as `ir_path_overlap`).
+fn may_overlap(a: &[Step], b: &[Step]) -> bool {
+    a.iter().zip(b).all(|(x, y)| {
+        x == y
+            || matches!(
+                (x, y),
+                (Step::AnyIndex, Step::Index(_)) | (Step::Index(_), Step::AnyIndex)
+            )
+    })
 }
 
 /// An array's element type; any other type stays (a pointer step moves

@@ -55,6 +55,9 @@ pub struct PointsTo {
     cells_of_obj: BTreeMap<AbsObj, Vec<LocId>>,
     /// Per object, the objects some cell of it may hold a pointer to.
     stored_in: HashMap<AbsObj, BTreeSet<AbsObj>>,
+    /// Every (holder, held) pair of locations: the holder may hold a
+    /// pointer to the held (`pt_heap`), for names (`names.rs`).
+    held: Vec<(LocId, LocId)>,
 }
 
 impl PointsTo {
@@ -79,14 +82,16 @@ impl PointsTo {
             functions_held: HashMap::new(),
             cells_of_obj: BTreeMap::new(),
             stored_in: HashMap::new(),
+            held: Vec::new(),
         };
         for &(ctx, var, site, obj_ctx, path) in &out.pt_var {
             let l = pt.intern(site, obj_ctx, path);
             pt.var.entry((ctx, var)).or_default().push(l);
         }
         for &(site, obj_ctx, path, site2, obj_ctx2, path2) in &out.pt_heap {
-            pt.intern(site, obj_ctx, path);
-            pt.intern(site2, obj_ctx2, path2);
+            let holder_loc = pt.intern(site, obj_ctx, path);
+            let held_loc = pt.intern(site2, obj_ctx2, path2);
+            pt.held.push((holder_loc, held_loc));
             let (holder, held) = (
                 AbsObj { site, ctx: obj_ctx },
                 AbsObj {
@@ -237,6 +242,13 @@ impl PointsTo {
     /// The objects a pointer stored anywhere in `obj` may point into.
     pub fn objects_stored_in(&self, obj: AbsObj) -> impl Iterator<Item = AbsObj> + '_ {
         self.stored_in.get(&obj).into_iter().flatten().copied()
+    }
+
+    /// Every pair (holder, held): a pointer to `held` may be stored at
+    /// `holder` (the holder's path is the one the store wrote, which may
+    /// be coarser than its cells).
+    pub fn held_pointers(&self) -> &[(LocId, LocId)] {
+        &self.held
     }
 
     /// The functions a cell of `obj` may point to.

@@ -229,7 +229,7 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
         old_verdict: old_res.stats.verdict,
         ..IncrementalStats::default()
     };
-    output::attach_traces(&new.program.module, &mut res, &opts.args);
+    output::attach_traces(&new.program.module, &mut res, &opts);
     for (k, f) in res.findings.iter().enumerate() {
         let tc = output::testcase(new_path, &opts, res.stats.loop_bound, f);
         output::write_testcase(dir, k + 1, &tc).map_err(|e| output_error(dir, e))?;

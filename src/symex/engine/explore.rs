@@ -5,7 +5,7 @@ use super::strategy::NodeView;
 use super::transitions::{Access, DNode, Res};
 use super::val::Cond;
 use super::visibility::Next;
-use super::{loc_of, name_str, peak_rss_kb, Addr, Engine, Event, Step, Stop, MAX_STEPS};
+use super::{loc_of, peak_rss_kb, Addr, Engine, Event, Step, Stop, MAX_STEPS};
 use crate::symex::{Exploration, Finding, FindingKind};
 use llvm_ir::HasDebugLoc;
 use std::collections::BTreeSet;
@@ -65,18 +65,10 @@ impl<'c, 'm> Engine<'c, 'm> {
         x
     }
 
-    /// Name of a synchronisation object: its global (and offset), else
-    /// its object number.
-    pub(super) fn sync_name(&self, a: &Addr) -> String {
-        let base = match self.obj_global.get(&a.0) {
-            Some(g) => name_str(g),
-            None => format!("object#{}", a.0),
-        };
-        if a.1 == 0 {
-            base
-        } else {
-            format!("{base}+{}", a.1)
-        }
+    /// Name of a synchronisation object (`place_names`): `pool.lock`,
+    /// `(struct pool @ prog.c:24).lock`.
+    pub(super) fn sync_name(&self, st: &State<'c>, a: &Addr) -> String {
+        self.place_name(st, a.0, a.1)
     }
 
     /// Each unfinished thread of a deadlocked state: where it is, which
@@ -91,14 +83,14 @@ impl<'c, 'm> Engine<'c, 'm> {
                 .mutex
                 .iter()
                 .filter(|(_, o)| **o == t)
-                .map(|(a, _)| self.sync_name(a))
+                .map(|(a, _)| self.sync_name(st, a))
                 .collect();
             let waits: Vec<String> = match n {
                 Next::Disabled(acc) => acc
                     .iter()
                     .filter_map(|x| match &x.res {
-                        Res::Mutex(a) => Some(format!("lock {}", self.sync_name(a))),
-                        Res::Cond(a) => Some(format!("signal on {}", self.sync_name(a))),
+                        Res::Mutex(a) => Some(format!("lock {}", self.sync_name(st, a))),
+                        Res::Cond(a) => Some(format!("signal on {}", self.sync_name(st, a))),
                         Res::ThreadEnd(u) => Some(format!("end of T{u} (join)")),
                         _ => None,
                     })

@@ -444,6 +444,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 }
                 let size = (self.size_of(&a.allocated_type) * n).max(1);
                 let o = self.new_obj(st, size, ObjKind::Stack);
+                self.note_made_at(st, tid, o);
                 st.seg_fresh(o);
                 st.top_mut(tid).allocas.push(o);
                 let p = self.ptr(o, 0);

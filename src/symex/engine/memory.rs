@@ -19,8 +19,21 @@ impl<'c, 'm> Engine<'c, 'm> {
             escaped,
             alive: true,
             readonly: false,
+            made_at: None,
         }));
         (st.objs.len() - 1) as u32
+    }
+
+    /// Remember that thread `tid` made object `o` where it stands now
+    /// (with the call sites below), to name it in traces.
+    pub(super) fn note_made_at(&self, st: &mut State<'c>, tid: usize, o: u32) {
+        let at: Vec<(usize, usize, usize)> = st.threads[tid]
+            .frames
+            .iter()
+            .rev()
+            .map(|fr| (fr.f, fr.bb, fr.ip))
+            .collect();
+        st.obj_mut(o).made_at = Some(at.into());
     }
 
     pub(super) fn init_globals(&mut self) {

@@ -32,6 +32,8 @@ pub(super) struct Obj<'c> {
     pub(super) escaped: bool,
     pub(super) alive: bool,
     pub(super) readonly: bool,
+    /// Where the program made it (stack and heap objects), for names.
+    pub(super) made_at: Option<super::place_names::MadeAt>,
 }
 
 #[derive(Clone)]

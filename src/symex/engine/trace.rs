@@ -136,19 +136,14 @@ impl<'c, 'm> Engine<'c, 'm> {
         st.trace = Some(Rc::new(Node { tid, at, op, prev }));
     }
 
-    /// Name of a memory location: its global (and offset), else its object.
-    fn place(&self, o: u32, k: u64) -> String {
-        self.sync_name(&(o, k))
-    }
-
-    fn show(&self, v: &Val<'c>) -> String {
+    fn show(&self, st: &State<'c>, v: &Val<'c>) -> String {
         match v {
             Val::C(w, x) if *w == PW => {
                 let (o, k) = ((x >> 64) as u32, *x as u64);
                 if o == 0 && k == 0 {
                     "NULL".into()
                 } else {
-                    format!("&{}", self.place(o, k))
+                    format!("&{}", self.pointee_name(st, o, k))
                 }
             }
             Val::C(w, x) if *w <= 64 && *w > 1 => {
@@ -181,15 +176,23 @@ impl<'c, 'm> Engine<'c, 'm> {
                 block.term.get_debug_loc().clone()
             };
             let (loc, line) = loc_of(&dl);
-            let s = |a: &Addr| self.sync_name(a);
+            let s = |a: &Addr| self.sync_name(st, a);
             let op = match &n.op {
-                Op::Read(o, k, v) => format!("read {} = {}", self.place(*o, *k), self.show(v)),
-                Op::Write(o, k, v) => format!("write {} = {}", self.place(*o, *k), self.show(v)),
+                Op::Read(o, k, v) => format!(
+                    "read {} = {}",
+                    self.place_name(st, *o, *k),
+                    self.show(st, v)
+                ),
+                Op::Write(o, k, v) => format!(
+                    "write {} = {}",
+                    self.place_name(st, *o, *k),
+                    self.show(st, v)
+                ),
                 Op::Update(o, k, v) => {
                     format!(
                         "atomic update {} (now {})",
-                        self.place(*o, *k),
-                        self.show(v)
+                        self.place_name(st, *o, *k),
+                        self.show(st, v)
                     )
                 }
                 Op::Lock(m) => {
@@ -236,7 +239,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 op,
                 locks: locks
                     .iter()
-                    .map(|(a, t)| format!("{} by T{t}", self.sync_name(a)))
+                    .map(|(a, t)| format!("{} by T{t}", self.sync_name(st, a)))
                     .collect(),
             });
         }

@@ -48,6 +48,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                         .ok_or("allocation of a symbolic size")?;
                 }
                 let o = self.new_obj(st, n.max(1), ObjKind::Heap);
+                self.note_made_at(st, tid, o);
                 st.seg_fresh(o);
                 let p = self.ptr(o, 0);
                 self.ret(st, tid, c, Some(p))
