@@ -93,3 +93,39 @@ fn one_and_two_kloc_compile_cleanly_and_run() {
         assert_eq!(last, format!("0 reports, {} maps", p.modules), "{stdout}");
     }
 }
+
+/// The patched second version (module 0's `total` without its lock) has
+/// the same modules and lines, differs from the first only in those two
+/// lines, and still compiles cleanly: the benchmark diffs the pair at
+/// every size.
+#[test]
+fn the_patched_version_changes_only_module_zeros_total() {
+    use synth_kloc::Patch;
+    let v1 = synth_kloc::generate_kloc_version(1, Starts::Pointers, Patch::None);
+    let v2 = synth_kloc::generate_kloc_version(1, Starts::Pointers, Patch::LockRemoved);
+    assert_eq!((v1.modules, v1.lines), (v2.modules, v2.lines));
+    let changed: Vec<(&str, &str)> = v1
+        .source
+        .lines()
+        .zip(v2.source.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            ("  lock_acquire(t->lock);", "  /* unlocked */"),
+            ("  lock_release(t->lock);", "  /* unlocked */")
+        ]
+    );
+    let in_total0 = v2.source.split("static long tab0_total").nth(1).unwrap();
+    assert!(in_total0.starts_with("(void *self) {\n  struct tab0 *t = self;\n  /* unlocked */"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("v2.c");
+    std::fs::write(&src, &v2.source).unwrap();
+    let out = Command::new(clang())
+        .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
