@@ -177,6 +177,20 @@ pub enum LibcOp {
     Strcmp,
     Strncmp,
     Abs,
+    /// `memcmp`: the difference of the first differing bytes (as glibc).
+    Memcmp,
+    /// `strtol` and family (`with_end`: the `endptr, base` arguments;
+    /// without them base 10, as `atoi`), on concrete characters.
+    ParseInt {
+        unsigned: bool,
+        with_end: bool,
+    },
+    /// `sprintf` (`bounded: false`) and `snprintf` on concrete arguments.
+    Format {
+        bounded: bool,
+    },
+    /// `time`: a fresh input, never below the previous one.
+    Time,
 }
 
 /// Verifier conventions the executor implements.
@@ -239,6 +253,14 @@ const PTHREAD_PREFIX: &str = "pthread_";
 const MUTEX_ARG: &[(usize, SyncObject)] = &[(0, SyncObject::Mutex)];
 const COND_ARG: &[(usize, SyncObject)] = &[(0, SyncObject::Cond)];
 const COND_MUTEX_ARGS: &[(usize, SyncObject)] = &[(0, SyncObject::Cond), (1, SyncObject::Mutex)];
+
+/// The arguments `sprintf` and `snprintf` may read: the format and every
+/// argument after it, up to [`FORMAT_MAX_ARGS`].
+const FORMAT_READS: &[usize] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// Arguments (buffer and size included) of the `sprintf` calls the
+/// executor models: the footprint names no more.
+pub const FORMAT_MAX_ARGS: usize = 16;
 
 const fn row(name: Name, role: Role, footprint: Footprint, semantics: Semantics) -> CallModel {
     CallModel {
@@ -362,6 +384,19 @@ pub const CALLS: &[CallModel] = &[
     row(Exact("strcmp"), Role::Other, Footprint::memory(&[0, 1], &[]), Libc(LibcOp::Strcmp)),
     row(Exact("strncmp"), Role::Other, Footprint::memory(&[0, 1], &[]), Libc(LibcOp::Strncmp)),
     row(Exact("abs"), Role::Other, Footprint::UNKNOWN, Libc(LibcOp::Abs)),
+    row(Exact("memcmp"), Role::Other, Footprint::memory(&[0, 1], &[]), Libc(LibcOp::Memcmp)),
+    row(Exact("strtol"), Role::Other, Footprint::memory(&[0], &[1]), Libc(LibcOp::ParseInt { unsigned: false, with_end: true })),
+    row(Exact("strtoll"), Role::Other, Footprint::memory(&[0], &[1]), Libc(LibcOp::ParseInt { unsigned: false, with_end: true })),
+    row(Exact("strtoul"), Role::Other, Footprint::memory(&[0], &[1]), Libc(LibcOp::ParseInt { unsigned: true, with_end: true })),
+    row(Exact("strtoull"), Role::Other, Footprint::memory(&[0], &[1]), Libc(LibcOp::ParseInt { unsigned: true, with_end: true })),
+    row(Exact("atoi"), Role::Other, Footprint::memory(&[0], &[]), Libc(LibcOp::ParseInt { unsigned: false, with_end: false })),
+    row(Exact("atol"), Role::Other, Footprint::memory(&[0], &[]), Libc(LibcOp::ParseInt { unsigned: false, with_end: false })),
+    row(Exact("atoll"), Role::Other, Footprint::memory(&[0], &[]), Libc(LibcOp::ParseInt { unsigned: false, with_end: false })),
+    // Every pointer among the first arguments may be a `%s` read (the
+    // model refuses calls with more arguments than these).
+    row(Exact("sprintf"), Role::Other, Footprint::memory(FORMAT_READS, &[0]), Libc(LibcOp::Format { bounded: false })),
+    row(Exact("snprintf"), Role::Other, Footprint::memory(FORMAT_READS, &[0]), Libc(LibcOp::Format { bounded: true })),
+    row(Exact("time"), Role::Other, Footprint::memory(&[], &[0]), Libc(LibcOp::Time)),
     // Verifier conventions.
     row(Prefix("__VERIFIER_nondet_"), Role::Other, Footprint::LOCAL, Verifier(V::Nondet)),
     row(Exact("concord_symbolic"), Role::Other, Footprint::UNKNOWN, Verifier(V::Symbolic)),

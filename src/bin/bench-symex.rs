@@ -10,6 +10,11 @@
 //! each program and mode N times and reports the median time (the
 //! baseline is run N times too, and its median run per mode is shown).
 //!
+//! `bench-symex --needles [PROGRAM...]` runs `symex-programs/needle.c` and
+//! `symex-programs/needles/*.c` (or the programs given) with the default
+//! settings of `concord symex` and a 60 s budget, and prints the time to
+//! the first violation (issue 29: found within 60 s).
+//!
 //! `bench-symex --diff-pairs` instead prints, for every pair of
 //! `symex-programs/pairs/`, the runs of diff-directed `symex OLD NEW`
 //! beside those of a full `symex NEW` (default `dpor+ag`, and `dpor`, the
@@ -39,6 +44,10 @@ fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     if args.iter().any(|a| a == "--diff-pairs") {
         diff_pairs(&root);
+        return;
+    }
+    if args.first().is_some_and(|a| a == "--needles") {
+        needles(&root, &args[1..]);
         return;
     }
     let mut baseline: Option<PathBuf> =
@@ -406,4 +415,54 @@ fn diff_pairs(root: &Path) {
             d.exploration.stats.verdict == f.exploration.stats.verdict
         );
     }
+}
+
+/// Time to the first violation of each needle under the default settings
+/// (`dpor+ag`, deepening to 24) within 60 s.
+fn needles(root: &Path, given: &[String]) {
+    let mut progs: Vec<PathBuf> = given.iter().map(PathBuf::from).collect();
+    if progs.is_empty() {
+        progs.push(root.join("symex-programs/needle.c"));
+        let mut more: Vec<PathBuf> = std::fs::read_dir(root.join("symex-programs/needles"))
+            .expect("symex-programs/needles")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+            .collect();
+        more.sort();
+        progs.extend(more);
+    }
+    println!(
+        "{:<28} {:>16} {:>10} {:>12} {:>10}",
+        "program", "first violation", "runs", "time(s)", "verdict"
+    );
+    for p in progs {
+        let m = testutil::load(&p).expect("program");
+        let o = SymexOptions {
+            max_loop_bound: Some(24),
+            max_seconds: Some(60.0),
+            ..Default::default()
+        };
+        let t = std::time::Instant::now();
+        let mut first: Option<f64> = None;
+        let x = concord::symex::explore_with(&m, &o, &mut |f, _| {
+            if f.kind.is_violation() && first.is_none() {
+                first = Some(t.elapsed().as_secs_f64());
+            }
+        })
+        .expect("symex");
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        println!(
+            "{:<28} {:>16} {:>10} {:>12.2} {:>10}",
+            name,
+            first.map_or("not found".to_string(), |s| format!("{s:.2} s")),
+            x.stats.runs() + x.stats.partial_runs,
+            t.elapsed().as_secs_f64(),
+            x.stats.verdict.to_string(),
+        );
+    }
+    println!("\nDefault settings, 60 s budget; the exploration goes on after the first violation until it ends or the budget runs out.");
 }

@@ -3,11 +3,15 @@
 use super::super::state::ObjKind;
 use super::super::state::State;
 use super::super::state::TStatus;
+use super::super::val::Cond;
 use super::super::Engine;
 use super::super::Step;
 use super::super::Stop;
 use super::super::R;
 use super::arg_of;
+use super::parse_int::parse_c_integer;
+use super::printf_format::{format_c, ArgNeed, FmtArg};
+use crate::calls::FORMAT_MAX_ARGS;
 use crate::symex::FindingKind;
 use llvm_ir::instruction as ins;
 use llvm_ir::Operand;
@@ -130,7 +134,233 @@ impl<'c, 'm> Engine<'c, 'm> {
                 let v = x.bvslt(&self.bv(0, w)).ite(&x.bvneg(), &x).simplify();
                 self.ret(st, tid, c, Some(v))
             }
+            LibcOp::Memcmp => self.memcmp(st, tid, c, args),
+            LibcOp::ParseInt { unsigned, with_end } => {
+                self.parse_int(st, tid, c, args, unsigned, with_end)
+            }
+            LibcOp::Format { bounded } => self.format_into(st, tid, c, name, args, bounded),
+            LibcOp::Time => self.time(st, tid, c, args),
         }
+    }
+
+    /// `memcmp(a, b, n)`: the difference of the first differing bytes as
+    /// unsigned chars (glibc's result; C only promises its sign), over
+    /// symbolic bytes too (an `ite` chain from the last byte back).
+    fn memcmp(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        c: &'m ins::Call,
+        args: &[&Operand],
+    ) -> R<'c> {
+        let arg = |k: usize| arg_of("memcmp", args, k);
+        let n = self
+            .op_val(st, tid, arg(2)?)?
+            .simplify()
+            .as_u64()
+            .ok_or("memcmp of a symbolic length")?;
+        let mut sides = Vec::new();
+        for k in 0..2 {
+            let (o, off) = self.resolve_ptr(st, tid, arg(k)?)?;
+            let at = off.as_u64().ok_or("memcmp at a symbolic offset")?;
+            if at + n > st.objs[o as usize].size {
+                return Err(Self::finding(
+                    FindingKind::MemoryError,
+                    "out-of-bounds memcmp",
+                ));
+            }
+            sides.push((o, at));
+        }
+        let mut r = self.bv(0, 32);
+        for k in (0..n).rev() {
+            let (x, _) = self.mem_load(st, sides[0].0, sides[0].1 + k, 1, 8);
+            let (y, _) = self.mem_load(st, sides[1].0, sides[1].1 + k, 1, 8);
+            let d = x.zero_ext(24).bvsub(&y.zero_ext(24));
+            r = x._eq(&y).ite(&r, &d).simplify();
+        }
+        for (o, at) in sides {
+            if self.is_shared(st, o) {
+                let a = self.mem_access(st, o, Some(at), n, false);
+                st.tr_acc.push(a);
+            }
+        }
+        st.seg.bad = true;
+        self.ret(st, tid, c, Some(r))
+    }
+
+    /// `strtol`, `strtoul`, `atoi` and their kin on a string of concrete
+    /// characters (symbolic ones end the path as unsupported): the value
+    /// clamped as C says, truncated to the call's result type, and
+    /// `*endptr` set after the digits.
+    fn parse_int(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        c: &'m ins::Call,
+        args: &[&Operand],
+        unsigned: bool,
+        with_end: bool,
+    ) -> R<'c> {
+        let arg = |k: usize| arg_of("strtol", args, k);
+        let text = self.c_bytes(st, tid, arg(0)?, None)?;
+        let base = if with_end {
+            self.op_val(st, tid, arg(2)?)?
+                .simplify()
+                .as_u64()
+                .ok_or("strtol with a symbolic base")? as u32
+        } else {
+            10
+        };
+        let parsed = parse_c_integer(&text, base, unsigned);
+        if with_end {
+            let end = self.op_val(st, tid, arg(1)?)?.simplify();
+            if self.ptr_parts(&end).0 != Some(0) {
+                let s = self.op_val(st, tid, arg(0)?)?.simplify();
+                let (o, off) = self.ptr_parts(&s);
+                let (o, off) = (
+                    o.ok_or("string at a symbolic pointer")?,
+                    off.as_u64().ok_or("string at a symbolic offset")?,
+                );
+                let after = self.ptr(o, off + parsed.consumed as u64);
+                self.store(st, tid, arg(1)?, 8, after, None)?;
+            }
+        }
+        st.seg.bad = true;
+        self.ret(st, tid, c, Some(self.bv(parsed.value, 64)))
+    }
+
+    /// `sprintf(buf, fmt, ...)` and `snprintf(buf, n, fmt, ...)` with
+    /// concrete arguments: the text `printf` would print, written with its
+    /// NUL (`snprintf`: at most `n - 1` bytes and the NUL); the result is
+    /// the full length.  Writing past the buffer is a memory error.  A
+    /// symbolic number, symbolic characters of a `%s`, floating point and
+    /// `%n` end the path as unsupported: their text (and its length) is
+    /// not a single value.
+    fn format_into(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        c: &'m ins::Call,
+        name: &str,
+        args: &[&Operand],
+        bounded: bool,
+    ) -> R<'c> {
+        if args.len() > FORMAT_MAX_ARGS {
+            return Err(format!("{name} with more than {FORMAT_MAX_ARGS} arguments").into());
+        }
+        let arg = |k: usize| arg_of(name, args, k);
+        let fmt_at = if bounded { 2 } else { 1 };
+        let limit = if bounded {
+            Some(
+                self.op_val(st, tid, arg(1)?)?
+                    .simplify()
+                    .as_u64()
+                    .ok_or_else(|| format!("{name} with a symbolic size"))?,
+            )
+        } else {
+            None
+        };
+        let fmt = self.c_bytes(st, tid, arg(fmt_at)?, None)?;
+        let mut next_arg = fmt_at + 1;
+        let mut next = |need: ArgNeed| -> Result<FmtArg, Stop> {
+            let op = arg(next_arg)
+                .map_err(|_| Stop::from(format!("{name}: too few arguments for its format")))?;
+            next_arg += 1;
+            match need {
+                ArgNeed::Str(precision) => Ok(FmtArg::Str(self.c_bytes(
+                    st,
+                    tid,
+                    op,
+                    precision.map(|p| p as u64),
+                )?)),
+                ArgNeed::Int(_) | ArgNeed::Ptr => {
+                    let v = self.op_val(st, tid, op)?.simplify();
+                    let v = self
+                        .adapt(v, 64)
+                        .simplify()
+                        .as_u64()
+                        .ok_or_else(|| Stop::from(format!("{name} of a symbolic value")))?;
+                    Ok(if need == ArgNeed::Ptr {
+                        FmtArg::Ptr(v)
+                    } else {
+                        FmtArg::Int(v)
+                    })
+                }
+            }
+        };
+        let text = format_c(&fmt, &mut next)?;
+        let mut written = text.clone();
+        match limit {
+            None => written.push(0),
+            Some(0) => written.clear(),
+            Some(n) => {
+                written.truncate((n - 1) as usize);
+                written.push(0);
+            }
+        }
+        if !written.is_empty() {
+            let (o, off) = self.resolve_ptr(st, tid, arg(0)?)?;
+            let at = off
+                .as_u64()
+                .ok_or_else(|| format!("{name} into a symbolic offset"))?;
+            if st.objs[o as usize].readonly {
+                return Err(Self::finding(
+                    FindingKind::MemoryError,
+                    "write to read-only memory",
+                ));
+            }
+            if at + written.len() as u64 > st.objs[o as usize].size {
+                return Err(Self::finding(
+                    FindingKind::MemoryError,
+                    format!("{name} writes past the end of its buffer"),
+                ));
+            }
+            for (k, b) in written.iter().enumerate() {
+                self.mem_store(st, o, at + k as u64, 1, self.bv(*b as u64, 8));
+            }
+            if self.is_shared(st, o) {
+                let a = self.mem_access(st, o, Some(at), written.len() as u64, true);
+                st.tr_acc.push(a);
+            }
+        }
+        st.seg.bad = true;
+        self.ret(st, tid, c, Some(self.bv(text.len() as u64, 32)))
+    }
+
+    /// `time(t)`: the clock is an input (a fresh 64-bit value, named
+    /// `time`, `time#k`, replayed from the test case like any input),
+    /// never negative and never below the previous call's value; stored
+    /// to `*t` too when `t` is not null.
+    fn time(
+        &mut self,
+        st: &mut State<'c>,
+        tid: usize,
+        c: &'m ins::Call,
+        args: &[&Operand],
+    ) -> R<'c> {
+        let arg = |k: usize| arg_of("time", args, k);
+        let previous = st
+            .inputs
+            .iter()
+            .rev()
+            .find(|(n, _)| n == "time" || n.starts_with("time#"))
+            .map(|(_, v)| v.clone());
+        let (v, _) = self.fresh_input(st, "time", 64);
+        let zero = self.bv(0, 64);
+        let mut cond = v.bvsge(&zero);
+        if let Some(p) = previous {
+            cond = Cond::all(&[cond, v.bvsge(&p)]);
+        }
+        if !self.may_be(&st.pcon, &cond) {
+            return Err(Stop::AssumeFalse);
+        }
+        self.pc_add(&mut st.pcon, &cond);
+        let t = self.op_val(st, tid, arg(0)?)?.simplify();
+        if self.ptr_parts(&t).0 != Some(0) {
+            self.store(st, tid, arg(0)?, 8, v.clone(), None)?;
+        }
+        st.seg.bad = true;
+        self.ret(st, tid, c, Some(v))
     }
 
     /// The bytes of the C string at `op` (without its NUL, at most

@@ -22,6 +22,8 @@ use z3::ast::BV;
 
 mod intrinsics;
 mod libc;
+mod parse_int;
+mod printf_format;
 mod pthread;
 mod verifier;
 
