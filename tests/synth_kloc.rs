@@ -127,5 +127,9 @@ fn the_patched_version_changes_only_module_zeros_total() {
         .arg(&src)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
