@@ -541,3 +541,61 @@ int main(void) {
     );
     assert!(!msg.contains("object#"), "{msg}");
 }
+
+/// `symex OLD NEW` names memory in NEW's traces too (the diff-directed
+/// and the impact-directed paths take NEW's debug information). The patch
+/// moves main's check of `stats.misses` before the join: NEW may read
+/// the initial 0 (a read-from edge only in NEW), a violation OLD cannot
+/// have; its trace reads the field by name.
+#[test]
+fn symex_old_new_traces_name_fields() {
+    let program = |check_before_join: bool| {
+        let (before, after) = if check_before_join {
+            ("  assert(stats.misses == 1);\n", "")
+        } else {
+            ("", "  assert(stats.misses == 1);\n")
+        };
+        format!(
+            "#include <pthread.h>
+#include <assert.h>
+struct stats {{ long hits; long misses; }} stats;
+void *worker(void *a) {{
+  stats.misses = 1;
+  return a;
+}}
+int main(void) {{
+  pthread_t t;
+  pthread_create(&t, 0, worker, 0);
+{before}  pthread_join(t, 0);
+{after}  return 0;
+}}
+"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(&old, program(false)).unwrap();
+    std::fs::write(&new, program(true)).unwrap();
+    let out = dir.path().join("out");
+    let (code, json) = run(&[
+        "-q",
+        "symex",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--no-store",
+        "--format",
+        "json",
+        "--output-dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "NEW's violation: {json}");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let trace = doc["findings"][0]["trace"].as_array().expect("a trace");
+    let ops: Vec<&str> = trace.iter().map(|s| s["op"].as_str().unwrap()).collect();
+    assert!(
+        ops.iter().any(|o| o.starts_with("read stats.misses = 0")),
+        "{ops:#?}"
+    );
+    let all = format!("{ops:?}");
+    assert!(!all.contains("object#") && !all.contains("stats+"), "{all}");
+}

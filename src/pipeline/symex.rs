@@ -297,7 +297,14 @@ fn symex_incremental(
     let store = open_store(&req.store, &req.program, events)?;
     let mut old_opts = SymexOptions {
         progress: false,
+        member_names: Some(output::member_names(&old.program)),
         ..options_for(req, &req.program)
+    };
+    // NEW's options name memory by NEW's own debug information, in the
+    // diff-directed and the impact-directed path alike.
+    let new_base_opts = SymexOptions {
+        member_names: Some(output::member_names(&new.program)),
+        ..options_for(req, new_path)
     };
     // Directed mode needs OLD's paths: OLD is explored afresh, recording.
     let specs = req
@@ -336,7 +343,7 @@ fn symex_incremental(
             matching: &plan.matching,
             old_res: &old_res,
             old_runs,
-            new_opts: &options_for(req, new_path),
+            new_opts: &new_base_opts,
             dir: &dir,
             new_path,
         };
@@ -373,12 +380,8 @@ fn symex_incremental(
             diff::Attempt::Fallback(o) => diff_fallback = Some(o),
         }
     }
-    let mut new_opts = incremental::new_options(
-        &plan,
-        &new.input(),
-        &options_for(req, new_path),
-        store.as_ref(),
-    );
+    let mut new_opts =
+        incremental::new_options(&plan, &new.input(), &new_base_opts, store.as_ref());
     if let Some((new_spec, _)) = &specs {
         new_opts.directed = Some(Arc::new(new_spec.clone()));
     }
