@@ -25,8 +25,11 @@ impl Concord {
         child::run(&mut cmd, self.limits)
     }
 
-    /// `concord diff <old> <new> --max-rank <rank>`: exit 0 (no
-    /// difference), 1 (differences) and 10 (inconclusive) are answers.
+    /// `concord diff <old> <new> --max-rank <rank> --all-ranks`: exit 0
+    /// (no difference), 1 (differences) and 10 (inconclusive) are answers.
+    /// `--all-ranks`, so every rank up to `rank` runs even when a lower one
+    /// already differs (the default stops there, and would measure rank 1
+    /// only on most real patches).
     /// With `phases`, `--verbose` too (per-phase time and memory on
     /// stderr; binaries before it reject the flag).
     pub fn diff(
@@ -40,7 +43,7 @@ impl Concord {
         cmd.arg("diff")
             .arg(old)
             .arg(new)
-            .args(["--max-rank", &rank.to_string()]);
+            .args(["--max-rank", &rank.to_string(), "--all-ranks"]);
         if phases {
             cmd.arg("--verbose");
         }
