@@ -7,7 +7,7 @@
 //! it the test says so and passes, unless `CONCORD_REQUIRE_CORPUS=1`.
 
 mod common;
-use common::corpus::{corpus, run_tool};
+use common::corpus::{checkout_bundle, corpus, run_tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -27,18 +27,7 @@ fn account(
     let bundle = corpus.join(bundle);
     let src = dir.join("src");
     std::fs::create_dir_all(&src).unwrap();
-    run_tool(&src, "git", &["init", "-q"]);
-    run_tool(
-        &src,
-        "git",
-        &[
-            "fetch",
-            "-q",
-            bundle.to_str().unwrap(),
-            "*:refs/remotes/b/*",
-        ],
-    );
-    run_tool(&src, "git", &["checkout", "-q", commit]);
+    checkout_bundle(&bundle, commit, &src);
     let mut cc = vec![
         "-g",
         "-O0",

@@ -7,7 +7,7 @@
 //! unless `CONCORD_REQUIRE_CORPUS=1`.
 
 mod common;
-use common::corpus::{corpus, run_tool};
+use common::corpus::{checkout_bundle, corpus, run_tool};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -64,19 +64,8 @@ fn pigz_lock_inversion_introduced_by_moving_two_possess_calls_is_a_new_cycle() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path();
-    run_tool(src, "git", &["init", "-q"]);
     let bundle = corpus.join("pigz-2007-2018.bundle");
-    run_tool(
-        src,
-        "git",
-        &[
-            "fetch",
-            "-q",
-            bundle.to_str().unwrap(),
-            "*:refs/remotes/b/*",
-        ],
-    );
-    run_tool(src, "git", &["checkout", "-q", "9ef658b"]);
+    checkout_bundle(&bundle, "9ef658b", src);
     build(src, "old.bc");
     // The inversion (reasoning, pigz.c at 9ef658b):
     // - compress_thread takes a job holding `compress_have` and releases it

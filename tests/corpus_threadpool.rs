@@ -8,7 +8,7 @@
 //! `CONCORD_REQUIRE_CORPUS=1`.
 
 mod common;
-use common::corpus::{corpus, run_tool};
+use common::corpus::{checkout_bundle, corpus, run_tool};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,19 +26,8 @@ fn fixture() -> PathBuf {
 fn build(corpus: &Path, dir: &Path, defines: &[&str]) -> PathBuf {
     let src = dir.join("src");
     std::fs::create_dir_all(&src).unwrap();
-    run_tool(&src, "git", &["init", "-q"]);
     let bundle = corpus.join("threadpool.bundle");
-    run_tool(
-        &src,
-        "git",
-        &[
-            "fetch",
-            "-q",
-            bundle.to_str().unwrap(),
-            "*:refs/remotes/b/*",
-        ],
-    );
-    run_tool(&src, "git", &["checkout", "-q", COMMIT]);
+    checkout_bundle(&bundle, COMMIT, &src);
     let harness = fixture().join("harness.c");
     let mut cc = vec![
         "-g",

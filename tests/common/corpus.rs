@@ -38,3 +38,21 @@ pub fn run_tool(dir: &Path, program: &str, args: &[&str]) {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// A checkout of `commit` from `bundle` in `src` (created): init, fetch
+/// every ref of the bundle (its HEAD may name no branch), check out.
+pub fn checkout_bundle(bundle: &Path, commit: &str, src: &Path) {
+    std::fs::create_dir_all(src).unwrap();
+    run_tool(src, "git", &["init", "-q"]);
+    run_tool(
+        src,
+        "git",
+        &[
+            "fetch",
+            "-q",
+            bundle.to_str().unwrap(),
+            "*:refs/remotes/b/*",
+        ],
+    );
+    run_tool(src, "git", &["checkout", "-q", commit]);
+}
