@@ -2,7 +2,7 @@
 //! rank 3 on nbds harnesses, beside the previous implementation
 //! (`concord diff --reference`), Soufflé's interpreter on the same facts and
 //! the same rules (`concord rules --emit souffle --program diff2`, then
-//! `diff3` on diff2's MayRf and `sync2`'s rank2_no, as concord chains them), and
+//! `diff3` on diff2's MayRf, as concord chains them), and
 //! Z3's fixedpoint engine on the rank-2 program (`diff2`).
 //!
 //! Every measured run is a child process under `/usr/bin/time -f "%e %M"`
@@ -349,7 +349,7 @@ pub fn bench_real(s: &Settings) {
             &lmap,
             &combined,
         );
-        for program in ["diff2", "diff3", "sync2"] {
+        for program in ["diff2", "diff3"] {
             let rules = Command::new(c)
                 .args(["rules", "--emit", "souffle", "--program", program])
                 .output()
@@ -387,31 +387,6 @@ pub fn bench_real(s: &Settings) {
                             combined.join(format!("{rel}.facts")),
                         );
                     }
-                    // rank 3 negates each version's rank2_no, which the
-                    // rank-2 diff never lists: the single-version program
-                    // lists it (as concord does before rank 3)
-                    let mut single = Vec::new();
-                    for v in ["old", "new"] {
-                        let out = work.join(format!("souffle-sync2-{v}-{jobs}"));
-                        std::fs::create_dir_all(&out).unwrap();
-                        single.push(measure(
-                            &souffle,
-                            &[
-                                "-j",
-                                jobs,
-                                "-F",
-                                v,
-                                "-D",
-                                &out.display().to_string(),
-                                "sync2.dl",
-                            ],
-                            &work,
-                        ));
-                        let _ = std::fs::copy(
-                            out.join("rank2_no.csv"),
-                            combined.join(format!("{v}_rank2_no.facts")),
-                        );
-                    }
                     let r3 = measure(
                         &souffle,
                         &[
@@ -428,10 +403,8 @@ pub fn bench_real(s: &Settings) {
                     let found = lines(&out3.join("diff3_old.csv")).unwrap_or(0)
                         + lines(&out3.join("diff3_new.csv")).unwrap_or(0);
                     let both = Run {
-                        wall: r2.wall + r3.wall + single.iter().map(|r| r.wall).sum::<Duration>(),
-                        peak_mb: single
-                            .iter()
-                            .fold(r2.peak_mb.max(r3.peak_mb), |m, r| m.max(r.peak_mb)),
+                        wall: r2.wall + r3.wall,
+                        peak_mb: r2.peak_mb.max(r3.peak_mb),
                         code: r3.code,
                         stdout: String::new(),
                         stderr: String::new(),

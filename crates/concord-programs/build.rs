@@ -77,9 +77,8 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     ),
     (
         "diff3",
-        &["order.dl", "hb.dl", "rank3.dl"],
-        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n\
-         .decl rank2_no(w1: unsigned, r1: unsigned, w2: unsigned, r2: unsigned)\n.input rank2_no\n",
+        &["order.dl", "hb.dl", "rank2.dl", "rank3.dl"],
+        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n",
         &["diff.dl", "diff3.dl"],
     ),
 ];

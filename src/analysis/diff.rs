@@ -103,11 +103,10 @@ struct RankOutput {
     /// the facts (neither relation is built).
     hubs: [Hubs; 2],
     lock_order: [Vec<LockOrderRow>; 2],
-    /// MayRf of each version (rank 2) and rank2_no (listed by the
-    /// single-version program before rank 3): the rank-3 program takes
-    /// them as inputs instead of recomputing them.
+    /// MayRf of each version (rank 2): the rank-3 program takes it as an
+    /// input instead of recomputing it. rank2_no is never listed for rank
+    /// 3: its rules ask the view for the pairs they negate (rank3.dl).
     rf_may: [Vec<(u32, u32)>; 2],
-    rank2_no: [Vec<(u32, u32, u32, u32)>; 2],
     /// Size of rank3_no of each version (rank 3).
     rank3_no: [usize; 2],
 }
@@ -232,8 +231,8 @@ macro_rules! eval_rank {
     };
 }
 
-/// Run rank `rank`'s program; rank 3 takes MayRf, mayHb and rank2_no of
-/// both versions from the rank-2 output `carried`.
+/// Run rank `rank`'s program; rank 3 takes MayRf of both versions from
+/// the rank-2 output `carried`.
 fn eval(
     rank: u32,
     engine: Engine,
@@ -272,8 +271,6 @@ fn eval(
             |i| {
                 i.old_rf_may.clone_from(&carried.rf_may[0]);
                 i.new_rf_may.clone_from(&carried.rf_may[1]);
-                i.old_rank2_no.clone_from(&carried.rank2_no[0]);
-                i.new_rank2_no.clone_from(&carried.rank2_no[1]);
             },
             |o| RankOutput {
                 only_old: sextuples(o.diff3_old),
@@ -285,17 +282,10 @@ fn eval(
     }
 }
 
-/// What the diff reads from a version's single-version rank-2 program.
-struct Rank2Single {
-    rank2_no: Vec<(u32, u32, u32, u32)>,
-    rank2_may: Vec<(u32, u32, u32, u32)>,
-}
-
-fn rank2_single(engine: Engine, facts: &FactSet) -> Rank2Single {
-    crate::datalog::run_program!(sync2, engine, facts, |out| Rank2Single {
-        rank2_no: out.rank2_no,
-        rank2_may: out.rank2_may,
-    })
+/// A version's rank2_may from its single-version rank-2 program (for
+/// `--counts` only: the diff itself never lists it).
+fn rank2_may_single(engine: Engine, facts: &FactSet) -> Vec<(u32, u32, u32, u32)> {
+    crate::datalog::run_program!(sync2, engine, facts, |out| out.rank2_may)
 }
 
 /// The differences between two versions, rank by rank up to
@@ -313,17 +303,7 @@ pub fn sync_diff(
     let mut previous = RankOutput::default();
     // rank2_may of each version, listed only for --counts
     let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
-    // each version's single-version rank-2 program, run only for rank 3
-    // and --counts (the rank-2 diff never lists rank2_no or rank2_may)
-    let mut single: [Option<Rank2Single>; 2] = Default::default();
     for rank in 1..=max_rank {
-        if rank == 3 {
-            budget.phase("rank2_no of each version (for rank 3)")?;
-            for (i, facts) in [old, new].into_iter().enumerate() {
-                let rel = single[i].get_or_insert_with(|| rank2_single(opts.engine, facts));
-                previous.rank2_no[i] = rel.rank2_no.clone();
-            }
-        }
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
         let stats = [&mut out.old_stats, &mut out.new_stats];
@@ -356,8 +336,7 @@ pub fn sync_diff(
                 .zip([old, new])
                 .enumerate()
             {
-                let rel = single[i].get_or_insert_with(|| rank2_single(opts.engine, facts));
-                let pairs = std::mem::take(&mut rel.rank2_may);
+                let pairs = rank2_may_single(opts.engine, facts);
                 s.may_rf_rank.insert(2, pairs.len());
                 rank2_pairs[i] = pairs;
             }

@@ -404,7 +404,14 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
                 let _ = writeln!(s, "        prog.{snake} = rel_{snake}.clone();");
             }
         }
-        let _ = writeln!(s, "        prog.run();");
+        // CONCORD_RULE_PROFILE=1: each stage's time and relation sizes on
+        // stderr (where a rule program spends its time and memory)
+        let _ = writeln!(
+            s,
+            "        let started = ::std::time::Instant::now();\n        prog.run();\n        \
+             if ::std::env::var_os(\"CONCORD_RULE_PROFILE\").is_some() {{\n            \
+             eprintln!(\"[rules] {{}} stage {k}: {{:.2?}}\\n{{}}\", module_path!(), started.elapsed(), prog.relation_sizes_summary());\n        }}"
+        );
         for &r in st.derived.iter().filter(|&&r| flow.kept(r)) {
             let _ = writeln!(
                 s,
