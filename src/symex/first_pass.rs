@@ -56,9 +56,12 @@ pub struct FirstPass {
 
 /// Does the first pass apply to an exploration with these options?  Not
 /// to replays, nor to the modes that count or steer the runs of one
-/// search (directed, diff-directed, +CIA, the interference bound).
+/// search (directed, diff-directed, +CIA, the interference bound), nor to
+/// `--reduction none`, the enumeration of every interleaving that the
+/// tests compare the reductions against.
 pub fn applies(o: &SymexOptions) -> bool {
     o.first_pass
+        && o.reduction != super::Reduction::None
         && o.schedule.is_none()
         && o.inputs.is_none()
         && o.directed.is_none()
@@ -135,7 +138,6 @@ impl FirstPass {
     /// where `x` has none (then the verdict is decided again).
     pub fn merge_into(self, x: &mut Exploration) {
         x.stats.first_pass_runs = self.runs;
-        x.stats.first_pass_ms = self.ms;
         let known: HashSet<(FindingKind, String)> = x
             .findings
             .iter()

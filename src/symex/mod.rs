@@ -178,9 +178,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-fn is_zero_f64(n: &f64) -> bool {
-    *n == 0.0
-}
 
 /// What a finding is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -321,12 +318,10 @@ pub struct Stats {
     pub diff_target_runs: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub diff_dead_nodes: u64,
-    /// The first pass ([`first_pass`]): its runs and time, apart from the
-    /// complete search's (every other counter is the complete search's).
+    /// The first pass ([`first_pass`]): its runs, apart from the complete
+    /// search's (every other counter is the complete search's).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub first_pass_runs: u64,
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub first_pass_ms: f64,
     /// Stopped by max_runs / max_seconds.
     pub incomplete: bool,
     /// Threads stopped at the loop bound, the call depth or the step
