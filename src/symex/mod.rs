@@ -178,7 +178,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-
 /// What a finding is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
