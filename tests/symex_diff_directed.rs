@@ -132,6 +132,27 @@ fn lock_removed_explores_only_the_runs_that_realise_the_new_pair() {
     );
 }
 
+/// The unrelated interleavings run alongside the racing loads: the
+/// directed run answers as the full one and claims the guarantee; its run
+/// count is measured, not asserted (README: a run realising the pair can
+/// interleave with any order of the unrelated sections).
+#[test]
+fn lock_removed_with_concurrent_unrelated_threads_answers_as_full_new() {
+    let (old, new) = pair("lock-removed-concurrent");
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    assert!(
+        violations(&d).iter().any(|v| v.contains("@51:")),
+        "{:?}",
+        violations(&d)
+    );
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{o:?}");
+    assert_eq!(o.old_verdict, Verdict::Verified);
+    assert_eq!(o.summary.new_only.get(&2), Some(&2), "{o:?}");
+    assert_eq!(o.summary.new_only.get(&1), None, "{o:?}");
+}
+
 #[test]
 fn init_moved_after_start_realises_one_new_edge() {
     let (old, new) = pair("init-moved-after");

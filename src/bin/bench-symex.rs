@@ -371,8 +371,9 @@ fn diff_pairs(root: &Path) {
         .collect();
     names.sort();
     println!(
-        "{:<18} | {:>12} {:>8} {:>7} {:>8} | {:>10} {:>8} | {:>9} | {:>7} {:>6}",
+        "{:<24} | {:>8} | {:>12} {:>8} {:>7} {:>8} | {:>10} {:>8} | {:>9} | {:>7} {:>6}",
         "pair",
+        "OLD runs",
         "directed",
         "targets",
         "claimed",
@@ -401,9 +402,11 @@ fn diff_pairs(root: &Path) {
             ),
             None => (false, 0, runs(&inc.new_stats)),
         };
+        let old_runs = inc.diff.as_ref().map_or(0, |o| o.old_runs);
         println!(
-            "{:<18} | {:>12} {:>8} {:>7} {:>8.2} | {:>10} {:>8.2} | {:>9} | {:>7} {:>6}",
+            "{:<24} | {:>8} | {:>12} {:>8} {:>7} {:>8.2} | {:>10} {:>8.2} | {:>9} | {:>7} {:>6}",
             p.file_name().unwrap().to_string_lossy(),
+            old_runs,
             new_runs,
             targets,
             claimed,

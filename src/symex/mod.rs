@@ -19,6 +19,7 @@
 pub mod diff_directed;
 pub mod directed;
 mod engine;
+pub mod first_pass;
 pub mod incremental;
 pub mod interference;
 pub mod output;
@@ -131,6 +132,13 @@ pub struct SymexOptions {
     /// `output::member_names`): traces name fields by them (`pool.lock`
     /// rather than `pool.2`).
     pub member_names: Option<std::sync::Arc<MemberNames>>,
+    /// Which enabled thread a scheduling node tries first (the complete
+    /// search keeps the default; the first pass tries others).
+    pub thread_order: engine::ThreadOrder,
+    /// Before the complete search, a few short searches under other
+    /// thread orders ([`first_pass`]): violations that need a schedule
+    /// far from the complete search's first runs are found early.
+    pub first_pass: bool,
 }
 
 impl Default for SymexOptions {
@@ -160,6 +168,8 @@ impl Default for SymexOptions {
             directed: None,
             diff_targets: None,
             member_names: None,
+            thread_order: engine::ThreadOrder::default(),
+            first_pass: true,
         }
     }
 }
@@ -307,6 +317,10 @@ pub struct Stats {
     pub diff_target_runs: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub diff_dead_nodes: u64,
+    /// The first pass ([`first_pass`]): its runs, apart from the complete
+    /// search's (every other counter is the complete search's).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_pass_runs: u64,
     /// Stopped by max_runs / max_seconds.
     pub incomplete: bool,
     /// Threads stopped at the loop bound, the call depth or the step
@@ -585,6 +599,41 @@ pub fn explore(module: &llvm_ir::Module, opts: &SymexOptions) -> Result<Explorat
 /// bound it was found under) as soon as it is found, so that a killed run
 /// keeps what it found.
 pub fn explore_with(
+    module: &llvm_ir::Module,
+    opts: &SymexOptions,
+    on_finding: &mut dyn FnMut(&Finding, u32),
+) -> Result<Exploration, SymexError> {
+    let start = std::time::Instant::now();
+    // The first pass streams its violations as it finds them; the complete
+    // search does not stream them a second time.
+    let first = if first_pass::applies(opts) {
+        Some(first_pass::run(module, opts, &mut |f| {
+            on_finding(f, opts.loop_bound)
+        })?)
+    } else {
+        None
+    };
+    let streamed = first.as_ref().map(|f| f.places()).unwrap_or_default();
+    let mut on_finding = |f: &Finding, bound: u32| {
+        if !streamed.contains(&(f.kind, f.location.clone())) {
+            on_finding(f, bound)
+        }
+    };
+    // The budget covers both passes.
+    let mut rest = opts.clone();
+    if let Some(ms) = opts.max_seconds {
+        rest.max_seconds = Some((ms - start.elapsed().as_secs_f64()).max(0.0));
+    }
+    let mut x = explore_deepening(module, &rest, &mut on_finding)?;
+    if let Some(first) = first {
+        first.merge_into(&mut x);
+    }
+    Ok(x)
+}
+
+/// The complete search: explore under `opts.loop_bound`, deepening the
+/// bound while cuts are the one reason not to conclude.
+fn explore_deepening(
     module: &llvm_ir::Module,
     opts: &SymexOptions,
     on_finding: &mut dyn FnMut(&Finding, u32),

@@ -479,7 +479,7 @@ fn successors(f: &Function, t: &Terminator) -> Vec<usize> {
 }
 
 /// Block -> the branching blocks it is control dependent on.
-fn control_deps(f: &Function) -> HashMap<usize, Vec<usize>> {
+pub(crate) fn control_deps(f: &Function) -> HashMap<usize, Vec<usize>> {
     let n = f.basic_blocks.len();
     let succ: Vec<Vec<usize>> = f
         .basic_blocks

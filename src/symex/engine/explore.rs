@@ -375,18 +375,13 @@ impl<'c, 'm> Engine<'c, 'm> {
             Some((ps, _)) => ps.clone(),
             None => tru.clone(),
         };
-        // Exploration order: threads that have not run yet first, then
-        // round robin from the thread after the one that ran last.  The
-        // first run alternates threads (as in the paper's figures; DPOR
-        // then flips one race at a time), also when a thread is created
-        // after others ran: plain round robin would give the thread
-        // created first a second turn before the new one's first
-        // (issue 29's needles: two threads that must strictly alternate).
-        let nthreads = st.threads.len();
-        let mut order = enabled.clone();
-        if let Some(&last) = st.sched.last() {
-            order.sort_by_key(|&t| (st.sched.contains(&t), (t + nthreads - last - 1) % nthreads));
-        }
+        // Exploration order (`thread_order`): for the complete search,
+        // threads that have not run yet first, then round robin from the
+        // thread after the one that ran last.  The first run alternates
+        // threads (as in the paper's figures; DPOR then flips one race at a
+        // time), also when a thread is created after others ran (issue
+        // 29's needles: two threads that must strictly alternate).
+        let mut order = self.thread_order(&st, &enabled);
         self.directed_order_threads(&st, &mut order);
         if let Some((_, uncovered)) = &restricted {
             order.retain(|t| uncovered.contains(t));

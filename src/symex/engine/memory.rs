@@ -20,6 +20,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             alive: true,
             readonly: false,
             made_at: None,
+            label: None,
         }));
         (st.objs.len() - 1) as u32
     }

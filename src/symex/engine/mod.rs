@@ -43,6 +43,7 @@ mod strategy;
 mod summary;
 mod summary_store;
 mod term;
+mod thread_order;
 mod trace;
 mod transitions;
 mod tripcount;
@@ -61,6 +62,7 @@ use state::Obj;
 use strategy::{ExplorationStrategy, Pruning};
 use summary::{PsEntry, SimpCache};
 pub use summary_store::{StoredAccess, StoredRes, StoredSummary, SummaryStore};
+pub use thread_order::{BaseOrder, ThreadOrder};
 use transitions::{Access, DNode};
 use val::Cond;
 
@@ -185,6 +187,9 @@ struct Engine<'c, 'm> {
     diff: Option<diff_targets::DiffDirected>,
     /// Instructions whose result is wider than a value holds (`wide`).
     wide: FastMap<(usize, usize, usize), u32>,
+    /// Where threads evaluate checks (`thread_order`; only computed for
+    /// an order that puts checks last).
+    check_points: thread_order::CheckPoints,
 }
 
 pub(super) fn loc_of(dl: &Option<llvm_ir::DebugLoc>) -> (String, u32) {
@@ -378,7 +383,11 @@ impl<'c, 'm> Engine<'c, 'm> {
             directed: None,
             diff: None,
             wide: wide::wide_results(m),
+            check_points: Default::default(),
         };
+        if e.opts.thread_order.checks_last {
+            e.check_points = thread_order::check_points(m);
+        }
         e.directed = e
             .opts
             .directed

@@ -56,6 +56,9 @@ impl<'c> Engine<'c, '_> {
                     .and_then(|v| pointee(&v.ty));
                 (name_str(g), ty, false)
             }
+            None if st.objs.get(o as usize).is_some_and(|x| x.label.is_some()) => {
+                return self.labelled_name(st, o, k, into_fields);
+            }
             None => match st.objs.get(o as usize).and_then(|x| x.made_at.clone()) {
                 Some(at) => self.made_name(&at),
                 None => {
@@ -78,6 +81,22 @@ impl<'c> Engine<'c, '_> {
             format!("({base}){path}")
         } else {
             format!("{base}{path}")
+        }
+    }
+
+    /// An object the engine made itself (`argv`): its label, and the
+    /// element at byte `k` (`argv[1]`, `argv[1][2]`).
+    fn labelled_name(&self, st: &State<'c>, o: u32, k: u64, into_fields: bool) -> String {
+        let Some((label, elem)) = st.objs.get(o as usize).and_then(|x| x.label.clone()) else {
+            return format!("object#{o}");
+        };
+        if !into_fields && k == 0 {
+            return label.to_string();
+        }
+        let elem = elem.max(1);
+        match k % elem {
+            0 => format!("{label}[{}]", k / elem),
+            r => format!("{label}[{}]+{r}", k / elem),
         }
     }
 

@@ -34,6 +34,9 @@ pub(super) struct Obj<'c> {
     pub(super) readonly: bool,
     /// Where the program made it (stack and heap objects), for names.
     pub(super) made_at: Option<super::place_names::MadeAt>,
+    /// The name of an object the engine made itself (`argv`, `argv[1]`)
+    /// and the size of its elements, for names.
+    pub(super) label: Option<(std::rc::Rc<str>, u64)>,
 }
 
 #[derive(Clone)]
@@ -238,9 +241,11 @@ impl<'c, 'm> Engine<'c, 'm> {
     fn make_argv(&self, st: &mut State<'c>) -> Val<'c> {
         let n = self.opts.args.len() as u64;
         let arr = self.new_obj(st, (n + 1) * 8, ObjKind::Stack);
+        st.obj_mut(arr).label = Some(("argv".into(), 8));
         for (k, a) in self.opts.args.iter().enumerate() {
             let bytes = a.as_bytes();
             let s = self.new_obj(st, bytes.len() as u64 + 1, ObjKind::Stack);
+            st.obj_mut(s).label = Some((format!("argv[{k}]").into(), 1));
             for (i, b) in bytes.iter().enumerate() {
                 self.mem_store(st, s, i as u64, 1, self.bv(*b as u64, 8));
             }
