@@ -166,6 +166,94 @@ fn three_section_cycle_differs_only_at_rank_3() {
     }
 }
 
+/// Four threads in critical sections of `m` whose read-from edges cross in
+/// cycles (A, B, C as in CYCLE_OLD, D a fourth section reading x), and
+/// three patches that break a cycle in the ways diff3.dl finds from what
+/// changed: a store moved out of its section (C's `x = 1` before the
+/// lock), a section put in a loop (B's), a section moved to another mutex
+/// (D's). Each patch, in both directions, must agree with the reference
+/// (set differences of each version's rank3_may).
+const CROSS_OLD: &str = r#"#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t m2 = PTHREAD_MUTEX_INITIALIZER;
+int x, y, z, w, ra, rb, rc, rd;
+void *ta(void *p) { pthread_mutex_lock(&m); y = 1; ra = x; pthread_mutex_unlock(&m); return 0; }
+void *tb(void *p) { pthread_mutex_lock(&m); z = 1; rb = y; pthread_mutex_unlock(&m); return 0; }
+void *tc(void *p) { pthread_mutex_lock(&m); x = 1; rc = z; pthread_mutex_unlock(&m); return 0; }
+void *td(void *p) { pthread_mutex_lock(&m); w = 1; rd = x; y = 2; pthread_mutex_unlock(&m); return 0; }
+int main(void) {
+  pthread_t a, b, c, d;
+  pthread_create(&a, 0, ta, 0); pthread_create(&b, 0, tb, 0);
+  pthread_create(&c, 0, tc, 0); pthread_create(&d, 0, td, 0);
+  pthread_join(a, 0); pthread_join(b, 0); pthread_join(c, 0); pthread_join(d, 0);
+  return 0;
+}
+"#;
+
+fn crossing_pairs(dir: &Path) -> Vec<Pair> {
+    let patches = [
+        (
+            "store moved out of its section",
+            "pthread_mutex_lock(&m); x = 1; rc = z;",
+            "x = 1; pthread_mutex_lock(&m); rc = z;",
+        ),
+        (
+            "section put in a loop",
+            "{ pthread_mutex_lock(&m); z = 1; rb = y; pthread_mutex_unlock(&m); return 0; }",
+            "{ for (int i = 0; i < 2; i++) { pthread_mutex_lock(&m); z = 1; rb = y; pthread_mutex_unlock(&m); } return 0; }",
+        ),
+        (
+            "section moved to another mutex",
+            "pthread_mutex_lock(&m); w = 1; rd = x; y = 2; pthread_mutex_unlock(&m);",
+            "pthread_mutex_lock(&m2); w = 1; rd = x; y = 2; pthread_mutex_unlock(&m2);",
+        ),
+    ];
+    let base = dir.join("cross.c");
+    std::fs::write(&base, CROSS_OLD).unwrap();
+    let mut out = Vec::new();
+    for (i, (name, from, to)) in patches.into_iter().enumerate() {
+        let patched = CROSS_OLD.replace(from, to);
+        assert_ne!(patched, CROSS_OLD, "{name}: the patch does not apply");
+        let path = dir.join(format!("cross-{i}.c"));
+        std::fs::write(&path, patched).unwrap();
+        out.push(pair(format!("{name} (forward)"), &base, &path));
+        out.push(pair(format!("{name} (reverted)"), &path, &base));
+    }
+    out
+}
+
+#[test]
+fn rank3_from_what_changed_equals_reference_on_crossing_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = crossing_pairs(dir.path());
+    let bad: Vec<String> = pairs
+        .iter()
+        .flat_map(|p| check_agree(p, Engine::Ascent))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // not vacuous: every patch changes some triple at rank 3 (one of its
+    // directions removes a cycle, the other adds it)
+    let opts = DiffOptions {
+        max_rank: 3,
+        all_ranks: true,
+        ..DiffOptions::default()
+    };
+    for two in pairs.chunks(2) {
+        let rank3: usize = two
+            .iter()
+            .map(|p| {
+                sync_diff(&p.old, &p.new, &p.m, &opts, &Budget::unlimited())
+                    .unwrap()
+                    .differences
+                    .iter()
+                    .filter(|d| d.rank == 3)
+                    .count()
+            })
+            .sum();
+        assert!(rank3 > 0, "{}: no rank-3 difference", two[0].name);
+    }
+}
+
 /// Everything the report shows from a sync diff, except timing.
 fn observable(d: &SyncDiff) -> String {
     format!(

@@ -77,7 +77,7 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
     ),
     (
         "diff3",
-        &["order.dl", "hb.dl", "rank2.dl", "rank3.dl"],
+        &["order.dl", "hb.dl", "rank2.dl"],
         ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n",
         &["diff.dl", "diff3.dl"],
     ),
@@ -85,14 +85,7 @@ pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
 
 /// Relations of the per-version copies that the diff reads back (counts,
 /// lock order); every other copied relation stays internal to the engine.
-const DIFF_COPY_OUTPUTS: &[&str] = &[
-    "hb_from_hub",
-    "hb_to_hub",
-    "hb_may",
-    "rf_may",
-    "lock_order",
-    "rank3_no",
-];
+const DIFF_COPY_OUTPUTS: &[&str] = &["hb_from_hub", "hb_to_hub", "hb_may", "rf_may", "lock_order"];
 
 fn read_rules(file: &str) -> (String, String) {
     let path = Path::new(RULES).join(file);

@@ -107,8 +107,6 @@ struct RankOutput {
     /// input instead of recomputing it. rank2_no is never listed for rank
     /// 3: its rules ask the view for the pairs they negate (rank3.dl).
     rf_may: [Vec<(u32, u32)>; 2],
-    /// Size of rank3_no of each version (rank 3).
-    rank3_no: [usize; 2],
 }
 
 /// One version's `hb_from_hub` and `hb_to_hub` rows.
@@ -275,11 +273,16 @@ fn eval(
             |o| RankOutput {
                 only_old: sextuples(o.diff3_old),
                 only_new: sextuples(o.diff3_new),
-                rank3_no: [o.old_rank3_no.len(), o.new_rank3_no.len()],
                 ..RankOutput::default()
             }
         ),
     }
+}
+
+/// The size of a version's rank3_no, from its single-version rank-3
+/// program (for `--counts` only).
+fn rank3_no_single(engine: Engine, facts: &FactSet) -> usize {
+    crate::datalog::run_program!(sync3, engine, facts, |out| out.rank3_no.len())
 }
 
 /// A version's rank2_may from its single-version rank-2 program (for
@@ -348,8 +351,11 @@ pub fn sync_diff(
                 .enumerate()
             {
                 let triangles = diff_counts::rank2_triangles(&rank2_pairs[i], budget)?;
-                // rank3_no holds only for triangles (every rule requires the three pairs)
-                s.may_rf_rank.insert(3, triangles - r.rank3_no[i]);
+                // rank3_no holds only for triangles (every rule requires the
+                // three pairs); the diff lists it only where a patch touched
+                // it (diff3.dl), so counting takes the version's own
+                let rank3_no = rank3_no_single(opts.engine, [old, new][i]);
+                s.may_rf_rank.insert(3, triangles - rank3_no);
             }
         }
         out.ranks_checked = rank;

@@ -410,7 +410,7 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
             s,
             "        let started = ::std::time::Instant::now();\n        prog.run();\n        \
              if ::std::env::var_os(\"CONCORD_RULE_PROFILE\").is_some() {{\n            \
-             eprintln!(\"[rules] {{}} stage {k}: {{:.2?}}\\n{{}}\", module_path!(), started.elapsed(), prog.relation_sizes_summary());\n        }}"
+             eprintln!(\"[rules] {{}} stage {k}: {{:.2?}}\\n{{}}{{}}\", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());\n        }}"
         );
         for &r in st.derived.iter().filter(|&&r| flow.kept(r)) {
             let _ = writeln!(
