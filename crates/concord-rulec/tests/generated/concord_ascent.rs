@@ -6,8 +6,8 @@
 //   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre, hb_pre_local, hb_pre_via, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max
-//   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, rank3_hb_ask, rank3_hb_rev
-//   7: rank2_may, rank2_loads_may, rank3_hb, rank3_no
+//   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
+//   7: rank2_may, rank2_loads_may, rank3_no, rank3_hb
 //   8: rank3_may
 
 /// Input facts: one field per `.input` relation, one tuple per row.
@@ -672,9 +672,11 @@ use super::rulec_u32;
     relation rank2_load(u32,);
     relation rank2_loads_may(u32, u32);
     relation rank2_loads_rev_must(u32, u32);
-    relation rank3_hb_ask(u32, u32);
-    relation rank3_hb(u32, u32);
-    relation rank3_hb_rev(u32, u32);
+    relation cs_edge(u32, u32, u32, u32, u32);
+    relation cs_link(u32, u32, u32);
+    relation cs_cycle(u32, u32, u32, u32);
+    relation rank3_cand(u32, u32, u32, u32, u32, u32);
+    relation rank3_pair(u32, u32, u32, u32);
     // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     rank2_no(v_w1, v_r1, v_w2, v_r1) <-- rf_may(v_w1, v_r1), !po_loop(v_r1), rf_may(v_w2, v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -707,18 +709,22 @@ use super::rulec_u32;
     rank2_loads_may(v_r1, v_r2) <-- rank2_load(v_r1), rank2_load(v_r2), !rank2_loads_rev_must(v_r2, v_r1), stmt_thread(v_r1, v_t1), stmt_thread(v_r2, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
     // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), rank2_loads_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
     rank2_may(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), rank2_loads_may(v_r1, v_r2), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2);
-    // rank3_hb_ask(R, R2) :- rf_may(_, R), in_critical_section(R, M, L), in_critical_section(W2, M, L), rf_may(W2, R2).
-    rank3_hb_ask(v_r, v_r2) <-- rf_may(_w0, v_r), in_critical_section(v_r, v_m, v_l), in_critical_section(v_w2, v_m, v_l), rf_may(v_w2, v_r2);
-    // rank3_hb_ask(R, R2) :- rf_may(W, R), in_critical_section(W, M, L), in_critical_section(R2, M, L), rf_may(_, R2).
-    rank3_hb_ask(v_r, v_r2) <-- rf_may(v_w, v_r), in_critical_section(v_w, v_m, v_l), in_critical_section(v_r2, v_m, v_l), rf_may(_w0, v_r2);
-    // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
-    rank3_hb_rev(v_r2, v_r) <-- rank3_hb_ask(v_r, v_r2), hb_must(v_r2, v_r);
-    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), hb_must(R, R2).
-    rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), hb_must(v_r, v_r2);
-    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), po_scc(R, C1), po_scc(R2, C2), po_scc_reach(C1, C2).
-    rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), po_scc(v_r, v_c1), po_scc(v_r2, v_c2), po_scc_reach(v_c1, v_c2);
-    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), stmt_thread(R, T1), stmt_thread(R2, T2), T1 != T2, !rank3_hb_rev(R2, R).
-    rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), !rank3_hb_rev(v_r2, v_r), stmt_thread(v_r, v_t1), stmt_thread(v_r2, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+    // cs_edge(W, R, M, LW, LR) :- rf_may(W, R), in_critical_section(R, M, LR), !po_loop(LR), in_critical_section(W, M, LW), LW != LR, !po_loop(LW).
+    cs_edge(v_w, v_r, v_m, v_lw, v_lr) <-- rf_may(v_w, v_r), in_critical_section(v_r, v_m, v_lr), !po_loop(v_lr), in_critical_section(v_w, v_m, v_lw), if rulec_u32(v_lw) != rulec_u32(v_lr), !po_loop(v_lw);
+    // cs_link(M, LW, LR) :- cs_edge(_, _, M, LW, LR).
+    cs_link(v_m, v_lw, v_lr) <-- cs_edge(_w0, _w1, v_m, v_lw, v_lr);
+    // cs_cycle(M, LA, LB, LC) :- cs_link(M, LC, LA), cs_link(M, LA, LB), LB != LC, cs_link(M, LB, LC).
+    cs_cycle(v_m, v_la, v_lb, v_lc) <-- cs_link(v_m, v_lc, v_la), cs_link(v_m, v_la, v_lb), if rulec_u32(v_lb) != rulec_u32(v_lc), cs_link(v_m, v_lb, v_lc);
+    // rank3_cand(W1, R1, W2, R2, W3, R3) :- cs_cycle(M, LA, LB, LC), cs_edge(W1, R1, M, LC, LA), cs_edge(W2, R2, M, LA, LB), cs_edge(W3, R3, M, LB, LC).
+    rank3_cand(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- cs_cycle(v_m, v_la, v_lb, v_lc), cs_edge(v_w1, v_r1, v_m, v_lc, v_la), cs_edge(v_w2, v_r2, v_m, v_la, v_lb), cs_edge(v_w3, v_r3, v_m, v_lb, v_lc);
+    // rank3_cand(W1, R1, W3, R3, W2, R2) :- cs_cycle(M, LA, LB, LC), cs_edge(W1, R1, M, LC, LA), cs_edge(W2, R2, M, LA, LB), cs_edge(W3, R3, M, LB, LC).
+    rank3_cand(v_w1, v_r1, v_w3, v_r3, v_w2, v_r2) <-- cs_cycle(v_m, v_la, v_lb, v_lc), cs_edge(v_w1, v_r1, v_m, v_lc, v_la), cs_edge(v_w2, v_r2, v_m, v_la, v_lb), cs_edge(v_w3, v_r3, v_m, v_lb, v_lc);
+    // rank3_pair(W1, R1, W2, R2) :- rank3_cand(W1, R1, W2, R2, _, _).
+    rank3_pair(v_w1, v_r1, v_w2, v_r2) <-- rank3_cand(v_w1, v_r1, v_w2, v_r2, _w0, _w1);
+    // rank3_pair(W2, R2, W3, R3) :- rank3_cand(_, _, W2, R2, W3, R3).
+    rank3_pair(v_w2, v_r2, v_w3, v_r3) <-- rank3_cand(_w0, _w1, v_w2, v_r2, v_w3, v_r3);
+    // rank3_pair(W1, R1, W3, R3) :- rank3_cand(W1, R1, _, _, W3, R3).
+    rank3_pair(v_w1, v_r1, v_w3, v_r3) <-- rank3_cand(v_w1, v_r1, _w0, _w1, v_w3, v_r3);
 }
 }
 
@@ -728,18 +734,58 @@ mod stage_4 {
 use super::rulec_u32;
 ::ascent::ascent! {
     pub struct ConcordProgram;
+    relation stmt_thread(u32, u32);
+    relation po_scc(u32, u32);
+    relation postdom(u32, u32);
     relation in_critical_section(u32, u32, u32);
+    relation shared_read(u32, u32);
+    relation shared_write(u32, u32);
+    relation po_scc_reach(u32, u32);
     relation po_loop(u32,);
+    relation hb_must(u32, u32);
+    relation hb_post(u32, u32);
     relation rf_may(u32, u32);
-    relation rank2_no(u32, u32, u32, u32);
     relation rank2_may(u32, u32, u32, u32);
-    relation rank3_hb(u32, u32);
     relation rank3_no(u32, u32, u32, u32, u32, u32);
+    relation rank3_cand(u32, u32, u32, u32, u32, u32);
+    relation rank3_pair(u32, u32, u32, u32);
+    relation rank3_hb_ask(u32, u32);
+    relation rank3_hb(u32, u32);
+    relation rank3_hb_rev(u32, u32);
+    relation rank3_pair_no(u32, u32, u32, u32);
     relation rank3_may(u32, u32, u32, u32, u32, u32);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rf_may(W1, R1), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), rf_may(W2, R2), rank3_hb(R1, R2), !rank2_no(W1, R1, W2, R2), in_critical_section(R2, M, LB), LA != LB, in_critical_section(W3, M, LB), rf_may(W3, R3), rank3_hb(R2, R3), !rank2_no(W2, R2, W3, R3), in_critical_section(R3, M, LC), LA != LC, LB != LC, in_critical_section(W1, M, LC), rank3_hb(R1, R3), !rank2_no(W1, R1, W3, R3), !po_loop(LA), !po_loop(LB), !po_loop(LC).
-    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rf_may(v_w1, v_r1), in_critical_section(v_r1, v_m, v_la), !po_loop(v_la), in_critical_section(v_w2, v_m, v_la), rf_may(v_w2, v_r2), !rank2_no(v_w1, v_r1, v_w2, v_r2), rank3_hb(v_r1, v_r2), in_critical_section(v_r2, v_m, v_lb), if rulec_u32(v_la) != rulec_u32(v_lb), !po_loop(v_lb), in_critical_section(v_w3, v_m, v_lb), rf_may(v_w3, v_r3), !rank2_no(v_w2, v_r2, v_w3, v_r3), !rank2_no(v_w1, v_r1, v_w3, v_r3), rank3_hb(v_r2, v_r3), in_critical_section(v_r3, v_m, v_lc), if rulec_u32(v_la) != rulec_u32(v_lc), if rulec_u32(v_lb) != rulec_u32(v_lc), !po_loop(v_lc), in_critical_section(v_w1, v_m, v_lc), rank3_hb(v_r1, v_r3);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rf_may(W1, R1), in_critical_section(R1, M, LA), in_critical_section(W3, M, LA), rf_may(W3, R3), rank3_hb(R1, R3), !rank2_no(W1, R1, W3, R3), in_critical_section(R3, M, LC), LA != LC, in_critical_section(W2, M, LC), rf_may(W2, R2), rank3_hb(R2, R3), !rank2_no(W2, R2, W3, R3), in_critical_section(R2, M, LB), LA != LB, LB != LC, in_critical_section(W1, M, LB), rank3_hb(R1, R2), !rank2_no(W1, R1, W2, R2), !po_loop(LA), !po_loop(LB), !po_loop(LC).
-    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rf_may(v_w1, v_r1), in_critical_section(v_r1, v_m, v_la), !po_loop(v_la), in_critical_section(v_w3, v_m, v_la), rf_may(v_w3, v_r3), !rank2_no(v_w1, v_r1, v_w3, v_r3), rank3_hb(v_r1, v_r3), in_critical_section(v_r3, v_m, v_lc), if rulec_u32(v_la) != rulec_u32(v_lc), !po_loop(v_lc), in_critical_section(v_w2, v_m, v_lc), rf_may(v_w2, v_r2), !rank2_no(v_w2, v_r2, v_w3, v_r3), !rank2_no(v_w1, v_r1, v_w2, v_r2), rank3_hb(v_r2, v_r3), in_critical_section(v_r2, v_m, v_lb), if rulec_u32(v_la) != rulec_u32(v_lb), if rulec_u32(v_lb) != rulec_u32(v_lc), !po_loop(v_lb), in_critical_section(v_w1, v_m, v_lb), rank3_hb(v_r1, v_r2);
+    // rank3_pair_no(W1, R1, W2, R1) :- rank3_pair(W1, R1, W2, R1), rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r1) <-- rank3_pair(v_w1, v_r1, v_w2, e0), if rulec_u32(e0) == rulec_u32(v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2), !po_loop(v_r1), rf_may(v_w1, v_r1), rf_may(v_w2, v_r1);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_must(v_r2, v_w1), rf_may(v_w2, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), in_critical_section(W1, Inl16M, Inl16LB), in_critical_section(R1, Inl16M, Inl16LA), in_critical_section(W2, Inl16M, Inl16LA), rf_may(W2, R2), in_critical_section(R2, Inl16M, Inl16LB), Inl16LA != Inl16LB, !po_loop(Inl16LA), !po_loop(Inl16LB).
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_w1, v_inl16_m, v_inl16_lb), !po_loop(v_inl16_lb), in_critical_section(v_r1, v_inl16_m, v_inl16_la), if rulec_u32(v_inl16_la) != rulec_u32(v_inl16_lb), !po_loop(v_inl16_la), in_critical_section(v_w2, v_inl16_m, v_inl16_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_inl16_m, v_inl16_lb);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), postdom(R1, Inl17W3), in_critical_section(R1, Inl17M, Inl17LB), in_critical_section(Inl17W3, Inl17M, Inl17LB), shared_write(Inl17W3, Inl17V), shared_read(R2, Inl17V), in_critical_section(R2, Inl17M, Inl17LA), rf_may(W2, R2), hb_must(W2, Inl17W3), Inl17LA != Inl17LB, W2 != Inl17W3.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), postdom(v_r1, v_inl17_w3), if rulec_u32(v_w2) != rulec_u32(v_inl17_w3), in_critical_section(v_r1, v_inl17_m, v_inl17_lb), in_critical_section(v_inl17_w3, v_inl17_m, v_inl17_lb), shared_write(v_inl17_w3, v_inl17_v), shared_read(v_r2, v_inl17_v), in_critical_section(v_r2, v_inl17_m, v_inl17_la), if rulec_u32(v_inl17_la) != rulec_u32(v_inl17_lb), rf_may(v_w2, v_r2), hb_must(v_w2, v_inl17_w3);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), postdom(R1, Inl18W3), in_critical_section(R1, Inl18M, Inl18LB), in_critical_section(Inl18W3, Inl18M, Inl18LB), shared_write(Inl18W3, Inl18V), shared_read(R2, Inl18V), in_critical_section(R2, Inl18M, Inl18LA), rf_may(W1, R2), Inl18LA != Inl18LB, W1 != Inl18W3.
+    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r1), postdom(v_r1, v_inl18_w3), if rulec_u32(v_w1) != rulec_u32(v_inl18_w3), in_critical_section(v_r1, v_inl18_m, v_inl18_lb), in_critical_section(v_inl18_w3, v_inl18_m, v_inl18_lb), shared_write(v_inl18_w3, v_inl18_v), shared_read(v_r2, v_inl18_v), in_critical_section(v_r2, v_inl18_m, v_inl18_la), if rulec_u32(v_inl18_la) != rulec_u32(v_inl18_lb), rf_may(v_w1, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), shared_read(R1, Inl19V), hb_must(W1, W2), shared_write(W2, Inl19V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w1, v_r1), shared_read(v_r1, v_inl19_v), hb_must(v_w1, v_w2), shared_write(v_w2, v_inl19_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), shared_read(R2, Inl20V), hb_must(W2, W1), shared_write(W1, Inl20V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl20_v), hb_must(v_w2, v_w1), shared_write(v_w1, v_inl20_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_post(R1, Inl21W3), shared_write(Inl21W3, Inl21V), hb_must(Inl21W3, R2), shared_read(R2, Inl21V), rf_may(W2, R2), hb_must(W2, Inl21W3), W2 != Inl21W3.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl21_w3), if rulec_u32(v_w2) != rulec_u32(v_inl21_w3), shared_write(v_inl21_w3, v_inl21_v), hb_must(v_inl21_w3, v_r2), shared_read(v_r2, v_inl21_v), rf_may(v_w2, v_r2), hb_must(v_w2, v_inl21_w3);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), hb_post(R1, Inl22W3), shared_write(Inl22W3, Inl22V), hb_must(Inl22W3, R2), shared_read(R2, Inl22V), rf_may(W1, R2), W1 != Inl22W3.
+    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl22_w3), if rulec_u32(v_w1) != rulec_u32(v_inl22_w3), shared_write(v_inl22_w3, v_inl22_v), hb_must(v_inl22_w3, v_r2), shared_read(v_r2, v_inl22_v), rf_may(v_w1, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl23V), shared_write(W1, Inl23V).
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl23_v), shared_write(v_w1, v_inl23_v);
+    // rank3_hb_ask(R, R2) :- rank3_pair(_, R, _, R2).
+    rank3_hb_ask(v_r, v_r2) <-- rank3_pair(_w0, v_r, _w1, v_r2);
+    // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
+    rank3_hb_rev(v_r2, v_r) <-- rank3_hb_ask(v_r, v_r2), hb_must(v_r2, v_r);
+    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), hb_must(R, R2).
+    rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), hb_must(v_r, v_r2);
+    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), po_scc(R, C1), po_scc(R2, C2), po_scc_reach(C1, C2).
+    rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), po_scc(v_r, v_c1), po_scc(v_r2, v_c2), po_scc_reach(v_c1, v_c2);
+    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), stmt_thread(R, T1), stmt_thread(R2, T2), T1 != T2, !rank3_hb_rev(R2, R).
+    rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), !rank3_hb_rev(v_r2, v_r), stmt_thread(v_r, v_t1), stmt_thread(v_r2, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank3_cand(W1, R1, W2, R2, W3, R3), rank3_hb(R1, R2), rank3_hb(R2, R3), rank3_hb(R1, R3), !rank3_pair_no(W1, R1, W2, R2), !rank3_pair_no(W2, R2, W3, R3), !rank3_pair_no(W1, R1, W3, R3).
+    rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank3_cand(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), !rank3_pair_no(v_w1, v_r1, v_w2, v_r2), !rank3_pair_no(v_w2, v_r2, v_w3, v_r3), !rank3_pair_no(v_w1, v_r1, v_w3, v_r3), rank3_hb(v_r1, v_r2), rank3_hb(v_r2, v_r3), rank3_hb(v_r1, v_r3);
     // rank3_may(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), !rank3_no(W1, R1, W2, R2, W3, R3).
     rank3_may(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), rank2_may(v_w2, v_r2, v_w3, v_r3), !rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), rank2_may(v_w1, v_r1, v_w3, v_r3);
 }
@@ -852,8 +898,9 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rf_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rank2_no: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank2_may: ::std::vec::Vec<(u32, u32, u32, u32)>;
-    let mut rel_rank3_hb: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rank3_no: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
+    let mut rel_rank3_cand: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
+    let mut rel_rank3_pair: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
     {
         let mut prog = stage_0::ConcordProgram::default();
@@ -877,7 +924,11 @@ pub fn run(input: &Input) -> Output {
         prog.flag_enabler = ::std::mem::take(&mut rel_flag_enabler);
         prog.shared_read = rel_shared_read.clone();
         prog.shared_write = rel_shared_write.clone();
+        let started = ::std::time::Instant::now();
         prog.run();
+        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+            eprintln!("[rules] {} stage 0: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+        }
         rel_po_scc_reach = ::std::mem::take(&mut prog.po_scc_reach);
         rel_po_loop = ::std::mem::take(&mut prog.po_loop);
         rel_dom = ::std::mem::take(&mut prog.dom);
@@ -914,7 +965,11 @@ pub fn run(input: &Input) -> Output {
         prog.hb_signal_edge = ::std::mem::take(&mut rel_hb_signal_edge);
         prog.hb_guard_edge = ::std::mem::take(&mut rel_hb_guard_edge);
         prog.hb_hub = ::std::mem::take(&mut rel_hb_hub);
+        let started = ::std::time::Instant::now();
         prog.run();
+        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+            eprintln!("[rules] {} stage 1: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+        }
         rel_hb_from_hub = ::std::mem::take(&mut prog.hb_from_hub);
         rel_hb_to_hub = ::std::mem::take(&mut prog.hb_to_hub);
         rel_hb_must = ::std::mem::take(&mut prog.hb_must);
@@ -938,7 +993,11 @@ pub fn run(input: &Input) -> Output {
         prog.hb_post = rel_hb_post.clone();
         prog.hb_pre_local = ::std::mem::take(&mut rel_hb_pre_local);
         prog.hb_pre_edge = ::std::mem::take(&mut rel_hb_pre_edge);
+        let started = ::std::time::Instant::now();
         prog.run();
+        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+            eprintln!("[rules] {} stage 2: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+        }
         rel_hb_pre = ::std::mem::take(&mut prog.hb_pre);
         rel_hb_may = ::std::mem::take(&mut prog.hb_may);
         rel_rf_covered_store = ::std::mem::take(&mut prog.rf_covered_store);
@@ -948,31 +1007,48 @@ pub fn run(input: &Input) -> Output {
     }
     {
         let mut prog = stage_3::ConcordProgram::default();
-        prog.stmt_thread = ::std::mem::take(&mut rel_stmt_thread);
-        prog.po_scc = ::std::mem::take(&mut rel_po_scc);
-        prog.postdom = ::std::mem::take(&mut rel_postdom);
+        prog.stmt_thread = rel_stmt_thread.clone();
+        prog.po_scc = rel_po_scc.clone();
+        prog.postdom = rel_postdom.clone();
         prog.in_critical_section = rel_in_critical_section.clone();
-        prog.shared_read = ::std::mem::take(&mut rel_shared_read);
-        prog.shared_write = ::std::mem::take(&mut rel_shared_write);
+        prog.shared_read = rel_shared_read.clone();
+        prog.shared_write = rel_shared_write.clone();
         prog.po_scc_reach = rel_po_scc_reach.clone();
         prog.po_loop = rel_po_loop.clone();
         prog.hb_must = rel_hb_must.clone();
         prog.hb_post = rel_hb_post.clone();
         prog.rf_may = rel_rf_may.clone();
+        let started = ::std::time::Instant::now();
         prog.run();
+        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+            eprintln!("[rules] {} stage 3: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+        }
         rel_rank2_no = ::std::mem::take(&mut prog.rank2_no);
         rel_rank2_may = ::std::mem::take(&mut prog.rank2_may);
-        rel_rank3_hb = ::std::mem::take(&mut prog.rank3_hb);
+        rel_rank3_cand = ::std::mem::take(&mut prog.rank3_cand);
+        rel_rank3_pair = ::std::mem::take(&mut prog.rank3_pair);
     }
     {
         let mut prog = stage_4::ConcordProgram::default();
+        prog.stmt_thread = ::std::mem::take(&mut rel_stmt_thread);
+        prog.po_scc = ::std::mem::take(&mut rel_po_scc);
+        prog.postdom = ::std::mem::take(&mut rel_postdom);
         prog.in_critical_section = ::std::mem::take(&mut rel_in_critical_section);
+        prog.shared_read = ::std::mem::take(&mut rel_shared_read);
+        prog.shared_write = ::std::mem::take(&mut rel_shared_write);
+        prog.po_scc_reach = rel_po_scc_reach.clone();
         prog.po_loop = ::std::mem::take(&mut rel_po_loop);
+        prog.hb_must = rel_hb_must.clone();
+        prog.hb_post = rel_hb_post.clone();
         prog.rf_may = rel_rf_may.clone();
-        prog.rank2_no = rel_rank2_no.clone();
         prog.rank2_may = rel_rank2_may.clone();
-        prog.rank3_hb = ::std::mem::take(&mut rel_rank3_hb);
+        prog.rank3_cand = ::std::mem::take(&mut rel_rank3_cand);
+        prog.rank3_pair = ::std::mem::take(&mut rel_rank3_pair);
+        let started = ::std::time::Instant::now();
         prog.run();
+        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+            eprintln!("[rules] {} stage 4: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+        }
         rel_rank3_no = ::std::mem::take(&mut prog.rank3_no);
         rel_rank3_may = ::std::mem::take(&mut prog.rank3_may);
     }

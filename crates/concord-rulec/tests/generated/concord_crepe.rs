@@ -8,8 +8,8 @@ pub mod concord_crepe {
 //   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre, hb_pre_local, hb_pre_via, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max
-//   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, rank3_hb_ask, rank3_hb_rev
-//   7: rank2_may, rank2_loads_may, rank3_hb, rank3_no
+//   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
+//   7: rank2_may, rank2_loads_may, rank3_no, rank3_hb
 //   8: rank3_may
 
 /// Input facts: one field per `.input` relation, one tuple per row.
@@ -820,10 +820,13 @@ mod stage_3 {
     struct Rank2Load(u32);
     struct Rank2LoadsMay(u32, u32);
     struct Rank2LoadsRevMust(u32, u32);
-    struct Rank3HbAsk(u32, u32);
+    struct CsEdge(u32, u32, u32, u32, u32);
+    struct CsLink(u32, u32, u32);
+    struct CsCycle(u32, u32, u32, u32);
     @output
-    struct Rank3Hb(u32, u32);
-    struct Rank3HbRev(u32, u32);
+    struct Rank3Cand(u32, u32, u32, u32, u32, u32);
+    @output
+    struct Rank3Pair(u32, u32, u32, u32);
     // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     Rank2No(v_w1, v_r1, v_w2, v_r1) <- RfMay(v_w1, v_r1), !PoLoop(v_r1), RfMay(v_w2, v_r1), (v_w1 != v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -856,20 +859,24 @@ mod stage_3 {
     Rank2LoadsMay(v_r1, v_r2) <- Rank2Load(v_r1), Rank2Load(v_r2), !Rank2LoadsRevMust(v_r2, v_r1), StmtThread(v_r1, v_t1), StmtThread(v_r2, v_t2), (v_t1 != v_t2);
     // rank2_may(W1, R1, W2, R2) :- rf_may(W1, R1), rank2_loads_may(R1, R2), rf_may(W2, R2), !rank2_no(W1, R1, W2, R2).
     Rank2May(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), Rank2LoadsMay(v_r1, v_r2), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2);
-    // rank3_hb_ask(R, R2) :- rf_may(_, R), in_critical_section(R, M, L), in_critical_section(W2, M, L), rf_may(W2, R2).
-    Rank3HbAsk(v_r, v_r2) <- RfMay(_w0, v_r), InCriticalSection(v_r, v_m, v_l), InCriticalSection(v_w2, v_m, v_l), RfMay(v_w2, v_r2);
-    // rank3_hb_ask(R, R2) :- rf_may(W, R), in_critical_section(W, M, L), in_critical_section(R2, M, L), rf_may(_, R2).
-    Rank3HbAsk(v_r, v_r2) <- RfMay(v_w, v_r), InCriticalSection(v_w, v_m, v_l), InCriticalSection(v_r2, v_m, v_l), RfMay(_w0, v_r2);
-    // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
-    Rank3HbRev(v_r2, v_r) <- Rank3HbAsk(v_r, v_r2), HbMust(v_r2, v_r);
-    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), hb_must(R, R2).
-    Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), HbMust(v_r, v_r2);
-    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), po_scc(R, C1), po_scc(R2, C2), po_scc_reach(C1, C2).
-    Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), PoScc(v_r, v_c1), PoScc(v_r2, v_c2), PoSccReach(v_c1, v_c2);
-    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), stmt_thread(R, T1), stmt_thread(R2, T2), T1 != T2, !rank3_hb_rev(R2, R).
-    Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), !Rank3HbRev(v_r2, v_r), StmtThread(v_r, v_t1), StmtThread(v_r2, v_t2), (v_t1 != v_t2);
+    // cs_edge(W, R, M, LW, LR) :- rf_may(W, R), in_critical_section(R, M, LR), !po_loop(LR), in_critical_section(W, M, LW), LW != LR, !po_loop(LW).
+    CsEdge(v_w, v_r, v_m, v_lw, v_lr) <- RfMay(v_w, v_r), InCriticalSection(v_r, v_m, v_lr), !PoLoop(v_lr), InCriticalSection(v_w, v_m, v_lw), (v_lw != v_lr), !PoLoop(v_lw);
+    // cs_link(M, LW, LR) :- cs_edge(_, _, M, LW, LR).
+    CsLink(v_m, v_lw, v_lr) <- CsEdge(_w0, _w1, v_m, v_lw, v_lr);
+    // cs_cycle(M, LA, LB, LC) :- cs_link(M, LC, LA), cs_link(M, LA, LB), LB != LC, cs_link(M, LB, LC).
+    CsCycle(v_m, v_la, v_lb, v_lc) <- CsLink(v_m, v_lc, v_la), CsLink(v_m, v_la, v_lb), (v_lb != v_lc), CsLink(v_m, v_lb, v_lc);
+    // rank3_cand(W1, R1, W2, R2, W3, R3) :- cs_cycle(M, LA, LB, LC), cs_edge(W1, R1, M, LC, LA), cs_edge(W2, R2, M, LA, LB), cs_edge(W3, R3, M, LB, LC).
+    Rank3Cand(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- CsCycle(v_m, v_la, v_lb, v_lc), CsEdge(v_w1, v_r1, v_m, v_lc, v_la), CsEdge(v_w2, v_r2, v_m, v_la, v_lb), CsEdge(v_w3, v_r3, v_m, v_lb, v_lc);
+    // rank3_cand(W1, R1, W3, R3, W2, R2) :- cs_cycle(M, LA, LB, LC), cs_edge(W1, R1, M, LC, LA), cs_edge(W2, R2, M, LA, LB), cs_edge(W3, R3, M, LB, LC).
+    Rank3Cand(v_w1, v_r1, v_w3, v_r3, v_w2, v_r2) <- CsCycle(v_m, v_la, v_lb, v_lc), CsEdge(v_w1, v_r1, v_m, v_lc, v_la), CsEdge(v_w2, v_r2, v_m, v_la, v_lb), CsEdge(v_w3, v_r3, v_m, v_lb, v_lc);
+    // rank3_pair(W1, R1, W2, R2) :- rank3_cand(W1, R1, W2, R2, _, _).
+    Rank3Pair(v_w1, v_r1, v_w2, v_r2) <- Rank3Cand(v_w1, v_r1, v_w2, v_r2, _w0, _w1);
+    // rank3_pair(W2, R2, W3, R3) :- rank3_cand(_, _, W2, R2, W3, R3).
+    Rank3Pair(v_w2, v_r2, v_w3, v_r3) <- Rank3Cand(_w0, _w1, v_w2, v_r2, v_w3, v_r3);
+    // rank3_pair(W1, R1, W3, R3) :- rank3_cand(W1, R1, _, _, W3, R3).
+    Rank3Pair(v_w1, v_r1, v_w3, v_r3) <- Rank3Cand(v_w1, v_r1, _w0, _w1, v_w3, v_r3);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
@@ -882,8 +889,8 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdo
     runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
     runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
     runtime.extend(rel_rf_may.iter().map(|&(a0, a1)| RfMay(a0, a1)));
-    let (out_rank2_no, out_rank2_may, out_rank3_hb,) = runtime.run();
-    (out_rank2_no.into_iter().map(|Rank2No(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank2_may.into_iter().map(|Rank2May(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank3_hb.into_iter().map(|Rank3Hb(a0, a1)| (a0, a1)).collect(), )
+    let (out_rank2_no, out_rank2_may, out_rank3_cand, out_rank3_pair,) = runtime.run();
+    (out_rank2_no.into_iter().map(|Rank2No(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank2_may.into_iter().map(|Rank2May(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank3_cand.into_iter().map(|Rank3Cand(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), out_rank3_pair.into_iter().map(|Rank3Pair(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), )
 }
 }
 
@@ -891,36 +898,92 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdo
 mod stage_4 {
 ::crepe::crepe! {
     @input
+    struct StmtThread(u32, u32);
+    @input
+    struct PoScc(u32, u32);
+    @input
+    struct Postdom(u32, u32);
+    @input
     struct InCriticalSection(u32, u32, u32);
+    @input
+    struct SharedRead(u32, u32);
+    @input
+    struct SharedWrite(u32, u32);
+    @input
+    struct PoSccReach(u32, u32);
     @input
     struct PoLoop(u32);
     @input
+    struct HbMust(u32, u32);
+    @input
+    struct HbPost(u32, u32);
+    @input
     struct RfMay(u32, u32);
     @input
-    struct Rank2No(u32, u32, u32, u32);
-    @input
     struct Rank2May(u32, u32, u32, u32);
-    @input
-    struct Rank3Hb(u32, u32);
     @output
     struct Rank3No(u32, u32, u32, u32, u32, u32);
+    @input
+    struct Rank3Cand(u32, u32, u32, u32, u32, u32);
+    @input
+    struct Rank3Pair(u32, u32, u32, u32);
+    struct Rank3HbAsk(u32, u32);
+    struct Rank3Hb(u32, u32);
+    struct Rank3HbRev(u32, u32);
+    struct Rank3PairNo(u32, u32, u32, u32);
     @output
     struct Rank3May(u32, u32, u32, u32, u32, u32);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rf_may(W1, R1), in_critical_section(R1, M, LA), in_critical_section(W2, M, LA), rf_may(W2, R2), rank3_hb(R1, R2), !rank2_no(W1, R1, W2, R2), in_critical_section(R2, M, LB), LA != LB, in_critical_section(W3, M, LB), rf_may(W3, R3), rank3_hb(R2, R3), !rank2_no(W2, R2, W3, R3), in_critical_section(R3, M, LC), LA != LC, LB != LC, in_critical_section(W1, M, LC), rank3_hb(R1, R3), !rank2_no(W1, R1, W3, R3), !po_loop(LA), !po_loop(LB), !po_loop(LC).
-    Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_m, v_la), !PoLoop(v_la), InCriticalSection(v_w2, v_m, v_la), RfMay(v_w2, v_r2), !Rank2No(v_w1, v_r1, v_w2, v_r2), Rank3Hb(v_r1, v_r2), InCriticalSection(v_r2, v_m, v_lb), (v_la != v_lb), !PoLoop(v_lb), InCriticalSection(v_w3, v_m, v_lb), RfMay(v_w3, v_r3), !Rank2No(v_w2, v_r2, v_w3, v_r3), !Rank2No(v_w1, v_r1, v_w3, v_r3), Rank3Hb(v_r2, v_r3), InCriticalSection(v_r3, v_m, v_lc), (v_la != v_lc), (v_lb != v_lc), !PoLoop(v_lc), InCriticalSection(v_w1, v_m, v_lc), Rank3Hb(v_r1, v_r3);
-    // rank3_no(W1, R1, W2, R2, W3, R3) :- rf_may(W1, R1), in_critical_section(R1, M, LA), in_critical_section(W3, M, LA), rf_may(W3, R3), rank3_hb(R1, R3), !rank2_no(W1, R1, W3, R3), in_critical_section(R3, M, LC), LA != LC, in_critical_section(W2, M, LC), rf_may(W2, R2), rank3_hb(R2, R3), !rank2_no(W2, R2, W3, R3), in_critical_section(R2, M, LB), LA != LB, LB != LC, in_critical_section(W1, M, LB), rank3_hb(R1, R2), !rank2_no(W1, R1, W2, R2), !po_loop(LA), !po_loop(LB), !po_loop(LC).
-    Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_m, v_la), !PoLoop(v_la), InCriticalSection(v_w3, v_m, v_la), RfMay(v_w3, v_r3), !Rank2No(v_w1, v_r1, v_w3, v_r3), Rank3Hb(v_r1, v_r3), InCriticalSection(v_r3, v_m, v_lc), (v_la != v_lc), !PoLoop(v_lc), InCriticalSection(v_w2, v_m, v_lc), RfMay(v_w2, v_r2), !Rank2No(v_w2, v_r2, v_w3, v_r3), !Rank2No(v_w1, v_r1, v_w2, v_r2), Rank3Hb(v_r2, v_r3), InCriticalSection(v_r2, v_m, v_lb), (v_la != v_lb), (v_lb != v_lc), !PoLoop(v_lb), InCriticalSection(v_w1, v_m, v_lb), Rank3Hb(v_r1, v_r2);
+    // rank3_pair_no(W1, R1, W2, R1) :- rank3_pair(W1, R1, W2, R1), rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r1) <- Rank3Pair(v_w1, v_r1, v_w2, e0), (e0 == v_r1), (v_w1 != v_w2), !PoLoop(v_r1), RfMay(v_w1, v_r1), RfMay(v_w2, v_r1);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), HbMust(v_r2, v_w1), RfMay(v_w2, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), in_critical_section(W1, Inl16M, Inl16LB), in_critical_section(R1, Inl16M, Inl16LA), in_critical_section(W2, Inl16M, Inl16LA), rf_may(W2, R2), in_critical_section(R2, Inl16M, Inl16LB), Inl16LA != Inl16LB, !po_loop(Inl16LA), !po_loop(Inl16LB).
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_inl16_m, v_inl16_lb), !PoLoop(v_inl16_lb), InCriticalSection(v_r1, v_inl16_m, v_inl16_la), (v_inl16_la != v_inl16_lb), !PoLoop(v_inl16_la), InCriticalSection(v_w2, v_inl16_m, v_inl16_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_inl16_m, v_inl16_lb);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), postdom(R1, Inl17W3), in_critical_section(R1, Inl17M, Inl17LB), in_critical_section(Inl17W3, Inl17M, Inl17LB), shared_write(Inl17W3, Inl17V), shared_read(R2, Inl17V), in_critical_section(R2, Inl17M, Inl17LA), rf_may(W2, R2), hb_must(W2, Inl17W3), Inl17LA != Inl17LB, W2 != Inl17W3.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), Postdom(v_r1, v_inl17_w3), (v_w2 != v_inl17_w3), InCriticalSection(v_r1, v_inl17_m, v_inl17_lb), InCriticalSection(v_inl17_w3, v_inl17_m, v_inl17_lb), SharedWrite(v_inl17_w3, v_inl17_v), SharedRead(v_r2, v_inl17_v), InCriticalSection(v_r2, v_inl17_m, v_inl17_la), (v_inl17_la != v_inl17_lb), RfMay(v_w2, v_r2), HbMust(v_w2, v_inl17_w3);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), postdom(R1, Inl18W3), in_critical_section(R1, Inl18M, Inl18LB), in_critical_section(Inl18W3, Inl18M, Inl18LB), shared_write(Inl18W3, Inl18V), shared_read(R2, Inl18V), in_critical_section(R2, Inl18M, Inl18LA), rf_may(W1, R2), Inl18LA != Inl18LB, W1 != Inl18W3.
+    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r1), Postdom(v_r1, v_inl18_w3), (v_w1 != v_inl18_w3), InCriticalSection(v_r1, v_inl18_m, v_inl18_lb), InCriticalSection(v_inl18_w3, v_inl18_m, v_inl18_lb), SharedWrite(v_inl18_w3, v_inl18_v), SharedRead(v_r2, v_inl18_v), InCriticalSection(v_r2, v_inl18_m, v_inl18_la), (v_inl18_la != v_inl18_lb), RfMay(v_w1, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), shared_read(R1, Inl19V), hb_must(W1, W2), shared_write(W2, Inl19V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), (v_w1 != v_w2), RfMay(v_w1, v_r1), SharedRead(v_r1, v_inl19_v), HbMust(v_w1, v_w2), SharedWrite(v_w2, v_inl19_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), shared_read(R2, Inl20V), hb_must(W2, W1), shared_write(W1, Inl20V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), (v_w1 != v_w2), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl20_v), HbMust(v_w2, v_w1), SharedWrite(v_w1, v_inl20_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_post(R1, Inl21W3), shared_write(Inl21W3, Inl21V), hb_must(Inl21W3, R2), shared_read(R2, Inl21V), rf_may(W2, R2), hb_must(W2, Inl21W3), W2 != Inl21W3.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), HbPost(v_r1, v_inl21_w3), (v_w2 != v_inl21_w3), SharedWrite(v_inl21_w3, v_inl21_v), HbMust(v_inl21_w3, v_r2), SharedRead(v_r2, v_inl21_v), RfMay(v_w2, v_r2), HbMust(v_w2, v_inl21_w3);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), hb_post(R1, Inl22W3), shared_write(Inl22W3, Inl22V), hb_must(Inl22W3, R2), shared_read(R2, Inl22V), rf_may(W1, R2), W1 != Inl22W3.
+    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r1), HbPost(v_r1, v_inl22_w3), (v_w1 != v_inl22_w3), SharedWrite(v_inl22_w3, v_inl22_v), HbMust(v_inl22_w3, v_r2), SharedRead(v_r2, v_inl22_v), RfMay(v_w1, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl23V), shared_write(W1, Inl23V).
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl23_v), SharedWrite(v_w1, v_inl23_v);
+    // rank3_hb_ask(R, R2) :- rank3_pair(_, R, _, R2).
+    Rank3HbAsk(v_r, v_r2) <- Rank3Pair(_w0, v_r, _w1, v_r2);
+    // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
+    Rank3HbRev(v_r2, v_r) <- Rank3HbAsk(v_r, v_r2), HbMust(v_r2, v_r);
+    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), hb_must(R, R2).
+    Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), HbMust(v_r, v_r2);
+    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), po_scc(R, C1), po_scc(R2, C2), po_scc_reach(C1, C2).
+    Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), PoScc(v_r, v_c1), PoScc(v_r2, v_c2), PoSccReach(v_c1, v_c2);
+    // rank3_hb(R, R2) :- rank3_hb_ask(R, R2), stmt_thread(R, T1), stmt_thread(R2, T2), T1 != T2, !rank3_hb_rev(R2, R).
+    Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), !Rank3HbRev(v_r2, v_r), StmtThread(v_r, v_t1), StmtThread(v_r2, v_t2), (v_t1 != v_t2);
+    // rank3_no(W1, R1, W2, R2, W3, R3) :- rank3_cand(W1, R1, W2, R2, W3, R3), rank3_hb(R1, R2), rank3_hb(R2, R3), rank3_hb(R1, R3), !rank3_pair_no(W1, R1, W2, R2), !rank3_pair_no(W2, R2, W3, R3), !rank3_pair_no(W1, R1, W3, R3).
+    Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank3Cand(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), !Rank3PairNo(v_w1, v_r1, v_w2, v_r2), !Rank3PairNo(v_w2, v_r2, v_w3, v_r3), !Rank3PairNo(v_w1, v_r1, v_w3, v_r3), Rank3Hb(v_r1, v_r2), Rank3Hb(v_r2, v_r3), Rank3Hb(v_r1, v_r3);
     // rank3_may(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), !rank3_no(W1, R1, W2, R2, W3, R3).
     Rank3May(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), Rank2May(v_w2, v_r2, v_w3, v_r3), !Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), Rank2May(v_w1, v_r1, v_w3, v_r3);
 }
-pub fn run(rel_in_critical_section: &[(u32, u32, u32)], rel_po_loop: &[(u32,)], rel_rf_may: &[(u32, u32)], rel_rank2_no: &[(u32, u32, u32, u32)], rel_rank2_may: &[(u32, u32, u32, u32)], rel_rank3_hb: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)], rel_rank2_may: &[(u32, u32, u32, u32)], rel_rank3_cand: &[(u32, u32, u32, u32, u32, u32)], rel_rank3_pair: &[(u32, u32, u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>,) {
     let mut runtime = Crepe::new();
+    runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
+    runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
+    runtime.extend(rel_postdom.iter().map(|&(a0, a1)| Postdom(a0, a1)));
     runtime.extend(rel_in_critical_section.iter().map(|&(a0, a1, a2)| InCriticalSection(a0, a1, a2)));
+    runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
+    runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
+    runtime.extend(rel_po_scc_reach.iter().map(|&(a0, a1)| PoSccReach(a0, a1)));
     runtime.extend(rel_po_loop.iter().map(|&(a0,)| PoLoop(a0)));
+    runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
+    runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
     runtime.extend(rel_rf_may.iter().map(|&(a0, a1)| RfMay(a0, a1)));
-    runtime.extend(rel_rank2_no.iter().map(|&(a0, a1, a2, a3)| Rank2No(a0, a1, a2, a3)));
     runtime.extend(rel_rank2_may.iter().map(|&(a0, a1, a2, a3)| Rank2May(a0, a1, a2, a3)));
-    runtime.extend(rel_rank3_hb.iter().map(|&(a0, a1)| Rank3Hb(a0, a1)));
+    runtime.extend(rel_rank3_cand.iter().map(|&(a0, a1, a2, a3, a4, a5)| Rank3Cand(a0, a1, a2, a3, a4, a5)));
+    runtime.extend(rel_rank3_pair.iter().map(|&(a0, a1, a2, a3)| Rank3Pair(a0, a1, a2, a3)));
     let (out_rank3_no, out_rank3_may,) = runtime.run();
     (out_rank3_no.into_iter().map(|Rank3No(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), out_rank3_may.into_iter().map(|Rank3May(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), )
 }
@@ -1033,14 +1096,15 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rf_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rank2_no: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank2_may: ::std::vec::Vec<(u32, u32, u32, u32)>;
-    let mut rel_rank3_hb: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rank3_no: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
+    let mut rel_rank3_cand: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
+    let mut rel_rank3_pair: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
     (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_notify_flagged, rel_hb_notify_ambiguous, rel_hb_joined, rel_hb_guard_ok, rel_hb_create_edge, rel_hb_signal_edge, rel_hb_guard_edge, rel_hb_hub,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_dom_parent, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
     (rel_hb_from_hub, rel_hb_to_hub, rel_hb_must, rel_hb_post, rel_hb_pre_local, rel_hb_pre_edge,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_po_scc_next, &rel_postdom, &rel_thread_always, &rel_cond_wait, &rel_cond_wait_guarded, &rel_flag_guard, &rel_po_scc_reach, &rel_po_loop, &rel_dom, &rel_hb_event, &rel_hb_notify_flagged, &rel_hb_notify_ambiguous, &rel_hb_joined, &rel_hb_guard_ok, &rel_hb_create_edge, &rel_hb_signal_edge, &rel_hb_guard_edge, &rel_hb_hub);
     (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may,) = stage_2::run(&rel_stmt_thread, &rel_po_scc, &rel_dom_parent, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_hb_event, &rel_hb_must, &rel_hb_post, &rel_hb_pre_local, &rel_hb_pre_edge);
-    (rel_rank2_no, rel_rank2_may, rel_rank3_hb,) = stage_3::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
-    (rel_rank3_no, rel_rank3_may,) = stage_4::run(&rel_in_critical_section, &rel_po_loop, &rel_rf_may, &rel_rank2_no, &rel_rank2_may, &rel_rank3_hb);
+    (rel_rank2_no, rel_rank2_may, rel_rank3_cand, rel_rank3_pair,) = stage_3::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
+    (rel_rank3_no, rel_rank3_may,) = stage_4::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may, &rel_rank2_may, &rel_rank3_cand, &rel_rank3_pair);
     let mut out = Output::default();
     out.po_scc_reach = rel_po_scc_reach;
     out.po_scc_reach.sort_unstable();

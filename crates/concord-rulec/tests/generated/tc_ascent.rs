@@ -144,7 +144,11 @@ pub fn run(input: &Input) -> Output {
         let mut prog = stage_0::TcProgram::default();
         prog.edge = ::std::mem::take(&mut rel_edge);
         prog.node = ::std::mem::take(&mut rel_node);
+        let started = ::std::time::Instant::now();
         prog.run();
+        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+            eprintln!("[rules] {} stage 0: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+        }
         rel_reach = ::std::mem::take(&mut prog.reach);
         rel_unreach = ::std::mem::take(&mut prog.unreach);
         rel_on_cycle = ::std::mem::take(&mut prog.on_cycle);
