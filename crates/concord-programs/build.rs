@@ -51,6 +51,23 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
             "rank3_may.dl",
         ],
     ),
+    // `diff --counts`: rank2_may and rank3_no of one version in one run
+    // (rank3_may, cubic, is not needed: rank 3 is counted as rank-2
+    // triangles minus rank3_no)
+    (
+        "counts",
+        &[
+            "order.dl",
+            "hb.dl",
+            "hb_out.dl",
+            "rf.dl",
+            "lockorder.dl",
+            "rank2.dl",
+            "rank2_store.dl",
+            "rank2_may.dl",
+            "rank3.dl",
+        ],
+    ),
     // mayHb itself: only for `concord query hb_may` and the laws tests
     // (every other rule tests it with both ends bound)
     ("hb", &["order.dl", "hb.dl", "hb_out.dl", "hb_may.dl"]),

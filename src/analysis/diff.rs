@@ -279,16 +279,25 @@ fn eval(
     }
 }
 
-/// The size of a version's rank3_no, from its single-version rank-3
-/// program (for `--counts` only).
-fn rank3_no_single(engine: Engine, facts: &FactSet) -> usize {
-    crate::datalog::run_program!(sync3, engine, facts, |out| out.rank3_no.len())
-}
-
-/// A version's rank2_may from its single-version rank-2 program (for
-/// `--counts` only: the diff itself never lists it).
-fn rank2_may_single(engine: Engine, facts: &FactSet) -> Vec<(u32, u32, u32, u32)> {
-    crate::datalog::run_program!(sync2, engine, facts, |out| out.rank2_may)
+/// A version's rank2_may and the size of its rank3_no, from one run of
+/// the `counts` program (for `--counts` only: the diff itself lists
+/// neither; rank3_no holds only for rank-2 triangles, so rank 3 is counted
+/// as triangles minus rank3_no without the cubic rank3_may).
+/// With `rank3` false, rank 3 is not asked for and the smaller `sync2`
+/// program runs instead (rank3_no is then reported as 0).
+fn rank_sets_single(
+    engine: Engine,
+    facts: &FactSet,
+    rank3: bool,
+) -> (Vec<(u32, u32, u32, u32)>, usize) {
+    if rank3 {
+        crate::datalog::run_program!(counts, engine, facts, |out| (
+            out.rank2_may,
+            out.rank3_no.len()
+        ))
+    } else {
+        crate::datalog::run_program!(sync2, engine, facts, |out| (out.rank2_may, 0))
+    }
 }
 
 /// The differences between two versions, rank by rank up to
@@ -306,6 +315,7 @@ pub fn sync_diff(
     let mut previous = RankOutput::default();
     // rank2_may of each version, listed only for --counts
     let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
+    let mut rank3_no = [0usize; 2];
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
@@ -331,17 +341,20 @@ pub fn sync_diff(
             }
         }
         if rank == 2 && opts.counts {
-            // the diff never builds rank2_no (diff2.dl): the single-version
-            // program lists rank2_may, for counts only
+            // the diff never builds rank2_no (diff2.dl): one run of the
+            // single-version `counts` program per version gives rank 2's
+            // pairs and rank 3's exclusions (when rank 3 is asked for), for
+            // counts only
             budget.phase("count rank 2")?;
             for (i, (s, facts)) in [&mut out.old_stats, &mut out.new_stats]
                 .into_iter()
                 .zip([old, new])
                 .enumerate()
             {
-                let pairs = rank2_may_single(opts.engine, facts);
+                let (pairs, no3) = rank_sets_single(opts.engine, facts, max_rank >= 3);
                 s.may_rf_rank.insert(2, pairs.len());
                 rank2_pairs[i] = pairs;
+                rank3_no[i] = no3;
             }
         }
         if rank == 3 && opts.counts {
@@ -351,11 +364,7 @@ pub fn sync_diff(
                 .enumerate()
             {
                 let triangles = diff_counts::rank2_triangles(&rank2_pairs[i], budget)?;
-                // rank3_no holds only for triangles (every rule requires the
-                // three pairs); the diff lists it only where a patch touched
-                // it (diff3.dl), so counting takes the version's own
-                let rank3_no = rank3_no_single(opts.engine, [old, new][i]);
-                s.may_rf_rank.insert(3, triangles - rank3_no);
+                s.may_rf_rank.insert(3, triangles - rank3_no[i]);
             }
         }
         out.ranks_checked = rank;

@@ -27,7 +27,7 @@ pub mod programs {
             }
         )*};
     }
-    both_engines!(sync1, sync2, sync3, hb, cia, pointsto, diff1, diff2, diff3);
+    both_engines!(sync1, sync2, sync3, counts, hb, cia, pointsto, diff1, diff2, diff3);
 }
 
 /// The two-version diff programs, one per rank (`rules/diff*.dl` over two

@@ -6,7 +6,8 @@
 //!
 //! `syncN`: happens-before, read-from and rank-N read-from sets (sync1 also
 //! has the lock-order rules); `hb`: happens-before with the mayHb set
-//! itself (for `concord query hb_may`); `cia`: change impact; `pointsto`: points-to,
+//! itself (for `concord query hb_may`); `counts`: rank2_may and rank3_no of
+//! one version (for `diff --counts`); `cia`: change impact; `pointsto`: points-to,
 //! call graph and thread starts; `diffN`: the rank-N two-version diff.
 //! concord's `analysis` module runs them over extracted facts.
 
@@ -42,6 +43,7 @@ macro_rules! rule_program {
 rule_program!(sync1);
 rule_program!(sync2);
 rule_program!(sync3);
+rule_program!(counts);
 rule_program!(hb);
 rule_program!(cia);
 rule_program!(pointsto);

@@ -22,6 +22,7 @@ macro_rules! reference_program {
 reference_program!(sync1);
 reference_program!(sync2);
 reference_program!(sync3);
+reference_program!(counts);
 reference_program!(hb);
 reference_program!(cia);
 reference_program!(pointsto);
