@@ -17,10 +17,10 @@
 //! * an inline relation that is also `.output` is kept as a table (a program
 //!   that wants its rows, such as `concord query`, gets them).
 //!
-//! The inserted literals are reordered greedily so that each positive atom
-//! shares a variable bound before it when one does (the engines join left
-//! to right, so a view used with its second column bound must not start by
-//! scanning its first atom).
+//! The inserted literals are reordered greedily: atoms whose arguments are
+//! all bound (pure tests) first, then the first in the text that shares a
+//! variable bound before it (the engines join left to right, so a view used
+//! with its second column bound must not start by scanning its first atom).
 
 use crate::ast::{Atom, Literal, Program, Rule, Term};
 use crate::error::{Error, ErrorKind, Errors};
@@ -344,8 +344,10 @@ fn fresh_name(copy: usize, base: &str, taken: &BTreeSet<String>) -> String {
     name
 }
 
-/// Orders the positive atoms of an inserted body so that each shares a
-/// variable bound before it when one can; negations and comparisons keep
+/// Orders the positive atoms of an inserted body: an atom whose arguments
+/// are all bound first, else the first (in the text) that shares a
+/// variable bound before it, else the next in the text; negations and
+/// comparisons keep
 /// their relative order after the atoms (the lowering places them right
 /// after the atom that binds their last variable anyway).
 fn join_order(lits: Vec<Literal>, bound: &HashSet<String>) -> Vec<Literal> {
@@ -360,7 +362,20 @@ fn join_order(lits: Vec<Literal>, bound: &HashSet<String>) -> Vec<Literal> {
             }),
             _ => false,
         };
-        let i = atoms.iter().position(shares).unwrap_or(0);
+        // an atom whose every argument is bound is a pure test: it can
+        // only shrink the join, so it goes first (Soufflé's "all-bound")
+        let all_bound = |l: &Literal| match l {
+            Literal::Pos(a) => a
+                .args
+                .iter()
+                .all(|t| !matches!(t, Term::Var(v) if !bound.contains(v))),
+            _ => false,
+        };
+        let i = atoms
+            .iter()
+            .position(all_bound)
+            .or_else(|| atoms.iter().position(shares))
+            .unwrap_or(0);
         let l = atoms.remove(i);
         if let Literal::Pos(a) = &l {
             for t in &a.args {
@@ -400,6 +415,27 @@ mod tests {
                 "out(A, B) :- q(A), e(A, B).",
                 "out(A, B) :- q(A), e(A, Inl2Z), e(Inl2Z, B).",
             ]
+        );
+    }
+
+    #[test]
+    fn an_atom_with_every_argument_bound_is_tested_before_any_join() {
+        // used with B bound, the view first binds W through e(W, B); s(W)
+        // is then a pure test and must come before the scan f(W, Z), which
+        // comes first in the text among the atoms sharing W
+        let rules = expanded(
+            ".decl e(a: unsigned, b: unsigned)\n.input e\n\
+             .decl f(a: unsigned, b: unsigned)\n.input f\n\
+             .decl s(a: unsigned)\n.input s\n\
+             .decl v(a: unsigned, b: unsigned) inline\n\
+             v(Z, B) :- f(W, Z), s(W), e(W, B).\n\
+             .decl q(a: unsigned)\n.input q\n\
+             .decl out(a: unsigned, b: unsigned)\n.output out\n\
+             out(A, B) :- q(B), v(A, B).\n",
+        );
+        assert_eq!(
+            rules,
+            vec!["out(A, B) :- q(B), e(Inl1W, B), s(Inl1W), f(Inl1W, A)."]
         );
     }
 

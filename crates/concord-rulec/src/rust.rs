@@ -405,12 +405,15 @@ pub fn to_ascent(p: &CheckedProgram, struct_name: &str) -> String {
             }
         }
         // CONCORD_RULE_PROFILE=1: each stage's time and relation sizes on
-        // stderr (where a rule program spends its time and memory)
+        // stderr (where a rule program spends its time and memory);
+        // CONCORD_RULE_PROFILE=rules also prints each SCC's rules, so an
+        // SCC's time can be traced to the rules it runs
         let _ = writeln!(
             s,
             "        let started = ::std::time::Instant::now();\n        prog.run();\n        \
-             if ::std::env::var_os(\"CONCORD_RULE_PROFILE\").is_some() {{\n            \
-             eprintln!(\"[rules] {{}} stage {k}: {{:.2?}}\\n{{}}{{}}\", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());\n        }}"
+             if let Some(profile) = ::std::env::var_os(\"CONCORD_RULE_PROFILE\") {{\n            \
+             eprintln!(\"[rules] {{}} stage {k}: {{:.2?}}\\n{{}}{{}}\", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());\n            \
+             if profile == \"rules\" {{\n                eprintln!(\"{{}}\", stage_{k}::{struct_name}::summary());\n            }}\n        }}"
         );
         for &r in st.derived.iter().filter(|&&r| flow.kept(r)) {
             let _ = writeln!(

@@ -683,18 +683,18 @@ use super::rulec_u32;
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_r2, v_w1), rf_may(v_w2, v_r2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl9M, Inl9LB), in_critical_section(R1, Inl9M, Inl9LA), in_critical_section(W2, Inl9M, Inl9LA), rf_may(W2, R2), in_critical_section(R2, Inl9M, Inl9LB), Inl9LA != Inl9LB, !po_loop(Inl9LA), !po_loop(Inl9LB).
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), in_critical_section(v_w1, v_inl9_m, v_inl9_lb), !po_loop(v_inl9_lb), in_critical_section(v_r1, v_inl9_m, v_inl9_la), if rulec_u32(v_inl9_la) != rulec_u32(v_inl9_lb), !po_loop(v_inl9_la), in_critical_section(v_w2, v_inl9_m, v_inl9_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_inl9_m, v_inl9_lb);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), postdom(R1, Inl11W3), in_critical_section(R1, Inl11M, Inl11LB), in_critical_section(Inl11W3, Inl11M, Inl11LB), shared_write(Inl11W3, Inl11V), shared_read(R2, Inl11V), in_critical_section(R2, Inl11M, Inl11LA), rf_may(W2, R2), hb_must(W2, Inl11W3), Inl11LA != Inl11LB, W2 != Inl11W3.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_inl11_w3), in_critical_section(v_r1, v_inl11_m, v_inl11_lb), in_critical_section(v_inl11_w3, v_inl11_m, v_inl11_lb), shared_write(v_inl11_w3, v_inl11_v), shared_read(v_r2, v_inl11_v), in_critical_section(v_r2, v_inl11_m, v_inl11_la), if rulec_u32(v_inl11_la) != rulec_u32(v_inl11_lb), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl11_w3), hb_must(v_w2, v_inl11_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), postdom(R1, Inl12W3), in_critical_section(R1, Inl12M, Inl12LB), in_critical_section(Inl12W3, Inl12M, Inl12LB), shared_write(Inl12W3, Inl12V), shared_read(R2, Inl12V), in_critical_section(R2, Inl12M, Inl12LA), rf_may(W1, R2), Inl12LA != Inl12LB, W1 != Inl12W3.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), postdom(v_r1, v_inl12_w3), if rulec_u32(v_w1) != rulec_u32(v_inl12_w3), in_critical_section(v_r1, v_inl12_m, v_inl12_lb), in_critical_section(v_inl12_w3, v_inl12_m, v_inl12_lb), shared_write(v_inl12_w3, v_inl12_v), shared_read(v_r2, v_inl12_v), in_critical_section(v_r2, v_inl12_m, v_inl12_la), if rulec_u32(v_inl12_la) != rulec_u32(v_inl12_lb), rf_may(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- in_critical_section(R1, Inl11M, Inl11LB), in_critical_section(Inl11W3, Inl11M, Inl11LB), postdom(R1, Inl11W3), shared_write(Inl11W3, Inl11V), in_critical_section(R2, Inl11M, Inl11LA), shared_read(R2, Inl11V), rf_may(W2, R2), hb_must(W2, Inl11W3), rf_may(W1, R1), Inl11LA != Inl11LB, W2 != Inl11W3.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- in_critical_section(v_r1, v_inl11_m, v_inl11_lb), in_critical_section(v_inl11_w3, v_inl11_m, v_inl11_lb), postdom(v_r1, v_inl11_w3), shared_write(v_inl11_w3, v_inl11_v), in_critical_section(v_r2, v_inl11_m, v_inl11_la), if rulec_u32(v_inl11_la) != rulec_u32(v_inl11_lb), shared_read(v_r2, v_inl11_v), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl11_w3), hb_must(v_w2, v_inl11_w3), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl12M, Inl12LB), in_critical_section(Inl12W3, Inl12M, Inl12LB), postdom(R1, Inl12W3), shared_write(Inl12W3, Inl12V), in_critical_section(R2, Inl12M, Inl12LA), shared_read(R2, Inl12V), rf_may(W1, R2), rf_may(W1, R1), Inl12LA != Inl12LB, W1 != Inl12W3.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- in_critical_section(v_r1, v_inl12_m, v_inl12_lb), in_critical_section(v_inl12_w3, v_inl12_m, v_inl12_lb), postdom(v_r1, v_inl12_w3), shared_write(v_inl12_w3, v_inl12_v), in_critical_section(v_r2, v_inl12_m, v_inl12_la), if rulec_u32(v_inl12_la) != rulec_u32(v_inl12_lb), shared_read(v_r2, v_inl12_v), rf_may(v_w1, v_r2), if rulec_u32(v_w1) != rulec_u32(v_inl12_w3), rf_may(v_w1, v_r1);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl14V), hb_must(W1, W2), shared_write(W2, Inl14V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), shared_read(v_r1, v_inl14_v), hb_must(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_inl14_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl15V), hb_must(W2, W1), shared_write(W1, Inl15V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w2, v_r2), shared_read(v_r2, v_inl15_v), hb_must(v_w2, v_w1), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_inl15_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_post(R1, Inl17W3), shared_write(Inl17W3, Inl17V), hb_must(Inl17W3, R2), shared_read(R2, Inl17V), rf_may(W2, R2), hb_must(W2, Inl17W3), W2 != Inl17W3.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_post(v_r1, v_inl17_w3), shared_write(v_inl17_w3, v_inl17_v), hb_must(v_inl17_w3, v_r2), shared_read(v_r2, v_inl17_v), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl17_w3), hb_must(v_w2, v_inl17_w3);
-    // rank2_no(W1, R1, W1, R2) :- rf_may(W1, R1), hb_post(R1, Inl18W3), shared_write(Inl18W3, Inl18V), hb_must(Inl18W3, R2), shared_read(R2, Inl18V), rf_may(W1, R2), W1 != Inl18W3.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- rf_may(v_w1, v_r1), hb_post(v_r1, v_inl18_w3), if rulec_u32(v_w1) != rulec_u32(v_inl18_w3), shared_write(v_inl18_w3, v_inl18_v), hb_must(v_inl18_w3, v_r2), shared_read(v_r2, v_inl18_v), rf_may(v_w1, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- hb_post(R1, Inl17W3), shared_write(Inl17W3, Inl17V), shared_read(R2, Inl17V), hb_must(Inl17W3, R2), rf_may(W2, R2), hb_must(W2, Inl17W3), rf_may(W1, R1), W2 != Inl17W3.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- hb_post(v_r1, v_inl17_w3), shared_write(v_inl17_w3, v_inl17_v), shared_read(v_r2, v_inl17_v), hb_must(v_inl17_w3, v_r2), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl17_w3), hb_must(v_w2, v_inl17_w3), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W1, R2) :- hb_post(R1, Inl18W3), shared_write(Inl18W3, Inl18V), shared_read(R2, Inl18V), hb_must(Inl18W3, R2), rf_may(W1, R2), rf_may(W1, R1), W1 != Inl18W3.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- hb_post(v_r1, v_inl18_w3), shared_write(v_inl18_w3, v_inl18_v), shared_read(v_r2, v_inl18_v), hb_must(v_inl18_w3, v_r2), rf_may(v_w1, v_r2), if rulec_u32(v_w1) != rulec_u32(v_inl18_w3), rf_may(v_w1, v_r1);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl20V), shared_write(W1, Inl20V).
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl20_v), shared_write(v_w1, v_inl20_v);
     // rank2_load(R) :- rf_may(_, R).
@@ -758,20 +758,20 @@ use super::rulec_u32;
     rank3_pair_no(v_w1, v_r1, v_w2, v_r1) <-- rank3_pair(v_w1, v_r1, v_w2, e0), if rulec_u32(e0) == rulec_u32(v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2), !po_loop(v_r1), rf_may(v_w1, v_r1), rf_may(v_w2, v_r1);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_must(v_r2, v_w1), rf_may(v_w2, v_r2);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), in_critical_section(W1, Inl26M, Inl26LB), in_critical_section(R1, Inl26M, Inl26LA), in_critical_section(W2, Inl26M, Inl26LA), rf_may(W2, R2), in_critical_section(R2, Inl26M, Inl26LB), Inl26LA != Inl26LB, !po_loop(Inl26LA), !po_loop(Inl26LB).
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_w1, v_inl26_m, v_inl26_lb), !po_loop(v_inl26_lb), in_critical_section(v_r1, v_inl26_m, v_inl26_la), if rulec_u32(v_inl26_la) != rulec_u32(v_inl26_lb), !po_loop(v_inl26_la), in_critical_section(v_w2, v_inl26_m, v_inl26_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_inl26_m, v_inl26_lb);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), postdom(R1, Inl28W3), in_critical_section(R1, Inl28M, Inl28LB), in_critical_section(Inl28W3, Inl28M, Inl28LB), shared_write(Inl28W3, Inl28V), shared_read(R2, Inl28V), in_critical_section(R2, Inl28M, Inl28LA), rf_may(W2, R2), hb_must(W2, Inl28W3), Inl28LA != Inl28LB, W2 != Inl28W3.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), postdom(v_r1, v_inl28_w3), if rulec_u32(v_w2) != rulec_u32(v_inl28_w3), in_critical_section(v_r1, v_inl28_m, v_inl28_lb), in_critical_section(v_inl28_w3, v_inl28_m, v_inl28_lb), shared_write(v_inl28_w3, v_inl28_v), shared_read(v_r2, v_inl28_v), in_critical_section(v_r2, v_inl28_m, v_inl28_la), if rulec_u32(v_inl28_la) != rulec_u32(v_inl28_lb), rf_may(v_w2, v_r2), hb_must(v_w2, v_inl28_w3);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), postdom(R1, Inl29W3), in_critical_section(R1, Inl29M, Inl29LB), in_critical_section(Inl29W3, Inl29M, Inl29LB), shared_write(Inl29W3, Inl29V), shared_read(R2, Inl29V), in_critical_section(R2, Inl29M, Inl29LA), rf_may(W1, R2), Inl29LA != Inl29LB, W1 != Inl29W3.
-    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r1), postdom(v_r1, v_inl29_w3), if rulec_u32(v_w1) != rulec_u32(v_inl29_w3), in_critical_section(v_r1, v_inl29_m, v_inl29_lb), in_critical_section(v_inl29_w3, v_inl29_m, v_inl29_lb), shared_write(v_inl29_w3, v_inl29_v), shared_read(v_r2, v_inl29_v), in_critical_section(v_r2, v_inl29_m, v_inl29_la), if rulec_u32(v_inl29_la) != rulec_u32(v_inl29_lb), rf_may(v_w1, v_r2);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), shared_read(R1, Inl31V), hb_must(W1, W2), shared_write(W2, Inl31V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w1, v_r1), shared_read(v_r1, v_inl31_v), hb_must(v_w1, v_w2), shared_write(v_w2, v_inl31_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), shared_read(R2, Inl32V), hb_must(W2, W1), shared_write(W1, Inl32V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl32_v), hb_must(v_w2, v_w1), shared_write(v_w1, v_inl32_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_post(R1, Inl34W3), shared_write(Inl34W3, Inl34V), hb_must(Inl34W3, R2), shared_read(R2, Inl34V), rf_may(W2, R2), hb_must(W2, Inl34W3), W2 != Inl34W3.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl34_w3), if rulec_u32(v_w2) != rulec_u32(v_inl34_w3), shared_write(v_inl34_w3, v_inl34_v), hb_must(v_inl34_w3, v_r2), shared_read(v_r2, v_inl34_v), rf_may(v_w2, v_r2), hb_must(v_w2, v_inl34_w3);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), hb_post(R1, Inl35W3), shared_write(Inl35W3, Inl35V), hb_must(Inl35W3, R2), shared_read(R2, Inl35V), rf_may(W1, R2), W1 != Inl35W3.
-    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl35_w3), if rulec_u32(v_w1) != rulec_u32(v_inl35_w3), shared_write(v_inl35_w3, v_inl35_v), hb_must(v_inl35_w3, v_r2), shared_read(v_r2, v_inl35_v), rf_may(v_w1, v_r2);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, Inl26M, Inl26LB), in_critical_section(R2, Inl26M, Inl26LB), in_critical_section(R1, Inl26M, Inl26LA), in_critical_section(W2, Inl26M, Inl26LA), Inl26LA != Inl26LB, !po_loop(Inl26LA), !po_loop(Inl26LB).
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), in_critical_section(v_w1, v_inl26_m, v_inl26_lb), !po_loop(v_inl26_lb), in_critical_section(v_r2, v_inl26_m, v_inl26_lb), in_critical_section(v_r1, v_inl26_m, v_inl26_la), if rulec_u32(v_inl26_la) != rulec_u32(v_inl26_lb), !po_loop(v_inl26_la), in_critical_section(v_w2, v_inl26_m, v_inl26_la);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), in_critical_section(R1, Inl28M, Inl28LB), in_critical_section(Inl28W3, Inl28M, Inl28LB), postdom(R1, Inl28W3), hb_must(W2, Inl28W3), shared_write(Inl28W3, Inl28V), shared_read(R2, Inl28V), in_critical_section(R2, Inl28M, Inl28LA), Inl28LA != Inl28LB, W2 != Inl28W3.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w2, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl28_m, v_inl28_lb), in_critical_section(v_inl28_w3, v_inl28_m, v_inl28_lb), if rulec_u32(v_w2) != rulec_u32(v_inl28_w3), postdom(v_r1, v_inl28_w3), hb_must(v_w2, v_inl28_w3), shared_write(v_inl28_w3, v_inl28_v), shared_read(v_r2, v_inl28_v), in_critical_section(v_r2, v_inl28_m, v_inl28_la), if rulec_u32(v_inl28_la) != rulec_u32(v_inl28_lb);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), in_critical_section(R1, Inl29M, Inl29LB), in_critical_section(Inl29W3, Inl29M, Inl29LB), postdom(R1, Inl29W3), shared_write(Inl29W3, Inl29V), shared_read(R2, Inl29V), in_critical_section(R2, Inl29M, Inl29LA), Inl29LA != Inl29LB, W1 != Inl29W3.
+    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl29_m, v_inl29_lb), in_critical_section(v_inl29_w3, v_inl29_m, v_inl29_lb), if rulec_u32(v_w1) != rulec_u32(v_inl29_w3), postdom(v_r1, v_inl29_w3), shared_write(v_inl29_w3, v_inl29_v), shared_read(v_r2, v_inl29_v), in_critical_section(v_r2, v_inl29_m, v_inl29_la), if rulec_u32(v_inl29_la) != rulec_u32(v_inl29_lb);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), shared_read(R1, Inl31V), shared_write(W2, Inl31V), W1 != W2.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w1, v_r1), hb_must(v_w1, v_w2), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2), shared_read(v_r1, v_inl31_v), shared_write(v_w2, v_inl31_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), shared_read(R2, Inl32V), shared_write(W1, Inl32V), W1 != W2.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w2, v_r2), hb_must(v_w2, v_w1), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1), shared_read(v_r2, v_inl32_v), shared_write(v_w1, v_inl32_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), hb_post(R1, Inl34W3), hb_must(Inl34W3, R2), hb_must(W2, Inl34W3), shared_write(Inl34W3, Inl34V), shared_read(R2, Inl34V), W2 != Inl34W3.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w2, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl34_w3), if rulec_u32(v_w2) != rulec_u32(v_inl34_w3), hb_must(v_inl34_w3, v_r2), hb_must(v_w2, v_inl34_w3), shared_write(v_inl34_w3, v_inl34_v), shared_read(v_r2, v_inl34_v);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), hb_post(R1, Inl35W3), hb_must(Inl35W3, R2), shared_write(Inl35W3, Inl35V), shared_read(R2, Inl35V), W1 != Inl35W3.
+    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl35_w3), if rulec_u32(v_w1) != rulec_u32(v_inl35_w3), hb_must(v_inl35_w3, v_r2), shared_write(v_inl35_w3, v_inl35_v), shared_read(v_r2, v_inl35_v);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl37V), shared_write(W1, Inl37V).
     rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl37_v), shared_write(v_w1, v_inl37_v);
     // rank3_hb_ask(R, R2) :- rank3_pair(_, R, _, R2).
@@ -926,8 +926,11 @@ pub fn run(input: &Input) -> Output {
         prog.shared_write = rel_shared_write.clone();
         let started = ::std::time::Instant::now();
         prog.run();
-        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
             eprintln!("[rules] {} stage 0: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            if profile == "rules" {
+                eprintln!("{}", stage_0::ConcordProgram::summary());
+            }
         }
         rel_po_scc_reach = ::std::mem::take(&mut prog.po_scc_reach);
         rel_po_loop = ::std::mem::take(&mut prog.po_loop);
@@ -967,8 +970,11 @@ pub fn run(input: &Input) -> Output {
         prog.hb_hub = ::std::mem::take(&mut rel_hb_hub);
         let started = ::std::time::Instant::now();
         prog.run();
-        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
             eprintln!("[rules] {} stage 1: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            if profile == "rules" {
+                eprintln!("{}", stage_1::ConcordProgram::summary());
+            }
         }
         rel_hb_from_hub = ::std::mem::take(&mut prog.hb_from_hub);
         rel_hb_to_hub = ::std::mem::take(&mut prog.hb_to_hub);
@@ -995,8 +1001,11 @@ pub fn run(input: &Input) -> Output {
         prog.hb_pre_edge = ::std::mem::take(&mut rel_hb_pre_edge);
         let started = ::std::time::Instant::now();
         prog.run();
-        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
             eprintln!("[rules] {} stage 2: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            if profile == "rules" {
+                eprintln!("{}", stage_2::ConcordProgram::summary());
+            }
         }
         rel_hb_pre = ::std::mem::take(&mut prog.hb_pre);
         rel_hb_may = ::std::mem::take(&mut prog.hb_may);
@@ -1020,8 +1029,11 @@ pub fn run(input: &Input) -> Output {
         prog.rf_may = rel_rf_may.clone();
         let started = ::std::time::Instant::now();
         prog.run();
-        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
             eprintln!("[rules] {} stage 3: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            if profile == "rules" {
+                eprintln!("{}", stage_3::ConcordProgram::summary());
+            }
         }
         rel_rank2_no = ::std::mem::take(&mut prog.rank2_no);
         rel_rank2_may = ::std::mem::take(&mut prog.rank2_may);
@@ -1046,8 +1058,11 @@ pub fn run(input: &Input) -> Output {
         prog.rank3_pair = ::std::mem::take(&mut rel_rank3_pair);
         let started = ::std::time::Instant::now();
         prog.run();
-        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
             eprintln!("[rules] {} stage 4: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            if profile == "rules" {
+                eprintln!("{}", stage_4::ConcordProgram::summary());
+            }
         }
         rel_rank3_no = ::std::mem::take(&mut prog.rank3_no);
         rel_rank3_may = ::std::mem::take(&mut prog.rank3_may);

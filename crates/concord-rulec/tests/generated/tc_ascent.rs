@@ -146,8 +146,11 @@ pub fn run(input: &Input) -> Output {
         prog.node = ::std::mem::take(&mut rel_node);
         let started = ::std::time::Instant::now();
         prog.run();
-        if ::std::env::var_os("CONCORD_RULE_PROFILE").is_some() {
+        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
             eprintln!("[rules] {} stage 0: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            if profile == "rules" {
+                eprintln!("{}", stage_0::TcProgram::summary());
+            }
         }
         rel_reach = ::std::mem::take(&mut prog.reach);
         rel_unreach = ::std::mem::take(&mut prog.unreach);
