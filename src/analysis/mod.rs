@@ -31,4 +31,6 @@ impl Side {
     }
 }
 
-pub use crate::datalog::{programs, run, run_with, DiffProgram, Engine, Relations, RuleProgram};
+pub use crate::datalog::{
+    programs, run, run_relation, run_with, DiffProgram, Engine, Relations, RuleProgram,
+};

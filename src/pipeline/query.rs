@@ -2,7 +2,7 @@
 //! program, filtered by column.
 
 use super::{warn_unresolved, Answer, Events};
-use crate::analysis::{run as run_rules_on, Engine, RuleProgram};
+use crate::analysis::{run_relation, Engine, RuleProgram};
 use crate::budget::Budget;
 use crate::error::{ConcordError, Result};
 use crate::facts::extract::ExtractOptions;
@@ -138,9 +138,7 @@ pub fn query(req: &QueryRequest, budget: &Budget, events: Events<'_>) -> Result<
     let f = &version.facts;
     let rows: Vec<Vec<u32>> = match program {
         None => f.rows(&req.relation).cloned().collect(),
-        Some(p) => run_rules_on(p, req.engine, f)
-            .remove(&req.relation)
-            .unwrap_or_default()
+        Some(p) => run_relation(p, req.engine, f, &req.relation)
             .into_iter()
             .collect(),
     };
