@@ -259,6 +259,23 @@ pub fn run(a: &SymexArgs, quiet: bool) -> Result<i32> {
                     s.total_ms / 1000.0,
                     inc.stats.unchanged_from_old,
                 );
+                let carry = inc
+                    .diff
+                    .as_ref()
+                    .and_then(|d| Some((d, d.carry_over.as_ref()?)));
+                if let Some((d, c)) = carry {
+                    note!(
+                        "[symex] carry-over of a fix: OLD explored again for its violating classes (dpor): {} runs, {} classes, {} not feasible in NEW; NEW: {} replays of OLD's test cases{}",
+                        c.old_class_runs,
+                        c.violating_classes,
+                        c.excluded,
+                        d.new_replays,
+                        c.not_concluded
+                            .as_ref()
+                            .map(|w| format!("; not concluded: {w}"))
+                            .unwrap_or_default()
+                    );
+                }
             }
         }
     }
