@@ -602,3 +602,27 @@ impl<'a> Exclusions<'a> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{text_callee, text_globals};
+
+    #[test]
+    fn statement_texts_name_their_globals_and_callees() {
+        let store = "store i32 21, i32* @config, align 4";
+        assert_eq!(
+            text_globals(store).into_iter().collect::<Vec<_>>(),
+            ["config"]
+        );
+        let create =
+            "%call = call @pthread_create(i64* %w, %union.pthread_attr_t* null, @worker, i8* null)";
+        assert_eq!(text_callee(create), Some("pthread_create"));
+        // the callee is not a global the call accesses; a start routine
+        // passed along is named
+        assert_eq!(
+            text_globals(create).into_iter().collect::<Vec<_>>(),
+            ["worker"]
+        );
+        assert!(text_globals("%0 = load i32, i32* %p, align 4").is_empty());
+    }
+}
