@@ -143,7 +143,7 @@ fn bare_command_lines_run_with_the_librarys_defaults() {
     let fields = |o: &SymexOptions| {
         format!(
             "reduction={} loop_bound={} max_loop_bound={:?} max_runs={:?} max_seconds={:?} \
-             table={} merges={} slice={} entry={} deepening={} interferences={:?}",
+             table={} merges={} slice={} first_pass={} entry={} deepening={} interferences={:?}",
             o.reduction,
             o.loop_bound,
             o.max_loop_bound,
@@ -152,6 +152,7 @@ fn bare_command_lines_run_with_the_librarys_defaults() {
             o.summary_table_size,
             o.summary_max_merges,
             o.slice,
+            o.first_pass,
             o.entry,
             o.deepening_seconds,
             o.max_interferences
@@ -169,6 +170,20 @@ fn bare_command_lines_run_with_the_librarys_defaults() {
         ..lib
     };
     assert_eq!(fields(&lib_as_cli), fields(&want));
+    // The first pass is on by default and `--no-first-pass` turns it off,
+    // and nothing else.
+    assert!(got.first_pass && lib.first_pass);
+    let cli = Cli::try_parse_from(["concord", "symex", "p.c", "--no-first-pass"]).unwrap();
+    let Command::Symex(args) = &cli.command else {
+        panic!("parsed as {:?}", cli.command)
+    };
+    let off = sx::options(args, true);
+    assert!(!off.first_pass, "--no-first-pass left the first pass on");
+    let want_off = SymexOptions {
+        first_pass: false,
+        ..sx::cli_defaults()
+    };
+    assert_eq!(fields(&off), fields(&want_off));
 
     let cli = Cli::try_parse_from(["concord", "facts", "p.c", "-o", "out"]).unwrap();
     let Command::Facts(args) = &cli.command else {

@@ -19,7 +19,9 @@
 //! `symex-programs/pairs/`, the runs of diff-directed `symex OLD NEW`
 //! beside those of a full `symex NEW` (default `dpor+ag`, and `dpor`, the
 //! directed run's strategy), with the verdicts and whether the guarantee
-//! was claimed.
+//! was claimed. OLD's runs are printed apart (its exploration for the
+//! verdict, plus the exploration of its violating classes when a fix is
+//! carried over); NEW's runs include the replays of OLD's test cases.
 use concord::symex::{explore, testutil, Reduction, SymexOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -370,11 +372,15 @@ fn diff_pairs(root: &Path) {
         .filter(|p| p.join("old.c").is_file())
         .collect();
     names.sort();
+    // OLD runs: its exploration for the verdict + (carry-over of a fix)
+    // the exploration of its violating classes; NEW runs of the directed
+    // answer include the replays of OLD's test cases on NEW.
     println!(
-        "{:<24} | {:>8} | {:>12} {:>8} {:>7} {:>8} | {:>10} {:>8} | {:>9} | {:>7} {:>6}",
+        "{:<24} | {:>9} | {:>12} {:>7} {:>8} {:>7} {:>8} | {:>10} {:>8} | {:>9} | {:>7} {:>6}",
         "pair",
         "OLD runs",
-        "directed",
+        "NEW runs",
+        "replays",
         "targets",
         "claimed",
         "time(s)",
@@ -390,24 +396,32 @@ fn diff_pairs(root: &Path) {
         let (f, ft) = run(&new, None, Reduction::DporAg, false);
         let (fd, _) = run(&new, None, Reduction::Dpor, false);
         let inc = d.incremental.as_ref().expect("OLD NEW");
-        let (claimed, targets, new_runs) = match &inc.diff {
+        let (claimed, targets, new_runs, replays) = match &inc.diff {
             Some(o) => (
                 o.claimed,
                 o.target_runs,
                 if o.claimed {
-                    o.new_runs
+                    o.all_new_runs()
                 } else {
-                    runs(&inc.new_stats)
+                    runs(&inc.new_stats) + o.new_replays
                 },
+                o.new_replays,
             ),
-            None => (false, 0, runs(&inc.new_stats)),
+            None => (false, 0, runs(&inc.new_stats), 0),
         };
-        let old_runs = inc.diff.as_ref().map_or(0, |o| o.old_runs);
+        let old_runs = match &inc.diff {
+            Some(o) => match &o.carry_over {
+                Some(c) => format!("{}+{}", o.old_runs, c.old_class_runs),
+                None => o.old_runs.to_string(),
+            },
+            None => inc.stats.old_runs.to_string(),
+        };
         println!(
-            "{:<24} | {:>8} | {:>12} {:>8} {:>7} {:>8.2} | {:>10} {:>8.2} | {:>9} | {:>7} {:>6}",
+            "{:<24} | {:>9} | {:>12} {:>7} {:>8} {:>7} {:>8.2} | {:>10} {:>8.2} | {:>9} | {:>7} {:>6}",
             p.file_name().unwrap().to_string_lossy(),
             old_runs,
             new_runs,
+            replays,
             targets,
             claimed,
             dt,

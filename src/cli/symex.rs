@@ -72,6 +72,10 @@ pub struct SymexArgs {
     /// Do not use the static slice of the assertions.
     #[arg(long)]
     pub no_slice: bool,
+    /// Skip the first pass (short searches under other thread orders
+    /// before the complete search; docs/symex.md, "First pass").
+    #[arg(long)]
+    pub no_first_pass: bool,
     /// Results directory (default: a fresh `concord-out-N` next to the
     /// current directory, with a `concord-last` link). A directory that
     /// exists and is not empty is refused (exit 8): results are never mixed.
@@ -185,6 +189,7 @@ pub fn options(a: &SymexArgs, quiet: bool) -> SymexOptions {
         summary_table_size: a.summary_table,
         summary_max_merges: a.summary_merges,
         slice: !a.no_slice,
+        first_pass: !a.no_first_pass && d.first_pass,
         progress: !quiet,
         entry: a.entry.clone(),
         ..d
@@ -254,6 +259,23 @@ pub fn run(a: &SymexArgs, quiet: bool) -> Result<i32> {
                     s.total_ms / 1000.0,
                     inc.stats.unchanged_from_old,
                 );
+                let carry = inc
+                    .diff
+                    .as_ref()
+                    .and_then(|d| Some((d, d.carry_over.as_ref()?)));
+                if let Some((d, c)) = carry {
+                    note!(
+                        "[symex] carry-over of a fix: OLD explored again for its violating classes (dpor): {} runs, {} classes, {} not feasible in NEW; NEW: {} replays of OLD's test cases{}",
+                        c.old_class_runs,
+                        c.violating_classes,
+                        c.excluded,
+                        d.new_replays,
+                        c.not_concluded
+                            .as_ref()
+                            .map(|w| format!("; not concluded: {w}"))
+                            .unwrap_or_default()
+                    );
+                }
             }
         }
     }

@@ -377,7 +377,7 @@ fn symex_incremental(
                     }),
                 });
             }
-            diff::Attempt::Fallback(o) => diff_fallback = Some(o),
+            diff::Attempt::Fallback(o) => diff_fallback = Some(*o),
         }
     }
     let mut new_opts =

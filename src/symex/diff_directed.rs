@@ -107,6 +107,9 @@ pub struct DiffPlan {
     /// Reasons the diff cannot bound what is new (coverage gaps, unseen
     /// changes, a lock-order cycle): explore NEW without targets.
     pub inconclusive: Vec<String>,
+    /// The tuples only in OLD (statement ids of OLD): behaviours the patch
+    /// removed (the carry-over of a fix, `symex::carry_over`).
+    pub old_only: Vec<crate::analysis::diff::RfTuple>,
 }
 
 impl DiffPlan {
@@ -193,6 +196,12 @@ pub fn plan(
             )),
         }
     }
+    out.old_only = diff
+        .differences
+        .iter()
+        .filter(|d| d.only_in == Side::Old)
+        .map(|d| d.edges.clone())
+        .collect();
     for d in &diff.differences {
         let m = match d.only_in {
             Side::New => &mut out.summary.new_only,

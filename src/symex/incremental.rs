@@ -444,6 +444,7 @@ pub fn combine(
         findings,
         stats: new.stats.clone(),
         paths: new.paths.clone(),
+        violating_classes: Vec::new(),
     };
     let (verdict, mut reasons) = x.decide(new.stats.loop_bound);
     // OLD's exploration vouches for the unimpacted part: what kept it from

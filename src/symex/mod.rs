@@ -16,6 +16,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod carry_over;
 pub mod diff_directed;
 pub mod directed;
 mod engine;
@@ -28,6 +29,7 @@ pub mod store;
 pub mod testutil;
 
 pub use engine::MemberNames;
+pub use engine::{RfEvent, RfWriter, ThreadOrigin, ViolatingClass, MAX_VIOLATING_CLASSES};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -139,6 +141,10 @@ pub struct SymexOptions {
     /// thread orders ([`first_pass`]): violations that need a schedule
     /// far from the complete search's first runs are found early.
     pub first_pass: bool,
+    /// Keep every path that ends in a violation with the read-from edges
+    /// it realised (`Exploration::violating_classes`; the carry-over of a
+    /// fix, [`carry_over`]).
+    pub rf_classes: bool,
 }
 
 impl Default for SymexOptions {
@@ -170,6 +176,7 @@ impl Default for SymexOptions {
             member_names: None,
             thread_order: engine::ThreadOrder::default(),
             first_pass: true,
+            rf_classes: false,
         }
     }
 }
@@ -548,6 +555,10 @@ pub struct Exploration {
     /// the order the paths ended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<directed::DecisionPath>,
+    /// With `rf_classes`: every path that ended in a violation, with the
+    /// read-from edges it realised (see `engine::ViolatingClass`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", skip_deserializing)]
+    pub violating_classes: Vec<engine::ViolatingClass>,
 }
 
 impl Exploration {

@@ -26,6 +26,12 @@ pub struct DiffOutcome {
     pub new_not_run: bool,
     /// OLD's findings whose test case replays to the same finding on NEW.
     pub replayed_on_new: Vec<String>,
+    /// OLD's test cases replayed on NEW (one run of NEW each).
+    pub new_replays: u64,
+    /// The carry-over of a fix (OLD violated, none of its test cases
+    /// replays on NEW), when it was tried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carry_over: Option<CarryOver>,
     /// Runs of NEW's directed exploration, those realising a target, and
     /// states where no target could be realised any more.
     pub new_runs: u64,
@@ -33,7 +39,38 @@ pub struct DiffOutcome {
     pub dead_states: u64,
 }
 
+/// What the carry-over of a fix found (`symex::carry_over`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CarryOver {
+    /// Why the patch only restricts OLD's schedules (empty when it could
+    /// not be shown: then nothing below was computed).
+    pub changes: Vec<String>,
+    /// Runs of OLD's exploration of its violating classes (`dpor`, every
+    /// violating path kept), apart from `old_runs`.
+    pub old_class_runs: u64,
+    /// OLD's violating classes, and those that realise a read-from tuple
+    /// NEW's rules exclude (not feasible in NEW).
+    pub violating_classes: usize,
+    pub excluded: usize,
+    /// NEW is verified without exploring it.
+    pub verified: bool,
+    /// Why not, when it is not.
+    pub not_concluded: Option<String>,
+}
+
 impl DiffOutcome {
+    /// Runs of OLD this answer needed: its exploration, and that of its
+    /// violating classes.
+    pub fn all_old_runs(&self) -> u64 {
+        self.old_runs + self.carry_over.as_ref().map_or(0, |c| c.old_class_runs)
+    }
+
+    /// Runs of NEW this answer needed: replays of OLD's test cases and the
+    /// directed exploration.
+    pub fn all_new_runs(&self) -> u64 {
+        self.new_runs + self.new_replays
+    }
+
     /// The sentence the verdict carries.
     pub fn guarantee(&self) -> String {
         if !self.claimed {
@@ -43,6 +80,14 @@ impl DiffOutcome {
             );
         }
         let k = self.summary.rank;
+        if let Some(c) = self.carry_over.as_ref().filter(|c| c.verified) {
+            return format!(
+                "diff-directed: every behaviour new up to rank {k} explored: none (no read-from tuple only in NEW; the patch only restricts OLD's schedules: {}); OLD's {} violating classes replayed: none feasible in NEW (each realises a read-from tuple NEW's rules exclude; {} test cases of OLD replayed on NEW, none confirmed)",
+                c.changes.join(", "),
+                c.violating_classes,
+                self.new_replays
+            );
+        }
         if self.new_not_run {
             return format!(
                 "diff-directed: every behaviour new up to rank {k} explored: none (no read-from tuple only in NEW, no changed code); OLD's verdict carries over"
@@ -59,7 +104,7 @@ impl DiffOutcome {
 /// NEW with the guarantee, or the reasons to explore NEW without it.
 pub(super) enum Attempt {
     Done(Box<Done>),
-    Fallback(DiffOutcome),
+    Fallback(Box<DiffOutcome>),
 }
 
 /// A finished diff-directed answer.
@@ -148,13 +193,15 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
         ..DiffOutcome::default()
     };
     if !outcome.fallback.is_empty() {
-        return Ok(Attempt::Fallback(outcome));
+        return Ok(Attempt::Fallback(Box::new(outcome)));
     }
     // OLD's violations first: replayed on NEW, each confirmed one is a
     // violation of NEW (its run is an execution of NEW).
     let mut confirmed = Vec::new();
+    let mut carried = false;
     if old_res.stats.verdict == Verdict::Violation {
         for f in old_res.findings.iter().filter(|f| f.kind.is_violation()) {
+            outcome.new_replays += 1;
             if let Ok(r) = output::replay_with_args(
                 &new.program.module,
                 f,
@@ -171,19 +218,26 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
             .map(|f| format!("{:?} at {}", f.kind, f.location))
             .collect();
         if confirmed.is_empty() {
-            outcome
-                .fallback
-                .push("OLD has a violation that does not replay on NEW".into());
-            return Ok(Attempt::Fallback(outcome));
+            let c = carry_over(inp, &plan)?;
+            carried = c.verified;
+            if let Some(why) = &c.not_concluded {
+                outcome.fallback.push(format!(
+                    "OLD has a violation that does not replay on NEW, and it does not carry over: {why}"
+                ));
+            }
+            outcome.carry_over = Some(c);
+            if !carried {
+                return Ok(Attempt::Fallback(Box::new(outcome)));
+            }
         }
     } else if old_res.stats.verdict != Verdict::Verified {
         outcome
             .fallback
             .push("OLD's verdict is inconclusive: nothing carries over".into());
-        return Ok(Attempt::Fallback(outcome));
+        return Ok(Attempt::Fallback(Box::new(outcome)));
     }
     let opts = directed_options(new_opts, &plan);
-    let mut new_res = if plan.nothing_new() {
+    let mut new_res = if plan.nothing_new() || carried {
         outcome.new_not_run = true;
         Exploration {
             findings: Vec::new(),
@@ -193,6 +247,7 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
                 ..Stats::default()
             },
             paths: Vec::new(),
+            violating_classes: Vec::new(),
         }
     } else {
         explore_with(&new.program.module, &opts, &mut |_, _| {})
@@ -241,6 +296,93 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
         options: opts,
         outcome,
     })))
+}
+
+/// The carry-over of a fix: OLD violated and none of its test cases
+/// replays on NEW. When NEW has no read-from tuple OLD lacks, the patch
+/// only restricts OLD's schedules, and every violating class of a complete
+/// exploration of OLD realises a tuple NEW's rules exclude, NEW has none
+/// of OLD's violations and no other (docs/symex.md, "Carry-over of a
+/// fix").
+fn carry_over(inp: &Inputs<'_>, plan: &DiffPlan) -> Result<CarryOver> {
+    use crate::symex::carry_over::{restricting_change, Exclusions};
+    let mut out = CarryOver::default();
+    if !plan.targets.tuples.is_empty() {
+        out.not_concluded = Some("NEW has read-from tuples OLD lacks".into());
+        return Ok(out);
+    }
+    match restricting_change(&inp.old.input(), &inp.new.input(), inp.matching) {
+        Ok(c) => out.changes = c,
+        Err(why) => {
+            out.not_concluded = Some(why);
+            return Ok(out);
+        }
+    }
+    // every violating class of OLD: plain DPOR (assertion-guided pruning
+    // would cut paths into violations already found), one loop bound
+    let opts = SymexOptions {
+        reduction: Reduction::Dpor,
+        rf_classes: true,
+        first_pass: false,
+        loop_bound: inp.old_res.stats.loop_bound,
+        max_loop_bound: None,
+        slice: false,
+        store: None,
+        impacted: None,
+        directed: None,
+        diff_targets: None,
+        progress: false,
+        ..super::options_for(inp.req, &inp.req.program)
+    };
+    let x = explore_with(&inp.old.program.module, &opts, &mut |_, _| {})
+        .map_err(|e| symex_error(&inp.req.program, e))?;
+    out.old_class_runs = incremental::old_runs(&x.stats);
+    out.violating_classes = x.violating_classes.len();
+    let s = &x.stats;
+    let unsupported = x
+        .findings
+        .iter()
+        .filter(|f| f.kind == crate::symex::FindingKind::Unsupported)
+        .count();
+    let why = if s.incomplete {
+        Some("OLD's exploration of its violating classes hit a budget: inconclusive")
+    } else if s.cut_runs > 0 {
+        Some("OLD's exploration was cut at the loop bound: inconclusive")
+    } else if unsupported > 0 {
+        Some("OLD's exploration met unsupported constructs: inconclusive")
+    } else if s.assume_false > 0 {
+        Some("OLD has paths that fail an assumption (NEW could be vacuous)")
+    } else if x.violating_classes.len() >= crate::symex::MAX_VIOLATING_CLASSES {
+        Some("OLD has too many violating paths to check each")
+    } else if x.violating_classes.is_empty() {
+        Some("OLD's violations were not found again by plain DPOR")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        out.not_concluded = Some(why.into());
+        return Ok(out);
+    }
+    let ex = Exclusions::new(
+        &inp.old.program.module,
+        &inp.old.loaded.facts,
+        &plan.old_only,
+    );
+    out.excluded = x
+        .violating_classes
+        .iter()
+        .filter(|c| ex.excluding_tuple(c).is_some())
+        .count();
+    if out.excluded < out.violating_classes {
+        out.not_concluded = Some(format!(
+            "{} of OLD's {} violating classes realise no read-from tuple NEW's rules exclude",
+            out.violating_classes - out.excluded,
+            out.violating_classes
+        ));
+        return Ok(out);
+    }
+    out.verified = true;
+    Ok(out)
 }
 
 /// Write `diff-directed.json` into the results directory.

@@ -58,6 +58,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             findings: self.findings,
             stats: self.stats,
             paths,
+            violating_classes: std::mem::take(&mut self.violating_classes),
         };
         let (verdict, reasons) = x.decide(self.opts.loop_bound);
         x.stats.verdict = verdict;
@@ -161,6 +162,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 location: location.clone(),
             },
         );
+        self.rf_classes_violation(st, tid, kind, &location);
         let key = (kind, location.clone());
         if let Some(&i) = self.fseen.get(&key) {
             self.findings[i].hits += 1;

@@ -39,7 +39,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// needed to check interferences against `rf_may`).
     pub(super) fn note_visible_at(&self, st: &mut State<'c>, tid: usize) {
         let rf_checked = self.opts.max_interferences.is_some() && self.opts.rf_may.is_some();
-        if !rf_checked && !self.diff_wants_sites() {
+        if !rf_checked && !self.diff_wants_sites() && !self.opts.rf_classes {
             return;
         }
         if let Some(fr) = st.threads[tid].frames.last() {

@@ -37,6 +37,7 @@ mod models;
 mod notes;
 mod persist;
 mod place_names;
+mod rf_classes;
 mod solver;
 mod state;
 mod strategy;
@@ -58,6 +59,7 @@ use fasthash::{FastMap, FastSet};
 pub use interference::RfMay;
 pub use notes::Note;
 pub use place_names::MemberNames;
+pub use rf_classes::{RfEvent, RfWriter, ThreadOrigin, ViolatingClass, MAX_VIOLATING_CLASSES};
 use state::Obj;
 use strategy::{ExplorationStrategy, Pruning};
 use summary::{PsEntry, SimpCache};
@@ -183,6 +185,8 @@ struct Engine<'c, 'm> {
     trip_allow: Vec<Vec<u64>>,
     /// Directed mode (`--directed`): recorded decisions and the order.
     directed: Option<directed::Directed>,
+    /// `rf_classes`: every path that ended in a violation, with its reads.
+    violating_classes: Vec<ViolatingClass>,
     /// Diff-directed mode (`symex OLD NEW`): the targets' tables.
     diff: Option<diff_targets::DiffDirected>,
     /// Instructions whose result is wider than a value holds (`wide`).
@@ -381,6 +385,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             trace,
             trip_allow: m.functions.iter().map(tripcount::block_allowance).collect(),
             directed: None,
+            violating_classes: Vec::new(),
             diff: None,
             wide: wide::wide_results(m),
             check_points: Default::default(),

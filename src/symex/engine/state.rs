@@ -87,6 +87,8 @@ pub(super) struct Thread<'c> {
     pub(super) tail: bool,
     /// The thread that created this one (None for main).
     pub(super) parent: Option<usize>,
+    /// The `pthread_create` call that created it (None for main).
+    pub(super) created_at: Option<Site>,
 }
 
 /// Effects of the current segment (between two nodes) over the state
@@ -175,6 +177,8 @@ pub(super) struct State<'c> {
     /// Diff-directed mode: the target edges realised so far, and whether
     /// the path realised a target.
     pub(super) diff: super::diff_targets::DiffProgress,
+    /// `rf_classes`: the reads of the path so far, last first.
+    pub(super) rf_log: Option<Rc<super::rf_classes::RfNode>>,
     /// `odpor`: the wakeup subtree the next scheduling node starts with.
     pub(super) wut: Wut,
 }
@@ -205,6 +209,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             trace: None,
             decisions: None,
             diff: Default::default(),
+            rf_log: None,
             wut: Wut::default(),
         }
     }
@@ -233,6 +238,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             clock: vec![],
             tail: false,
             parent: None,
+            created_at: None,
         });
         st
     }

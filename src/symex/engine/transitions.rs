@@ -102,6 +102,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// Record the transition that just ended in the parent node.
     pub(super) fn commit(&mut self, st: &mut State<'c>, tid: usize) {
         let acc = std::mem::take(&mut st.tr_acc);
+        self.rf_classes_commit(st, tid, &acc);
         self.diff_commit(st, tid, &acc);
         self.count_interferences(st, tid, &acc);
         let acc = self.relevant_acc(acc);

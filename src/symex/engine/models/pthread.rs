@@ -72,6 +72,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     .count();
                 fr.ip = nphi;
                 let clock = st.threads[tid].clock.clone();
+                let created_at = st.threads[tid].frames.last().map(|f| (f.f, f.bb, f.ip));
                 st.threads.push(Thread {
                     frames: vec![Rc::new(fr)],
                     status: TStatus::Run,
@@ -80,6 +81,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                     clock,
                     tail: false,
                     parent: Some(tid),
+                    created_at,
                 });
                 if let Some(p) = self.m.functions[fi].parameters.first() {
                     let w = self.bits_of(&p.ty).unwrap_or(PW);
