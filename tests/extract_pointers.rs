@@ -305,3 +305,72 @@ fn unresolved_calls_and_thread_starts_are_facts() {
     assert!(has(&f, "unresolved_thread_start", &[create_u]));
     assert_eq!(thread_functions(&f), vec!["main", "w"]);
 }
+
+/// A registry of `{ops, self}` pairs, as plug-in tables are written: every
+/// `bump` is handed every entry's `self`. C's effective-type rule says a
+/// `struct beta` object is never accessed through a `struct alpha *`, so
+/// `alpha_bump` touches `a` and `d` (whose first member is a `struct
+/// alpha`), never `b`; and `beta_bump` touches only `b`. A type programs
+/// pun (a struct holding a byte array, as `sockaddr_storage`) keeps every
+/// object: `set_port` writes `any_addr` through a `struct addr_v4 *`.
+const REGISTRY: &str = r#"#include <pthread.h>
+struct ops { void (*bump)(void *); };
+struct entry { const struct ops *ops; void *self; };
+struct alpha { int hits; long total; };
+struct beta { int hits; long total; };
+struct derived { struct alpha base; int extra; };
+struct addr_any { short family; char pad[14]; };
+struct addr_v4 { short family; short port; int ip; };
+static struct alpha a; static struct beta b; static struct derived d;
+static struct addr_any any_addr;
+static void alpha_bump(void *self) { struct alpha *t = self; t->hits++; }
+static void beta_bump(void *self) { struct beta *t = self; t->hits++; }
+static void set_port(void *p) { struct addr_v4 *v = p; v->port = 80; }
+static const struct ops alpha_ops = { alpha_bump };
+static const struct ops beta_ops = { beta_bump };
+static struct entry reg[3];
+static void *worker(void *p) {
+  for (int i = 0; i < 3; i++)
+    reg[i].ops->bump(reg[i].self);
+  set_port(&any_addr);
+  return 0;
+}
+int main(void) {
+  reg[0].ops = &alpha_ops; reg[0].self = &a;
+  reg[1].ops = &beta_ops; reg[1].self = &b;
+  reg[2].ops = &alpha_ops; reg[2].self = &d;
+  pthread_t h;
+  pthread_create(&h, 0, worker, 0);
+  worker(0);
+  pthread_join(h, 0);
+  return 0;
+}
+"#;
+
+/// The objects (by name) the reads (or writes) at `line` touch.
+fn objects_accessed(f: &FactSet, line: u32, kind: &str, relation: &str) -> Vec<String> {
+    let mut out: Vec<String> = at(f, line, kind)
+        .into_iter()
+        .flat_map(|s| {
+            f.locations
+                .iter()
+                .filter(move |l| has(f, relation, &[s, l.id]))
+                .map(|l| l.object.clone())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn a_struct_pointer_reaches_only_objects_whose_type_fits_it() {
+    let f = facts_of_c(REGISTRY);
+    let alpha = objects_accessed(&f, 11, "load", "shared_read");
+    let beta = objects_accessed(&f, 12, "load", "shared_read");
+    let port = objects_accessed(&f, 13, "store", "shared_write");
+    assert_eq!(alpha, vec!["a", "d"], "{:?}", f.locations);
+    assert_eq!(beta, vec!["b"], "{:?}", f.locations);
+    assert_eq!(port, vec!["any_addr"], "{:?}", f.locations);
+    assert_eq!(f.count("access_no_target"), 0);
+}

@@ -151,6 +151,60 @@ fn diff_exit_codes_say_whether_anything_differs() {
     assert_eq!(different.status.code(), Some(1));
 }
 
+/// A helper cloned for each of its calls (`touch(&a)`, `touch(&b)`, ...):
+/// the patch drops the first call of the worker. The instances of the
+/// other calls are the same code on the same data, so nothing the worker
+/// may read differs, except through the dropped instance itself. Matched
+/// k-th instance to k-th instance (before version matching knew call
+/// paths), the worker's `touch(&b)` of old paired with new's `touch(&c)`,
+/// and `diff` reported edges on `b` and `c` only in old.
+#[test]
+fn dropping_one_call_of_a_helper_does_not_shift_its_other_instances() {
+    let old = "#include <pthread.h>
+int a, b, c;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void touch(int *p) {
+  pthread_mutex_lock(&m);
+  *p += 1;
+  pthread_mutex_unlock(&m);
+}
+static void *worker(void *arg) {
+  touch(&a);
+  touch(&b);
+  touch(&c);
+  return 0;
+}
+int main(void) {
+  pthread_t h;
+  pthread_create(&h, 0, worker, 0);
+  touch(&c);
+  pthread_join(h, 0);
+  return b;
+}
+";
+    let new = old.replace("  touch(&a);\n", "");
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "old.c", old);
+    let b = write(dir.path(), "new.c", &new);
+    let o = concord(&["-q", "diff", "--format", "json", &a, &b]);
+    let v = json_of(&o);
+    assert_eq!(
+        v["differences"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        serde_json::to_string_pretty(&v["differences"]).unwrap()
+    );
+    assert_eq!(o.status.code(), Some(0));
+    // The dropped instance's edges are listed apart, and they are on `a` only.
+    let through = v["through_changes"].as_array().unwrap();
+    assert!(!through.is_empty());
+    for e in through {
+        for edge in e["edges"].as_array().unwrap() {
+            assert_eq!(edge["variable"], "a", "{e}");
+        }
+    }
+}
+
 #[test]
 fn diff_accepts_fact_directories() {
     let o = concord(&[

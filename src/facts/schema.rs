@@ -115,6 +115,12 @@ macro_rules! for_each_relation {
                 source: "every instruction of every function instance reached from the thread's start function (calls are cloned per thread and call site); global initialisers belong to thread 0",
                 example: "`7\t1`: statement 7 runs in thread 1",
             }
+            stmt_caller(s: Stmt, c: Stmt) StmtCaller {
+                group: Threads,
+                meaning: "statement `s` belongs to the instance of its function cloned for the call `c` (of the same thread); statements of a thread's start routine have no row. Version matching pairs a function's instances by their call paths.",
+                source: "the call each function instance was cloned for (a shared instance, past `--call-depth` or the clone budget, names the first of its calls)",
+                example: "`52\t44`: statement 52 runs in the instance entered by the call at statement 44",
+            }
             thread_create(s: Stmt, parent: Thread, child: Thread) ThreadCreate {
                 group: Threads,
                 meaning: "thread `parent` starts thread instance `child` at statement `s`.",
@@ -464,6 +470,24 @@ macro_rules! for_each_relation {
                 meaning: "a pointer to path `p` moved by GEP shape `g` points to path `q`",
                 source: "the path table (paths bounded in depth and index, closed under the module's GEP shapes)",
                 example: "`0\\t2\\t3`",
+            }
+            ir_obj_struct(o: Number, t: Number) IrObjStruct {
+                group: Ir,
+                meaning: "object `o` (a global or an `alloca`) has the named struct type `t` (arrays of it included): a GEP over another struct type applies at its root only if the two fit (`ir_struct_fits`; C's effective-type rule)",
+                source: "globals and `alloca`s of a named struct type, except unions and types holding a union or a byte array (types programs pun)",
+                example: "`21\t3`",
+            }
+            ir_gep_struct(g: Number, t: Number) IrGepStruct {
+                group: Ir,
+                meaning: "GEP shape `g` steps over the named struct type `t`",
+                source: "GEP shapes whose source type is a named struct (the same exceptions as `ir_obj_struct`)",
+                example: "`2\t3`",
+            }
+            ir_struct_fits(s: Number, t: Number) IrStructFits {
+                group: Ir,
+                meaning: "a pointer to struct `s` may address the root of an object of struct type `t`: the same type (names compared without a link suffix), or one begins with the other (first field, recursively)",
+                source: "pairs of the struct types in `ir_obj_struct` and `ir_gep_struct`",
+                example: "`3\t3`",
             }
             ir_path_overlap(p: Number, q: Number) IrPathOverlap {
                 group: Ir,

@@ -11,12 +11,13 @@
 
 use super::ir::{self, LibCall};
 use super::paths::{resolve, GepShape, PathId, PathTable, Step, MAX_DEPTH, ROOT};
+use super::struct_types::StructTypes;
 use crate::facts::relations::{
     IrActual, IrAlloc, IrAllocator, IrCall, IrCallResult, IrConstPts, IrCopy, IrExternActual,
     IrExternAlloc, IrExternCall, IrExternFunc, IrExternOpaque, IrFormal, IrFuncObj, IrGep,
-    IrGlobalInit, IrGlobalObj, IrIcall, IrIcallHeap, IrInAllocator, IrInsnFunc, IrLoad, IrMain,
-    IrMemcopy, IrMemcopyField, IrPathOverlap, IrPathStep, IrRet, IrStore, IrThreadCreate,
-    IrThreadCtx, IrVarFunc, TypedRelation,
+    IrGepStruct, IrGlobalInit, IrGlobalObj, IrIcall, IrIcallHeap, IrInAllocator, IrInsnFunc,
+    IrLoad, IrMain, IrMemcopy, IrMemcopyField, IrObjStruct, IrPathOverlap, IrPathStep, IrRet,
+    IrStore, IrStructFits, IrThreadCreate, IrThreadCtx, IrVarFunc, TypedRelation,
 };
 use crate::facts::Row;
 use llvm_ir::constant::Constant;
@@ -64,6 +65,8 @@ pub struct IrFacts {
     pub objs: Vec<ObjKind>,
     obj_index: HashMap<ObjKind, ObjId>,
     pub paths: PathTable,
+    /// The named struct types objects and GEPs are checked against.
+    struct_types: StructTypes,
     /// First context id past the instruction ids (thread contexts).
     pub first_thread_ctx: u32,
 }
@@ -137,6 +140,7 @@ impl IrFacts {
             objs: Vec::new(),
             obj_index: HashMap::new(),
             paths: PathTable::new(),
+            struct_types: StructTypes::default(),
             first_thread_ctx,
         };
         Emitter::new(module).run(&mut facts);
@@ -354,6 +358,11 @@ impl<'m> Emitter<'m> {
         for (g, var) in self.module.global_vars.iter().enumerate() {
             let o = facts.intern_obj(ObjKind::Global(g));
             facts.add(IrGlobalObj { o });
+            let value_type = match var.ty.as_ref() {
+                Type::PointerType { pointee_type, .. } => pointee_type.clone(),
+                _ => var.ty.clone(),
+            };
+            self.object_type(facts, o, &value_type);
             if let Some(init) = &var.initializer {
                 let mut path = Vec::new();
                 self.global_init(facts, o, &mut path, init);
@@ -409,6 +418,34 @@ impl<'m> Emitter<'m> {
         }
         for (a, b) in facts.paths.overlaps() {
             facts.add(IrPathOverlap { p: a, q: b });
+        }
+        self.struct_facts(facts);
+    }
+
+    /// The declared struct type of an object the IR types (a global, an
+    /// `alloca`), for the rules' check of GEPs at its root.
+    fn object_type(&self, facts: &mut IrFacts, o: ObjId, ty: &llvm_ir::TypeRef) {
+        if let Some(t) = facts.struct_types.checked_id(self.module, ty) {
+            facts.add(IrObjStruct { o, t });
+        }
+    }
+
+    /// `ir_gep_struct` for every GEP shape over a named struct, then
+    /// `ir_struct_fits` over every struct type named so far.
+    fn struct_facts(&self, facts: &mut IrFacts) {
+        let sources: Vec<llvm_ir::TypeRef> = facts
+            .paths
+            .shapes()
+            .iter()
+            .map(|s| s.source.clone())
+            .collect();
+        for (g, source) in sources.iter().enumerate() {
+            if let Some(t) = facts.struct_types.checked_id(self.module, source) {
+                facts.add(IrGepStruct { g: g as u32, t });
+            }
+        }
+        for (s, t) in facts.struct_types.fits(self.module) {
+            facts.add(IrStructFits { s, t });
         }
     }
 
@@ -479,6 +516,7 @@ impl<'m> Emitter<'m> {
         match instr {
             I::Alloca(a) => {
                 let o = facts.intern_obj(ObjKind::Stack(id));
+                self.object_type(facts, o, &a.allocated_type);
                 let d = facts.local_var(f, &a.dest);
                 facts.add(IrAlloc { i: id, v: d, o });
                 facts.add(IrInsnFunc { i: id, f: fu });

@@ -22,6 +22,7 @@ pub mod program;
 mod rows;
 pub mod sections;
 mod statements;
+pub mod struct_types;
 mod sync_objects;
 mod unreached;
 

@@ -88,6 +88,11 @@ impl PathTable {
         self.paths.is_empty()
     }
 
+    /// The interned GEP shapes; a shape's index is its id.
+    pub fn shapes(&self) -> &[GepShape] {
+        &self.shapes
+    }
+
     pub fn steps_of(&self, p: PathId) -> &[Step] {
         &self.paths[p as usize]
     }

@@ -17,8 +17,8 @@ use crate::facts::relations::{
     CsWrittenBefore, DefUse, DiffCriticalSection, ExternalCallback, FlagEnabler, FlagGuard,
     ForkCall, InCriticalSection, InlineAsm, JoinUnmatched, LibraryMemory, MemRead, MemWrite,
     MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection, SharedRead, SharedWrite,
-    StmtThread, SyncDropped, SyncUnmodelled, ThreadBound, ThreadCreate, ThreadEndCall, ThreadJoin,
-    TypedRelation, UnresolvedCall, UnresolvedThreadStart,
+    StmtCaller, StmtThread, SyncDropped, SyncUnmodelled, ThreadBound, ThreadCreate, ThreadEndCall,
+    ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
 use crate::facts::{FactSet, Row};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -56,6 +56,16 @@ impl Rows {
                     s: s.into(),
                     t: (t as u32).into(),
                 });
+                let caller = model
+                    .finst_of(s)
+                    .and_then(|f| model.finsts[f].caller)
+                    .filter(|&c| model.stmts[c as usize].thread == t as u32);
+                if let Some(c) = caller {
+                    self.add(StmtCaller {
+                        s: s.into(),
+                        c: c.into(),
+                    });
+                }
                 for &n in &model.succ[s as usize] {
                     self.add(PoNext {
                         s1: s.into(),
