@@ -34,6 +34,10 @@ fn analyse(src: &str) -> (FactSet, Relations) {
         run(RuleProgram::Sync1, Engine::Crepe, &f),
         "ascent and crepe disagree"
     );
+    // mustHb itself is stored only by the `hb` program
+    let mut a = a;
+    let hb = run(RuleProgram::Hb, Engine::Ascent, &f);
+    a.insert("hb_must".into(), hb["hb_must"].clone());
     (f, a)
 }
 

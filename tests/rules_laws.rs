@@ -197,9 +197,11 @@ const ALL_LAWS: [&str; 11] = [
     "rank3_disjoint_no",
 ];
 
-/// `relations` with the mayHb set, which only the `hb` program builds.
+/// `relations` with mustHb and mayHb themselves, which only the `hb`
+/// program stores.
 fn with_may_hb(mut relations: Relations, facts: &FactSet) -> Relations {
     let hb = run(RuleProgram::Hb, Engine::Ascent, facts);
+    relations.insert("hb_must".into(), rel(&hb, "hb_must").clone());
     relations.insert("hb_may".into(), rel(&hb, "hb_may").clone());
     relations
 }

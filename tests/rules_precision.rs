@@ -45,6 +45,10 @@ fn analyse(src: &str, program: RuleProgram) -> (FactSet, Relations) {
         run(program, Engine::Crepe, &f),
         "ascent and crepe disagree"
     );
+    // mustHb itself is stored only by the `hb` program
+    let mut a = a;
+    let hb = run(RuleProgram::Hb, Engine::Ascent, &f);
+    a.insert("hb_must".into(), hb["hb_must"].clone());
     (f, a)
 }
 

@@ -30,17 +30,20 @@ struct SingleVersion {
 
 fn single_version(rank: u32, engine: Engine, facts: &FactSet) -> SingleVersion {
     match rank {
-        1 => SingleVersion {
-            // the mayHb set itself is built only by the `hb` program
-            may_hb: crate::datalog::run_program!(hb, engine, facts, |out| out.hb_may.len()),
-            ..crate::datalog::run_program!(sync1, engine, facts, |out| SingleVersion {
+        1 => {
+            // mustHb and mayHb themselves are stored only by the `hb` program
+            let (must_hb, may_hb) = crate::datalog::run_program!(hb, engine, facts, |out| (
+                out.hb_must.len(),
+                out.hb_may.len()
+            ));
+            crate::datalog::run_program!(sync1, engine, facts, |out| SingleVersion {
                 tuples: out.rf_may.iter().map(|&(w, r)| vec![(w, r)]).collect(),
-                must_hb: out.hb_must.len(),
+                must_hb,
+                may_hb,
                 may_rf: out.rf_may.len(),
                 lock_order: out.lock_order.iter().map(|&row| row.into()).collect(),
-                ..SingleVersion::default()
             })
-        },
+        }
         2 => crate::datalog::run_program!(sync2, engine, facts, |out| SingleVersion {
             tuples: out
                 .rank2_may
