@@ -260,6 +260,43 @@ fn partial_fix_is_not_carried_over() {
     }
 }
 
+/// The fix of `init-reordered` with the thread handle's address published
+/// in a global: another thread could read the handle before the create
+/// writes it, so moving the create is not shown to restrict OLD's
+/// schedules and nothing carries over (NEW is explored, and verified).
+#[test]
+fn moved_start_with_a_published_handle_is_not_carried_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = |store_first: bool| {
+        let (a, b) = if store_first {
+            ("  config = 21;\n", "  pthread_create(&w, 0, worker, 0);\n")
+        } else {
+            ("  pthread_create(&w, 0, worker, 0);\n", "  config = 21;\n")
+        };
+        format!(
+            "#include <pthread.h>\n#include <assert.h>\nint config;\nint out;\npthread_t *published;\n\
+             void *worker(void *arg) {{\n  out = config * 2;\n  return 0;\n}}\n\
+             int main(void) {{\n  pthread_t w;\n  published = &w;\n{a}{b}  pthread_join(w, 0);\n  assert(out == 42);\n  return 0;\n}}\n"
+        )
+    };
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(&old, program(false)).unwrap();
+    std::fs::write(&new, program(true)).unwrap();
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Verified);
+    let o = diff_outcome(&d);
+    assert_eq!(o.old_verdict, Verdict::Violation, "{o:?}");
+    let c = o.carry_over.as_ref().expect("carry-over tried");
+    assert!(!c.verified && c.changes.is_empty(), "{c:?}");
+    assert!(
+        c.not_concluded
+            .as_deref()
+            .is_some_and(|w| w.contains("thread's own memory")),
+        "{c:?}"
+    );
+    assert!(!o.claimed, "{o:?}");
+}
+
 #[test]
 fn moved_wait_makes_every_run_new_and_finds_the_deadlock() {
     let (old, new) = pair("wait-moved");
