@@ -1,8 +1,9 @@
 //! The carry-over of a fix (`symex OLD NEW` when OLD has a violation and
-//! its test cases do not replay on NEW): decide that NEW has none of OLD's
-//! violations without exploring NEW.
+//! its test cases do not replay on NEW): decide NEW's verdict from OLD's
+//! violating classes, exploring NEW only for the classes the rules cannot
+//! exclude.
 //!
-//! Two parts, each with its argument in docs/symex.md ("Carry-over of a
+//! Three parts, each with its argument in docs/symex.md ("Carry-over of a
 //! fix"):
 //!
 //! * [`restricting_change`] (`restricting.rs`): the patch only
@@ -16,17 +17,20 @@
 //!   exploration, with the read-from edges its reads realised) cannot be
 //!   an execution of NEW when it realises a read-from tuple the
 //!   synchronisation diff found only in OLD (NEW's rules exclude it).
+//! * [`class_targets`]: the classes left are searched for in NEW, each as
+//!   a target tuple of its read-from edges.
 
 mod addresses;
 mod restricting;
 
 pub use restricting::restricting_change;
 
-use super::engine::{RfWriter, ViolatingClass};
-use super::incremental;
+use super::engine::{DiffTargets, RfWriter, TargetEdge, TargetWriter, ViolatingClass};
+use super::incremental::{self, VersionInput};
 use super::slice::InstrId;
 use crate::analysis::diff::RfTuple;
 use crate::facts::FactSet;
+use crate::versions::VersionMatch;
 use llvm_ir::Module;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -290,4 +294,83 @@ impl<'a> Exclusions<'a> {
         }
         None
     }
+}
+
+/// OLD's violating classes as targets of a directed exploration of NEW:
+/// per class, the tuple of its read-from edges whose reader and writer
+/// are known instructions (or the writer a global's initial value) of
+/// statements Δmap maps to NEW, each side widened to every instruction of
+/// NEW its statements map to. An execution of NEW with a class's
+/// read-from relation realises its tuple (fewer or wider edges only add
+/// executions). Err when a class has no such edge: its tuple would be
+/// empty, and the engine would never count it realised.
+pub fn class_targets(
+    old: &VersionInput<'_>,
+    new: &VersionInput<'_>,
+    matching: &VersionMatch,
+    classes: &[&ViolatingClass],
+) -> Result<DiffTargets, String> {
+    let mut old_stmts: HashMap<InstrId, Vec<u32>> = HashMap::new();
+    for (s, is) in incremental::instrs_of_statements(old.module, old.facts) {
+        for i in is {
+            old_stmts.entry(i).or_default().push(s);
+        }
+    }
+    let new_instrs = incremental::instrs_of_statements(new.module, new.facts);
+    let to_new: HashMap<u32, u32> = matching.map.iter().map(|(o, n)| (*o, *n)).collect();
+    // every instruction of NEW the statements of OLD's instruction map to;
+    // `None` when one of them does not map
+    let in_new = |at: InstrId| -> Option<BTreeSet<InstrId>> {
+        let stmts = old_stmts.get(&at)?;
+        let mut out = BTreeSet::new();
+        for s in stmts {
+            let n = to_new.get(s)?;
+            out.extend(new_instrs.get(n)?.iter().copied());
+        }
+        (!out.is_empty()).then_some(out)
+    };
+    let mut targets = DiffTargets::default();
+    let mut edge_ids: BTreeMap<(Option<BTreeSet<InstrId>>, BTreeSet<InstrId>), usize> =
+        BTreeMap::new();
+    let mut tuples: BTreeSet<Vec<usize>> = BTreeSet::new();
+    for c in classes {
+        let mut tuple = BTreeSet::new();
+        for e in &c.events {
+            let Some(readers) = e.reader.and_then(in_new) else {
+                continue;
+            };
+            let writer = match &e.writer {
+                RfWriter::Unknown => continue,
+                RfWriter::Init(_) => None,
+                RfWriter::At(_, at) => match in_new(*at) {
+                    Some(ws) => Some(ws),
+                    None => continue,
+                },
+            };
+            let next = edge_ids.len();
+            let k = *edge_ids.entry((writer, readers)).or_insert(next);
+            tuple.insert(k);
+        }
+        if tuple.is_empty() {
+            return Err(format!(
+                "a violating class of OLD ({:?} at {}) has no read-from edge to search NEW for",
+                c.kind, c.location
+            ));
+        }
+        tuples.insert(tuple.into_iter().collect());
+    }
+    let mut edges: Vec<(usize, TargetEdge)> = edge_ids
+        .into_iter()
+        .map(|((w, readers), k)| {
+            let writer = match w {
+                None => TargetWriter::Init,
+                Some(ws) => TargetWriter::At(ws),
+            };
+            (k, TargetEdge { writer, readers })
+        })
+        .collect();
+    edges.sort_by_key(|(k, _)| *k);
+    targets.edges = edges.into_iter().map(|(_, e)| e).collect();
+    targets.tuples = tuples.into_iter().collect();
+    Ok(targets)
 }
