@@ -286,6 +286,31 @@ fn partial_fix_is_not_carried_over() {
     }
 }
 
+/// The partial fix of the pairs (README): nothing is only in OLD, so none
+/// of OLD's violating classes is excluded; both are searched for in NEW,
+/// each realised by one trace, and the violation is found.
+#[test]
+fn partial_fix_pair_is_answered_by_searching_old_classes() {
+    let (old, new) = pair("lock-added-one-side");
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    assert!(
+        violations(&d).iter().any(|v| v.contains("@30:")),
+        "{:?}",
+        violations(&d)
+    );
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{o:?}");
+    assert_eq!(o.old_verdict, Verdict::Violation);
+    assert!(o.summary.new_only.is_empty(), "{o:?}");
+    let c = o.carry_over.as_ref().expect("carry-over tried");
+    assert!(!c.verified && c.excluded == 0, "{c:?}");
+    assert!(c.violating_classes >= 2, "{c:?}");
+    assert_eq!(c.searched, c.violating_classes, "{c:?}");
+    // README: 2 traces of NEW realise a class (DPOR may run one twice)
+    assert!(c.search_target_runs >= 2, "{c:?}");
+}
+
 /// The fix of `init-reordered` with the thread handle's address published
 /// in a global: another thread could read the handle before the create
 /// writes it, so moving the create is not shown to restrict OLD's
