@@ -27,10 +27,10 @@ pub(super) enum Base<'m> {
 }
 
 /// Derivations followed at most (a GEP of a cast of a GEP…).
-pub(super) const MAX_DERIVATIONS: usize = 64;
+const MAX_DERIVATIONS: usize = 64;
 
 /// The instruction of `fun` that defines the local `name`.
-pub(super) fn definition<'m>(fun: &'m Function, name: &Name) -> Option<&'m Instruction> {
+fn definition<'m>(fun: &'m Function, name: &Name) -> Option<&'m Instruction> {
     fun.basic_blocks
         .iter()
         .flat_map(|b| b.instrs.iter())
@@ -56,7 +56,7 @@ pub(super) fn address_base<'m>(fun: &'m Function, op: &'m Operand) -> Base<'m> {
     Base::Unknown
 }
 
-pub(super) fn constant_base<'m>(k: &Constant, depth: usize) -> Base<'m> {
+fn constant_base<'m>(k: &Constant, depth: usize) -> Base<'m> {
     if depth == 0 {
         return Base::Unknown;
     }
@@ -230,4 +230,19 @@ pub(super) fn touches_alloca(m: &Module, s: &StatementInfo, a: &Name) -> bool {
     crate::ir::instr_operands(i)
         .into_iter()
         .any(|o| address_base(fun, o) == Base::Alloca(a))
+}
+
+/// Is the instruction at `(function, block, index)` a load of a private
+/// `alloca`? It reads its own thread's last write whatever the schedule.
+pub(super) fn private_read_at(m: &Module, (f, b, i): (usize, usize, usize)) -> bool {
+    let Some(fun) = m.functions.get(f) else {
+        return false;
+    };
+    match fun.basic_blocks.get(b).and_then(|blk| blk.instrs.get(i)) {
+        Some(Instruction::Load(l)) => match address_base(fun, &l.address) {
+            Base::Alloca(a) => private_alloca(fun, a),
+            _ => false,
+        },
+        _ => false,
+    }
 }

@@ -37,6 +37,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// OLD's statements as the violating classes' events name them, and the
 /// tuples only in OLD.
 pub struct Exclusions<'a> {
+    module: &'a Module,
     facts: &'a FactSet,
     stmts_of_instr: HashMap<InstrId, Vec<u32>>,
     init_of: HashMap<String, u32>,
@@ -62,7 +63,7 @@ struct EventStmts {
 impl<'a> Exclusions<'a> {
     /// `old_only`: the tuples of rank 1 and 2 the diff found only in OLD
     /// (statement ids of OLD); higher ranks are not used.
-    pub fn new(module: &Module, facts: &'a FactSet, old_only: &[RfTuple]) -> Self {
+    pub fn new(module: &'a Module, facts: &'a FactSet, old_only: &[RfTuple]) -> Self {
         let mut stmts_of_instr: HashMap<InstrId, Vec<u32>> = HashMap::new();
         for (s, is) in incremental::instrs_of_statements(module, facts) {
             for i in is {
@@ -92,6 +93,7 @@ impl<'a> Exclusions<'a> {
             }
         }
         Exclusions {
+            module,
             facts,
             stmts_of_instr,
             init_of,
@@ -158,6 +160,12 @@ impl<'a> Exclusions<'a> {
     ) -> Option<EventStmts> {
         let e = &c.events[k];
         let reader = e.reader?;
+        // a read of a private `alloca` reads the same write in every
+        // schedule, and a restricting move may have swapped it with a
+        // read of a global (docs/symex.md, C4): never used to exclude
+        if addresses::private_read_at(self.module, reader) {
+            return None;
+        }
         let of_thread = |at: InstrId, tid: usize, memo: &mut BTreeMap<usize, BTreeSet<u32>>| {
             let threads = self.model_threads(c, tid, memo);
             self.stmts_of_instr
