@@ -344,6 +344,13 @@ pub fn class_targets(
     for c in classes {
         let mut tuple = BTreeSet::new();
         for e in &c.events {
+            // a private read may have moved among its thread's accesses
+            // (into another transition): left out, which only widens
+            if e.reader
+                .is_some_and(|r| addresses::private_read_at(old.module, r))
+            {
+                continue;
+            }
             let Some(readers) = e.reader.and_then(in_new) else {
                 continue;
             };
