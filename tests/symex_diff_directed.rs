@@ -97,6 +97,22 @@ fn check(old: &Path, new: &Path) -> (SymexOutcome, SymexOutcome) {
         );
         eprintln!("{name}: fix carried over (NEW not explored)");
     }
+    let searched = directed
+        .incremental
+        .as_ref()
+        .and_then(|i| i.diff.as_ref())
+        .and_then(|d| d.carry_over.as_ref())
+        .is_some_and(|c| c.searched > 0);
+    if searched {
+        // the search for OLD's remaining classes finds every violation of
+        // NEW (docs/symex.md, "Searching NEW for OLD's remaining classes")
+        let found = violations(&directed);
+        assert!(
+            new_violations.is_subset(&found),
+            "{name}: full NEW finds {new_violations:?}, the class search {found:?}"
+        );
+        eprintln!("{name}: OLD's remaining classes searched for in NEW");
+    }
     if !new_violations.is_empty() {
         let old_violations = violations(&run(old, None, false));
         let found = violations(&directed);
@@ -248,16 +264,88 @@ fn partial_fix_is_not_carried_over() {
     let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
     std::fs::write(&old, program(false)).unwrap();
     std::fs::write(&new, program(true)).unwrap();
-    let (d, _) = check(&old, &new);
+    let (d, full) = check(&old, &new);
     assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
     let o = diff_outcome(&d);
     // when OLD's test case does not replay, the carry-over is tried: the
-    // change restricts, but some class of OLD is feasible in NEW
+    // change restricts, but some class of OLD is feasible in NEW; those
+    // classes are searched for in NEW, which finds the lost update
     if let Some(c) = &o.carry_over {
         assert!(!c.verified, "{c:?}");
         assert!(!c.changes.is_empty(), "{c:?}");
         assert!(c.excluded < c.violating_classes, "{c:?}");
+        assert_eq!(c.searched, c.violating_classes - c.excluded, "{c:?}");
+        assert!(o.claimed, "{o:?}");
+        assert!(c.search_target_runs > 0, "{c:?}");
+        assert!(
+            o.guarantee().contains("searched for in NEW"),
+            "{}",
+            o.guarantee()
+        );
+        assert!(o.new_runs <= runs(&full), "{o:?}");
     }
+}
+
+/// The partial fix of the pairs (README): nothing is only in OLD, so none
+/// of OLD's violating classes is excluded; both are searched for in NEW,
+/// each realised by one trace, and the violation is found.
+#[test]
+fn partial_fix_pair_is_answered_by_searching_old_classes() {
+    let (old, new) = pair("lock-added-one-side");
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    assert!(
+        violations(&d).iter().any(|v| v.contains("@30:")),
+        "{:?}",
+        violations(&d)
+    );
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{o:?}");
+    assert_eq!(o.old_verdict, Verdict::Violation);
+    assert!(o.summary.new_only.is_empty(), "{o:?}");
+    let c = o.carry_over.as_ref().expect("carry-over tried");
+    assert!(!c.verified && c.excluded == 0, "{c:?}");
+    assert!(c.violating_classes >= 2, "{c:?}");
+    assert_eq!(c.searched, c.violating_classes, "{c:?}");
+    // README: 2 traces of NEW realise a class (DPOR may run one twice)
+    assert!(c.search_target_runs >= 2, "{c:?}");
+}
+
+/// The fix of `init-reordered` with the thread handle's address published
+/// in a global: another thread could read the handle before the create
+/// writes it, so moving the create is not shown to restrict OLD's
+/// schedules and nothing carries over (NEW is explored, and verified).
+#[test]
+fn moved_start_with_a_published_handle_is_not_carried_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = |store_first: bool| {
+        let (a, b) = if store_first {
+            ("  config = 21;\n", "  pthread_create(&w, 0, worker, 0);\n")
+        } else {
+            ("  pthread_create(&w, 0, worker, 0);\n", "  config = 21;\n")
+        };
+        format!(
+            "#include <pthread.h>\n#include <assert.h>\nint config;\nint out;\npthread_t *published;\n\
+             void *worker(void *arg) {{\n  out = config * 2;\n  return 0;\n}}\n\
+             int main(void) {{\n  pthread_t w;\n  published = &w;\n{a}{b}  pthread_join(w, 0);\n  assert(out == 42);\n  return 0;\n}}\n"
+        )
+    };
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(&old, program(false)).unwrap();
+    std::fs::write(&new, program(true)).unwrap();
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Verified);
+    let o = diff_outcome(&d);
+    assert_eq!(o.old_verdict, Verdict::Violation, "{o:?}");
+    let c = o.carry_over.as_ref().expect("carry-over tried");
+    assert!(!c.verified && c.changes.is_empty(), "{c:?}");
+    assert!(
+        c.not_concluded
+            .as_deref()
+            .is_some_and(|w| w.contains("thread's own memory")),
+        "{c:?}"
+    );
+    assert!(!o.claimed, "{o:?}");
 }
 
 #[test]
@@ -342,4 +430,46 @@ fn bench_pairs_answer_as_full_new() {
     for b in benches {
         check(&b.join("v1.c"), &b.join("v2.c"));
     }
+}
+
+/// `init-reordered` with the configuration in an array written through a
+/// computed index (`config[which]`, `which` being 1): a GEP instruction
+/// on `config`, whose statement text names no global. Read from the IR,
+/// the move (the store, its index load and address computation now before
+/// the start) only restricts OLD's schedules, and OLD's one violating
+/// class (the worker reads the initial `config[1]`) is excluded in NEW by
+/// the rules: the fix carries over without exploring NEW, which a full
+/// run confirms verified.
+#[test]
+fn a_fix_through_a_computed_address_carries_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = |store_first: bool| {
+        let (a, b) = if store_first {
+            (
+                "  config[which] = 21;\n",
+                "  pthread_create(&w, 0, worker, 0);\n",
+            )
+        } else {
+            (
+                "  pthread_create(&w, 0, worker, 0);\n",
+                "  config[which] = 21;\n",
+            )
+        };
+        format!(
+            "#include <pthread.h>\n#include <assert.h>\nint config[2];\nint which = 1;\nint out;\n\
+             void *worker(void *arg) {{\n  out = config[1] * 2;\n  return 0;\n}}\n\
+             int main(void) {{\n  pthread_t w;\n{a}{b}  pthread_join(w, 0);\n  assert(out == 42);\n  return 0;\n}}\n"
+        )
+    };
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(&old, program(false)).unwrap();
+    std::fs::write(&new, program(true)).unwrap();
+    let (d, _) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Verified);
+    let o = diff_outcome(&d);
+    assert_eq!(o.old_verdict, Verdict::Violation, "{o:?}");
+    assert!(o.claimed && o.new_not_run, "{o:?}");
+    let c = o.carry_over.as_ref().expect("carry-over tried");
+    assert!(c.verified, "{c:?}");
+    assert_eq!((c.violating_classes, c.excluded), (1, 1), "{c:?}");
 }

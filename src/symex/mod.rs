@@ -29,7 +29,9 @@ pub mod store;
 pub mod testutil;
 
 pub use engine::MemberNames;
-pub use engine::{RfEvent, RfWriter, ThreadOrigin, ViolatingClass, MAX_VIOLATING_CLASSES};
+pub use engine::{
+    DiffTargets, RfEvent, RfWriter, ThreadOrigin, ViolatingClass, MAX_VIOLATING_CLASSES,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

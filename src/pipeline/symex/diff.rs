@@ -6,7 +6,9 @@ use super::{output_error, symex_error, SymexRequest, Version};
 use crate::error::Result;
 use crate::symex::diff_directed::{self, DiffPlan, DiffSummary};
 use crate::symex::incremental::{self, IncrementalStats};
-use crate::symex::{explore_with, output, Exploration, Reduction, Stats, SymexOptions, Verdict};
+use crate::symex::{
+    explore_with, output, DiffTargets, Exploration, Reduction, Stats, SymexOptions, Verdict,
+};
 use serde::Serialize;
 use std::path::Path;
 use std::sync::Arc;
@@ -54,6 +56,12 @@ pub struct CarryOver {
     pub excluded: usize,
     /// NEW is verified without exploring it.
     pub verified: bool,
+    /// OLD's violating classes the rules do not exclude, searched for in
+    /// NEW by a directed exploration (their read-from edges the targets),
+    /// and the runs of that search that realised one.
+    pub searched: usize,
+    pub search_runs: u64,
+    pub search_target_runs: u64,
     /// Why not, when it is not.
     pub not_concluded: Option<String>,
 }
@@ -80,6 +88,16 @@ impl DiffOutcome {
             );
         }
         let k = self.summary.rank;
+        if let Some(c) = self.carry_over.as_ref().filter(|c| c.searched > 0) {
+            return format!(
+                "diff-directed: every behaviour new up to rank {k} explored: none (no read-from tuple only in NEW; the patch only restricts OLD's schedules: {}); OLD's {} violating classes: {} infeasible in NEW (each realises a read-from tuple NEW's rules exclude), {} searched for in NEW ({} runs realised one; every execution of NEW with one of their read-from relations explored)",
+                c.changes.join(", "),
+                c.violating_classes,
+                c.excluded,
+                c.searched,
+                c.search_target_runs
+            );
+        }
         if let Some(c) = self.carry_over.as_ref().filter(|c| c.verified) {
             return format!(
                 "diff-directed: every behaviour new up to rank {k} explored: none (no read-from tuple only in NEW; the patch only restricts OLD's schedules: {}); OLD's {} violating classes replayed: none feasible in NEW (each realises a read-from tuple NEW's rules exclude; {} test cases of OLD replayed on NEW, none confirmed)",
@@ -135,7 +153,7 @@ pub(super) struct Inputs<'a> {
 /// store (summaries are recorded on hit paths only, see
 /// `engine/diff_targets.rs`), no static slice (an access the slice leaves
 /// out would not be seen realising a target), no +CIA.
-fn directed_options(base: &SymexOptions, plan: &DiffPlan) -> SymexOptions {
+fn directed_options(base: &SymexOptions, targets: &DiffTargets) -> SymexOptions {
     SymexOptions {
         reduction: match base.reduction {
             Reduction::None => Reduction::None,
@@ -146,7 +164,7 @@ fn directed_options(base: &SymexOptions, plan: &DiffPlan) -> SymexOptions {
         store: None,
         impacted: None,
         directed: None,
-        diff_targets: Some(Arc::new(plan.targets.clone())),
+        diff_targets: Some(Arc::new(targets.clone())),
         ..base.clone()
     }
 }
@@ -199,6 +217,9 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
     // violation of NEW (its run is an execution of NEW).
     let mut confirmed = Vec::new();
     let mut carried = false;
+    // OLD's violating classes to search NEW for (the carry-over could not
+    // exclude them all)
+    let mut class_search: Option<DiffTargets> = None;
     if old_res.stats.verdict == Verdict::Violation {
         for f in old_res.findings.iter().filter(|f| f.kind.is_violation()) {
             outcome.new_replays += 1;
@@ -218,7 +239,7 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
             .map(|f| format!("{:?} at {}", f.kind, f.location))
             .collect();
         if confirmed.is_empty() {
-            let c = carry_over(inp, &plan)?;
+            let (c, search) = carry_over(inp, &plan)?;
             carried = c.verified;
             if let Some(why) = &c.not_concluded {
                 outcome.fallback.push(format!(
@@ -226,7 +247,8 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
                 ));
             }
             outcome.carry_over = Some(c);
-            if !carried {
+            class_search = search;
+            if !carried && class_search.is_none() {
                 return Ok(Attempt::Fallback(Box::new(outcome)));
             }
         }
@@ -236,8 +258,17 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
             .push("OLD's verdict is inconclusive: nothing carries over".into());
         return Ok(Attempt::Fallback(Box::new(outcome)));
     }
-    let opts = directed_options(new_opts, &plan);
-    let mut new_res = if plan.nothing_new() || carried {
+    let opts = match &class_search {
+        // the options OLD's classes were explored with: every execution of
+        // NEW is one of OLD's under the same loop bound (docs/symex.md)
+        Some(t) => SymexOptions {
+            loop_bound: old_res.stats.loop_bound,
+            max_loop_bound: None,
+            ..directed_options(new_opts, t)
+        },
+        None => directed_options(new_opts, &plan.targets),
+    };
+    let mut new_res = if (plan.nothing_new() && class_search.is_none()) || carried {
         outcome.new_not_run = true;
         Exploration {
             findings: Vec::new(),
@@ -256,6 +287,24 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
     outcome.new_runs = incremental::old_runs(&new_res.stats);
     outcome.target_runs = new_res.stats.diff_target_runs;
     outcome.dead_states = new_res.stats.diff_dead_nodes;
+    if let (Some(c), Some(_)) = (outcome.carry_over.as_mut(), &class_search) {
+        if new_res.stats.verdict == Verdict::Inconclusive {
+            // the search did not end by itself: nothing to conclude
+            outcome.fallback.push(format!(
+                "the search of NEW for OLD's violating classes is inconclusive ({})",
+                new_res
+                    .stats
+                    .reasons
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+            return Ok(Attempt::Fallback(Box::new(outcome)));
+        }
+        c.search_runs = outcome.new_runs;
+        c.search_target_runs = outcome.target_runs;
+    }
     let new_stats = new_res.stats.clone();
     // OLD's confirmed violations are NEW's (replayed there); NEW's own
     // findings come first.
@@ -304,18 +353,18 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
 /// exploration of OLD realises a tuple NEW's rules exclude, NEW has none
 /// of OLD's violations and no other (docs/symex.md, "Carry-over of a
 /// fix").
-fn carry_over(inp: &Inputs<'_>, plan: &DiffPlan) -> Result<CarryOver> {
-    use crate::symex::carry_over::{restricting_change, Exclusions};
+fn carry_over(inp: &Inputs<'_>, plan: &DiffPlan) -> Result<(CarryOver, Option<DiffTargets>)> {
+    use crate::symex::carry_over::{class_targets, restricting_change, Exclusions};
     let mut out = CarryOver::default();
     if !plan.targets.tuples.is_empty() {
         out.not_concluded = Some("NEW has read-from tuples OLD lacks".into());
-        return Ok(out);
+        return Ok((out, None));
     }
     match restricting_change(&inp.old.input(), &inp.new.input(), inp.matching) {
         Ok(c) => out.changes = c,
         Err(why) => {
             out.not_concluded = Some(why);
-            return Ok(out);
+            return Ok((out, None));
         }
     }
     // every violating class of OLD: plain DPOR (assertion-guided pruning
@@ -361,28 +410,40 @@ fn carry_over(inp: &Inputs<'_>, plan: &DiffPlan) -> Result<CarryOver> {
     };
     if let Some(why) = why {
         out.not_concluded = Some(why.into());
-        return Ok(out);
+        return Ok((out, None));
     }
     let ex = Exclusions::new(
         &inp.old.program.module,
         &inp.old.loaded.facts,
         &plan.old_only,
     );
-    out.excluded = x
+    let open: Vec<_> = x
         .violating_classes
         .iter()
-        .filter(|c| ex.excluding_tuple(c).is_some())
-        .count();
-    if out.excluded < out.violating_classes {
-        out.not_concluded = Some(format!(
-            "{} of OLD's {} violating classes realise no read-from tuple NEW's rules exclude",
-            out.violating_classes - out.excluded,
-            out.violating_classes
-        ));
-        return Ok(out);
+        .filter(|c| ex.excluding_tuple(c).is_none())
+        .collect();
+    out.excluded = out.violating_classes - open.len();
+    if open.is_empty() {
+        out.verified = true;
+        return Ok((out, None));
     }
-    out.verified = true;
-    Ok(out)
+    // the classes the rules do not exclude: search NEW for executions
+    // with their read-from relations (docs/symex.md, "Searching NEW for
+    // OLD's remaining classes")
+    match class_targets(&inp.old.input(), &inp.new.input(), inp.matching, &open) {
+        Ok(t) => {
+            out.searched = open.len();
+            Ok((out, Some(t)))
+        }
+        Err(why) => {
+            out.not_concluded = Some(format!(
+                "{} of OLD's {} violating classes realise no read-from tuple NEW's rules exclude, and {why}",
+                open.len(),
+                out.violating_classes
+            ));
+            Ok((out, None))
+        }
+    }
 }
 
 /// Write `diff-directed.json` into the results directory.
