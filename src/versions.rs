@@ -4,12 +4,11 @@
 //! 1. A source-line diff (Myers, `similar`) maps unchanged lines; a deleted
 //!    line whose text reappears once among the inserted lines is *moved*.
 //! 2. Statements are matched within the same thread (by start function and
-//!    instance), function and call path (`stmt_caller`: the calls the
-//!    function's instance was cloned for, as lines of the new text), so a
-//!    helper cloned for ten calls pairs instance by instance even when the
-//!    patch drops one of the calls. Instances whose call path only one
-//!    version has (a call on a changed line) pair k-th occurrence to k-th
-//!    occurrence within the thread and function.
+//!    instance), function and call path (`call_paths`: down the call depth,
+//!    an instance pairs with the one cloned for its call's counterpart), so
+//!    a helper cloned for ten calls pairs instance by instance even when
+//!    the patch drops one of the calls. Instances with no counterpart pair
+//!    k-th occurrence to k-th occurrence within the thread and function.
 //! 3. On unchanged and moved lines, statements pair by kind and normalised
 //!    text (local value names removed, so renamed locals and renumbered
 //!    temporaries do not count as changes).
@@ -26,10 +25,11 @@
 //! function (one more or one fewer instance of unchanged code: a helper
 //! reached from a new call).
 
+mod call_paths;
 mod layout;
 
-use crate::facts::relations::StmtCaller;
 use crate::facts::{FactSet, StatementInfo};
+use call_paths::CallPathKey;
 use layout::Layouts;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
@@ -250,93 +250,12 @@ fn thread_keys(facts: &FactSet) -> HashMap<u32, (String, u32, u32)> {
 
 type GroupKey = ((String, u32, u32), String);
 
-/// One call of a call path as the new version numbers it: the call's line
-/// in the new text (an old call's line mapped through the line
-/// correspondence; `None` for an old call on a changed line, with its own
-/// line as the last field so distinct calls stay distinct) and column.
-type CallSiteKey = (Option<u32>, u32, u32);
-
-/// The calls a function instance was cloned for, outermost first.
-type CallPathKey = Vec<CallSiteKey>;
-
-/// Statements by thread and function, then by the call path of their
-/// function's instance: a helper cloned for ten calls has ten instances,
-/// and a patch that drops one call must not shift the others.
-type Groups<'f> = BTreeMap<GroupKey, BTreeMap<CallPathKey, Vec<&'f StatementInfo>>>;
-
-fn groups<'f>(facts: &'f FactSet, paths: &CallPaths<'_>) -> Groups<'f> {
-    let keys = thread_keys(facts);
-    let callers: HashMap<u32, u32> = facts.iter::<StmtCaller>().map(|r| (r.s.0, r.c.0)).collect();
-    let mut memo: HashMap<u32, CallPathKey> = HashMap::new();
-    let mut g: Groups<'f> = BTreeMap::new();
-    for s in &facts.statements {
-        let tk = keys.get(&s.thread).cloned().unwrap_or_default();
-        let path = match callers.get(&s.id) {
-            Some(&c) => paths.of_call(facts, &callers, c, &mut memo),
-            None => Vec::new(),
-        };
-        g.entry((tk, s.function.clone()))
-            .or_default()
-            .entry(path)
-            .or_default()
-            .push(s);
-    }
-    g
-}
-
-/// How one side's call sites become [`CallSiteKey`]s.
-struct CallPaths<'a> {
-    lines: &'a Lines,
-    /// Old line -> new line, for the old side; `None` for the new side.
-    to_new: Option<&'a BTreeMap<u32, u32>>,
-}
-
-impl CallPaths<'_> {
-    fn site(&self, call: &StatementInfo) -> CallSiteKey {
-        let line = self.lines.of(call);
-        match self.to_new {
-            None => (Some(line), call.col, 0),
-            Some(map) => match map.get(&line) {
-                Some(&l) if line != 0 => (Some(l), call.col, 0),
-                _ => (None, call.col, line),
-            },
-        }
-    }
-
-    /// The call path of the instance entered by `call`, memoised per call.
-    fn of_call(
-        &self,
-        facts: &FactSet,
-        callers: &HashMap<u32, u32>,
-        call: u32,
-        memo: &mut HashMap<u32, CallPathKey>,
-    ) -> CallPathKey {
-        if let Some(p) = memo.get(&call) {
-            return p.clone();
-        }
-        // Walk up to a memoised call (or the thread's root), then back down.
-        let mut chain = vec![call];
-        let mut seen: BTreeSet<u32> = BTreeSet::from([call]);
-        let mut base: CallPathKey = Vec::new();
-        while let Some(&up) = callers.get(chain.last().expect("non-empty")) {
-            if let Some(p) = memo.get(&up) {
-                base = p.clone();
-                break;
-            }
-            if !seen.insert(up) {
-                break; // a shared instance calling itself back: stop here
-            }
-            chain.push(up);
-        }
-        for &c in chain.iter().rev() {
-            if let Some(st) = facts.statement(c) {
-                base.push(self.site(st));
-            }
-            memo.insert(c, base.clone());
-        }
-        base
-    }
-}
+/// The statements of one call depth, by thread and function, then by the
+/// call path of their function's instance: a helper cloned for ten calls
+/// has ten instances, and a patch that drops one call must not shift the
+/// others. Per path: the old statements and the new ones.
+type DepthGroups<'f> =
+    BTreeMap<GroupKey, BTreeMap<CallPathKey, (Vec<&'f StatementInfo>, Vec<&'f StatementInfo>)>>;
 
 /// Where a statement's line sits in the compared text: its own line for a
 /// single source, or its file's offset plus its line when several files
@@ -434,20 +353,6 @@ fn match_with(
     };
     let mut changes = Vec::new();
     let mut map = BTreeMap::new();
-    let mut to_new = equal.clone();
-    to_new.extend(moved.iter().map(|(&o, &n)| (o, n)));
-    let old_paths = CallPaths {
-        lines: lo,
-        to_new: Some(&to_new),
-    };
-    let new_paths = CallPaths {
-        lines: ln,
-        to_new: None,
-    };
-    let old_groups = groups(old.facts, &old_paths);
-    let new_groups = groups(new.facts, &new_paths);
-    let empty = BTreeMap::new();
-    let keys: BTreeSet<&GroupKey> = old_groups.keys().chain(new_groups.keys()).collect();
     let old_layouts = Layouts::of(old.facts, new.facts);
     let new_layouts = Layouts::of(new.facts, old.facts);
     let sides = Sides {
@@ -457,36 +362,46 @@ fn match_with(
         old_layouts: &old_layouts,
         new_layouts: &new_layouts,
     };
-    for key in keys {
-        let os = old_groups.get(key).unwrap_or(&empty);
-        let ns = new_groups.get(key).unwrap_or(&empty);
-        // Instances whose call path both versions have pair with each
-        // other; the rest (a call on a changed line, code without lines)
-        // pair k-th occurrence to k-th occurrence as one group.
-        let mut rest_o: Vec<&StatementInfo> = Vec::new();
-        let mut rest_n: Vec<&StatementInfo> = Vec::new();
-        for (path, o) in os {
-            match ns.get(path) {
-                Some(n) => match_group(o, n, &equal, &moved, sides, &mut changes, &mut map),
-                None => rest_o.extend(o),
+    // Down the call depth (call_paths): an instance pairs with the one
+    // cloned for its call's counterpart. Instances with no counterpart (a
+    // call the patch added, dropped or moved to another context) pair k-th
+    // occurrence to k-th occurrence within their thread and function, last.
+    let (old_threads, new_threads) = (thread_keys(old.facts), thread_keys(new.facts));
+    let group_key = |keys: &HashMap<u32, (String, u32, u32)>, s: &StatementInfo| {
+        let tk = keys.get(&s.thread).cloned().unwrap_or_default();
+        (tk, s.function.clone())
+    };
+    let old_levels = call_paths::by_depth(old.facts);
+    let new_levels = call_paths::by_depth(new.facts);
+    let mut rest: BTreeMap<GroupKey, (Vec<&StatementInfo>, Vec<&StatementInfo>)> = BTreeMap::new();
+    for depth in 0..old_levels.len().max(new_levels.len()) {
+        let mut groups: DepthGroups<'_> = BTreeMap::new();
+        for (s, chain) in old_levels.get(depth).into_iter().flatten() {
+            let path = call_paths::old_key(chain, &map);
+            let group = groups.entry(group_key(&old_threads, s)).or_default();
+            group.entry(path).or_default().0.push(*s);
+        }
+        for (s, chain) in new_levels.get(depth).into_iter().flatten() {
+            let path = call_paths::new_key(chain);
+            let group = groups.entry(group_key(&new_threads, s)).or_default();
+            group.entry(path).or_default().1.push(*s);
+        }
+        for (key, paths) in groups {
+            for (os, ns) in paths.into_values() {
+                if os.is_empty() || ns.is_empty() {
+                    let r = rest.entry(key.clone()).or_default();
+                    r.0.extend(os);
+                    r.1.extend(ns);
+                } else {
+                    match_group(&os, &ns, &equal, &moved, sides, &mut changes, &mut map);
+                }
             }
         }
-        for (path, n) in ns {
-            if !os.contains_key(path) {
-                rest_n.extend(n);
-            }
-        }
-        rest_o.sort_by_key(|s| s.id);
-        rest_n.sort_by_key(|s| s.id);
-        match_group(
-            &rest_o,
-            &rest_n,
-            &equal,
-            &moved,
-            sides,
-            &mut changes,
-            &mut map,
-        );
+    }
+    for (mut os, mut ns) in rest.into_values() {
+        os.sort_by_key(|s| s.id);
+        ns.sort_by_key(|s| s.id);
+        match_group(&os, &ns, &equal, &moved, sides, &mut changes, &mut map);
     }
     let touched = texts.map(|(a, b)| {
         let old_kept: BTreeSet<u32> = equal.keys().copied().collect();
