@@ -101,15 +101,20 @@ pub(super) fn stmt_role(m: &Module, s: &StatementInfo) -> Option<Role> {
         .map(crate::calls::role)
 }
 
+/// The function and address operand of a load or store statement.
+fn access_address<'m>(m: &'m Module, s: &StatementInfo) -> Option<(&'m Function, &'m Operand)> {
+    let (fun, i) = stmt_instr(m, s)?;
+    match i {
+        Instruction::Load(l) => Some((fun, &l.address)),
+        Instruction::Store(st) => Some((fun, &st.address)),
+        _ => None,
+    }
+}
+
 /// The one global a load or store statement accesses (its address,
 /// through GEPs and casts), if it is a load or store of a global.
 pub(super) fn accessed_global(m: &Module, s: &StatementInfo) -> Option<String> {
-    let (fun, i) = stmt_instr(m, s)?;
-    let address = match i {
-        Instruction::Load(l) => &l.address,
-        Instruction::Store(st) => &st.address,
-        _ => return None,
-    };
+    let (fun, address) = access_address(m, s)?;
     match address_base(fun, address) {
         Base::Global(g) => Some(g),
         _ => None,
@@ -210,12 +215,7 @@ pub(super) fn private_alloca(fun: &Function, name: &Name) -> bool {
 /// The private `alloca` a load or store statement accesses, if it is one
 /// ([`private_alloca`]).
 pub(super) fn private_access<'m>(m: &'m Module, s: &StatementInfo) -> Option<&'m Name> {
-    let (fun, i) = stmt_instr(m, s)?;
-    let address = match i {
-        Instruction::Load(l) => &l.address,
-        Instruction::Store(st) => &st.address,
-        _ => return None,
-    };
+    let (fun, address) = access_address(m, s)?;
     match address_base(fun, address) {
         Base::Alloca(a) if private_alloca(fun, a) => Some(a),
         _ => None,
