@@ -5,7 +5,7 @@
 //! asm; `-fcommon` in a compile command is kept. The programs under
 //! `tests/fixtures/blind-spots/` carry their reasoning in their READMEs.
 
-mod common;
+use crate::common;
 use common::*;
 use concord::facts::FactSet;
 use serde_json::Value;

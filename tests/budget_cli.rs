@@ -1,7 +1,7 @@
 //! `--timeout` and `--max-memory` on the analysing commands: exit code 9,
 //! a message naming the limit, and nothing written.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 

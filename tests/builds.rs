@@ -2,7 +2,7 @@
 //! each translation unit is compiled with its own flags, the units are
 //! linked, and versions are matched by source file and line.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 use std::process::{Command, Output};

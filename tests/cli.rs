@@ -1,6 +1,6 @@
 //! The real binary on good and bad input: exit codes, messages, outputs.
 
-mod common;
+use crate::common;
 use common::*;
 use concord::facts::io::{self, FactFormat};
 use std::path::Path;
@@ -288,7 +288,7 @@ fn schema_page_matches_the_code() {
     }
     assert!(
         page == generated,
-        "docs/facts.md is stale: run `UPDATE_GOLDEN=1 cargo test --test cli schema_page`"
+        "docs/facts.md is stale: run `UPDATE_GOLDEN=1 cargo test --all-features --test suite cli::schema_page`"
     );
     let o = concord(&["schema"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), generated);

@@ -6,7 +6,7 @@
 //! `$CONCORD_CORPUS`, `../shared/corpus` or `/work/shared/corpus`; without
 //! it the test says so and passes, unless `CONCORD_REQUIRE_CORPUS=1`.
 
-mod common;
+use crate::common;
 use common::corpus::{checkout_bundle, corpus, run_tool};
 use serde_json::Value;
 use std::collections::BTreeMap;

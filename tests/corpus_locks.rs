@@ -6,7 +6,7 @@
 //! by `common::corpus`; without it the test says so and passes,
 //! unless `CONCORD_REQUIRE_CORPUS=1`.
 
-mod common;
+use crate::common;
 use common::corpus::{checkout_bundle, corpus, run_tool};
 use serde_json::Value;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! not analysed exits 10, never 0. The expected results come from the
 //! cases' READMEs under `coverage-programs/`.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! at every rank, with both engines, and check the invariant the argument
 //! rests on (every rank3_no triple is a triangle of rank2_may).
 
-mod common;
+use crate::common;
 use common::*;
 
 #[path = "../benches/synth/mod.rs"]

@@ -2,7 +2,7 @@
 //! its `expected.toml` (written from reasoning about the programs; see each
 //! case's README).
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;

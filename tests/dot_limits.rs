@@ -2,7 +2,7 @@
 //! `impact` readable: the graph shrinks to at most N nodes, around the
 //! focused line, and says what it left out.
 
-mod common;
+use crate::common;
 use common::answer_of;
 use std::collections::{BTreeMap, BTreeSet};
 

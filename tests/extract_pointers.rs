@@ -3,7 +3,7 @@
 //! Each program is small enough to know its answer by reading it; the
 //! reasoning sits beside each assertion.
 
-mod common;
+use crate::common;
 use common::*;
 use concord::facts::FactSet;
 

@@ -1,7 +1,7 @@
 //! What the extracted relations must say about small programs whose
 //! behaviour is known by reading them. Line numbers refer to the C text.
 
-mod common;
+use crate::common;
 use common::*;
 use concord::analysis::{run, Engine, Relations, RuleProgram};
 use concord::facts::FactSet;

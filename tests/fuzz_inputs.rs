@@ -5,7 +5,7 @@
 //! documented exit code (docs/cli.md) and never panic (101) or die from a
 //! signal. The seeds are fixed, so a failure reproduces.
 
-mod common;
+use crate::common;
 use common::{copy_dir, Rng};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,9 +1,9 @@
 //! The exported facts of every bench program are checked in under
 //! `facts/<case>/{v1,v2}/`. This test re-extracts them and compares file by
-//! file. `UPDATE_GOLDEN=1 cargo test --test golden_facts` rewrites them:
+//! file. `UPDATE_GOLDEN=1 cargo test --all-features --test suite golden_facts` rewrites them:
 //! review every rewritten file (`git diff facts/`) before committing.
 
-mod common;
+use crate::common;
 use common::*;
 use concord::facts::extract::{extract, ExtractOptions};
 use concord::facts::io::{self, FactFormat};

@@ -2,7 +2,7 @@
 //! hand-derived `[impact]` tables of every bench pair, and the ascent/crepe
 //! differential check of `rules/cia.dl`.
 
-mod common;
+use crate::common;
 use common::*;
 use concord::analysis::impact::{self, run_cia, ChangeGroup, DepKind, ImpactResult};
 use concord::analysis::Engine;

@@ -3,7 +3,7 @@
 //! that name (a directory a user made), it is left alone and the run says
 //! the link was not updated (issue 28).
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 

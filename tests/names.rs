@@ -3,7 +3,7 @@
 //! pointer that holds them (`p->head`) or else by type and allocation
 //! site (`names.tsv`, `src/facts/extract/names.rs`).
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 

@@ -1,7 +1,7 @@
 //! Less noise in `changes`: one line per source line, IR only on request,
 //! string constants compared without their numbers.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::{Command, Output};
 

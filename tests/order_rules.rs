@@ -13,7 +13,7 @@
 //! Both engines are asked (ascent and crepe), and a contraction example
 //! checks that a run of conditional events keeps `po_scc_next` linear.
 
-mod common;
+use crate::common;
 use common::{bench_cases, facts_of_c, repo_root};
 use concord::analysis::{run, Engine, RuleProgram};
 use concord::facts::{io::read_dir, FactSet};

@@ -3,7 +3,7 @@
 //! pipeline, on the bench pair `ecdiff-fig2-lock` (v2 adds lock `a` around
 //! both threads' accesses to `x`; `bench-programs/ecdiff-fig2-lock/expected.toml`).
 
-mod common;
+use crate::common;
 use common::repo_root;
 use concord::analysis::diff::{DiffOptions, Side};
 use concord::analysis::impact::Direction;

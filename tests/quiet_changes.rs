@@ -5,7 +5,7 @@
 //! programs and the reasoning for each expectation are in
 //! `tests/fixtures/quiet-changes/README.md`.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 use std::path::PathBuf;

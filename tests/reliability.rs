@@ -3,7 +3,7 @@
 //! (issue 12). Each test runs the real binary. Mutated inputs (fuzz-style)
 //! are in `fuzz_inputs.rs`.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

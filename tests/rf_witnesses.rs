@@ -6,7 +6,7 @@
 //! golden facts of every bench pair (both versions) and on straight-line
 //! and branching programs written for it.
 
-mod common;
+use crate::common;
 
 use concord::analysis::{run, Engine, Relations, RuleProgram};
 use concord::facts::{io::read_dir, FactSet};

@@ -5,7 +5,7 @@
 //! results come from reasoning about each program (in its comment); both
 //! engines must agree on every relation.
 
-mod common;
+use crate::common;
 use common::*;
 use concord::analysis::{run, Engine, Relations, RuleProgram};
 use concord::facts::FactSet;

@@ -5,7 +5,7 @@
 //! the pairs of versions also run through `concord diff`, which must report
 //! the difference the reasoning predicts (and which concord missed before).
 
-mod common;
+use crate::common;
 use common::*;
 use concord::analysis::{run, Engine, Relations, RuleProgram};
 use concord::facts::FactSet;

@@ -5,7 +5,7 @@
 //! intended change of output: `INSTA_UPDATE=always cargo test --test
 //! snapshots`, then review `git diff tests/snapshots/`.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 

@@ -4,7 +4,7 @@
 //! violated lines are the ones each case's `expected.toml` gives in
 //! `[symex]` (written from reasoning about the program).
 
-mod common;
+use crate::common;
 use common::*;
 use concord::symex::{
     explore, output, testutil, Exploration, FindingKind, Reduction, SymexOptions,

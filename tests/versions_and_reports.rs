@@ -1,7 +1,7 @@
 //! `concord changes`, and the formats and exit codes of `diff`, `query`
 //! and `rules`, through the real binary.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
