@@ -19,6 +19,27 @@ fn rules_schema_snapshot() {
     let have = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         have == want,
-        "{path} is stale: UPDATE_GOLDEN=1 cargo test --test rules_schema"
+        "{path} is stale: UPDATE_GOLDEN=1 cargo test --all-features --test suite rules_schema"
     );
+}
+
+/// A program declares, and its caller fills, only the extracted relations
+/// its rules read: version matching's `stmt_caller` (one row per cloned
+/// statement) is read by no rule, and rank 1's diff takes MayRf from the
+/// per-version runs instead of the extracted accesses.
+#[test]
+fn programs_declare_only_the_inputs_their_rules_read() {
+    use concord::datalog::programs;
+    let inputs = |list: &[(&'static str, usize)]| list.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+    let sync1 = inputs(programs::sync1::ascent::INPUT_RELATIONS);
+    assert!(sync1.contains(&"shared_read"), "{sync1:?}");
+    assert!(!sync1.contains(&"stmt_caller"), "{sync1:?}");
+    let diff1 = inputs(programs::diff1::ascent::INPUT_RELATIONS);
+    assert!(
+        diff1.contains(&"old_rf_may") && diff1.contains(&"dmap"),
+        "{diff1:?}"
+    );
+    assert!(!diff1.contains(&"old_shared_read"), "{diff1:?}");
+    let pointsto = inputs(programs::pointsto::ascent::INPUT_RELATIONS);
+    assert!(pointsto.contains(&"ir_gep"), "{pointsto:?}");
 }

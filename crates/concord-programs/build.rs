@@ -80,10 +80,12 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
 /// the previous rank's program (declared as inputs instead of recomputed),
 /// diff rule files.
 pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
+    // Rank 1 carries both versions' MayRf in: each comes from a `sync1`
+    // run, the two on separate cores.
     (
         "diff1",
-        &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"],
-        "",
+        &[],
+        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n",
         &["diff.dl", "diff1.dl"],
     ),
     (
@@ -165,7 +167,11 @@ fn main() {
             inputs.clone(),
         )];
         sources.extend(files.iter().map(|f| read_rules(f)));
-        let program = match concord_rulec::compile_sources(&sources) {
+        let mut parsed = concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
+        // Every extracted relation is declared; the program keeps (and its
+        // caller fills) only those its rules read.
+        parsed.drop_unused_inputs(&[]);
+        let program = match concord_rulec::check(parsed) {
             Ok(p) => p,
             Err(errors) => {
                 // Cargo shows this text; each error names the rule or cycle.
@@ -182,6 +188,8 @@ fn main() {
         let diff_sources: Vec<(String, String)> =
             diff_files.iter().map(|f| read_rules(f)).collect();
         p.extend(concord_rulec::parse_sources(&diff_sources).unwrap_or_else(|e| panic!("{e}")));
+        // The maps between versions stay: the diff fills them by field.
+        p.drop_unused_inputs(&["dmap", "lmap"]);
         let program = match concord_rulec::check(p) {
             Ok(p) => p,
             Err(errors) => {

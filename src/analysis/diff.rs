@@ -98,10 +98,8 @@ struct RankOutput {
     through_new: Vec<RfTuple>,
     /// MayRf count per version (rank 1).
     may_rf_count: [usize; 2],
-    /// mustHb's stored parts per version (`hb_from_hub`, `hb_to_hub`;
-    /// ranks 1 and 2): the counts of mustHb and mayHb come from them and
-    /// the facts (neither relation is built).
-    hubs: [Hubs; 2],
+    /// mustHb and mayHb counts per version (rank 1).
+    hb_counts: [(usize, usize); 2],
     lock_order: [Vec<LockOrderRow>; 2],
     /// MayRf of each version (rank 2): the rank-3 program takes it as an
     /// input instead of recomputing it. rank2_no is never listed for rank
@@ -120,6 +118,30 @@ impl Hubs {
     fn must_hb(&self, facts: &FactSet) -> MustHb {
         MustHb::new(facts, &self.from, &self.to)
     }
+}
+
+/// What rank 1 needs of one version, from its `sync1` run: MayRf, the
+/// lock order, and the counts of mustHb and mayHb (from the stored hub
+/// parts of mustHb and the facts: neither relation is built).
+struct Rank1Side {
+    rf_may: Vec<(u32, u32)>,
+    lock_order: Vec<LockOrderRow>,
+    hb_counts: (usize, usize),
+}
+
+fn rank1_side(engine: Engine, facts: &FactSet) -> Rank1Side {
+    crate::datalog::run_program!(sync1, engine, facts, |o| {
+        let hubs = Hubs {
+            from: o.hb_from_hub,
+            to: o.hb_to_hub,
+        };
+        let must = hubs.must_hb(facts);
+        Rank1Side {
+            rf_may: o.rf_may,
+            lock_order: o.lock_order.iter().map(|&row| row.into()).collect(),
+            hb_counts: MayHb::new(&must).counts(facts),
+        }
+    })
 }
 
 fn pairs(rows: Vec<(u32, u32)>) -> Vec<RfTuple> {
@@ -159,22 +181,6 @@ pub fn location_map(old: &FactSet, new: &FactSet) -> Vec<(u32, u32)> {
         .collect();
     map.sort_unstable();
     map
-}
-
-/// Both versions' `Hubs` from a program's outputs (ranks 1 and 2 store them).
-macro_rules! hubs {
-    ($o:ident) => {
-        [
-            Hubs {
-                from: $o.old_hb_from_hub,
-                to: $o.old_hb_to_hub,
-            },
-            Hubs {
-                from: $o.new_hb_from_hub,
-                to: $o.new_hb_to_hub,
-            },
-        ]
-    };
 }
 
 /// Fill a generated program's input: relations `old_*` from the old facts,
@@ -240,24 +246,39 @@ fn eval(
     carried: &RankOutput,
 ) -> RankOutput {
     match rank {
-        1 => eval_rank!(diff1, engine, old, new, map, |o| RankOutput {
-            may_rf_count: [o.old_rf_may.len(), o.new_rf_may.len()],
-            hubs: hubs!(o),
-            lock_order: [
-                o.old_lock_order.iter().map(|&row| row.into()).collect(),
-                o.new_lock_order.iter().map(|&row| row.into()).collect(),
-            ],
-            only_old: pairs(o.diff1_old),
-            only_new: pairs(o.diff1_new),
-            through_old: pairs(o.through1_old),
-            through_new: pairs(o.through1_new),
-            ..RankOutput::default()
-        }),
+        1 => {
+            // Each version's layers (sync1) are independent of the other's:
+            // one core each; the diff rules then read both MayRf.
+            let sides = crate::parallel::map(&[old, new], |&facts| rank1_side(engine, facts));
+            let [o1, n1]: [Rank1Side; 2] = sides.try_into().ok().expect("two versions");
+            let may_rf_count = [o1.rf_may.len(), n1.rf_may.len()];
+            let (old_rf, new_rf) = (o1.rf_may, n1.rf_may);
+            eval_rank!(
+                diff1,
+                engine,
+                old,
+                new,
+                map,
+                |i| {
+                    i.old_rf_may = old_rf;
+                    i.new_rf_may = new_rf;
+                },
+                |o| RankOutput {
+                    may_rf_count,
+                    hb_counts: [o1.hb_counts, n1.hb_counts],
+                    lock_order: [o1.lock_order, n1.lock_order],
+                    only_old: pairs(o.diff1_old),
+                    only_new: pairs(o.diff1_new),
+                    through_old: pairs(o.through1_old),
+                    through_new: pairs(o.through1_new),
+                    ..RankOutput::default()
+                }
+            )
+        }
         2 => eval_rank!(diff2, engine, old, new, map, |o| RankOutput {
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
             rf_may: [o.old_rf_may, o.new_rf_may],
-            hubs: hubs!(o),
             ..RankOutput::default()
         }),
         _ => eval_rank!(
@@ -321,13 +342,8 @@ pub fn sync_diff(
         let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
         let stats = [&mut out.old_stats, &mut out.new_stats];
         if rank == 1 {
-            // the two versions' counts are independent: one core each
-            let both = crate::parallel::map(&[(0, old), (1, new)], |&(i, facts)| {
-                let must = r.hubs[i].must_hb(facts);
-                MayHb::new(&must).counts(facts)
-            });
             for (i, s) in stats.into_iter().enumerate() {
-                (s.must_hb, s.may_hb) = both[i];
+                (s.must_hb, s.may_hb) = r.hb_counts[i];
                 s.may_rf = r.may_rf_count[i];
             }
             [out.old_lock_order, out.new_lock_order] = r.lock_order;

@@ -203,6 +203,36 @@ impl Program {
         self.facts.extend(other.facts);
     }
 
+    /// Drops the input relations nothing reads: no rule body names them,
+    /// they are no output, no rule head and no fact. A program generated
+    /// with every extracted relation as input (the schema's declarations)
+    /// then declares, and its caller fills, only the ones its rules use.
+    /// Inputs named in `keep` stay (a caller that fills them by field).
+    /// Returns the names dropped.
+    pub fn drop_unused_inputs(&mut self, keep: &[&str]) -> Vec<String> {
+        use std::collections::BTreeSet;
+        let mut used: BTreeSet<&str> = BTreeSet::new();
+        for r in &self.rules {
+            used.insert(&r.head.rel);
+            for l in &r.body {
+                if let Literal::Pos(a) | Literal::Neg(a) = l {
+                    used.insert(&a.rel);
+                }
+            }
+        }
+        used.extend(self.outputs.iter().map(|o| o.rel.as_str()));
+        used.extend(self.facts.iter().map(|f| f.rel.as_str()));
+        let unused: BTreeSet<String> = self
+            .inputs
+            .iter()
+            .map(|i| i.rel.clone())
+            .filter(|r| !used.contains(r.as_str()) && !keep.contains(&r.as_str()))
+            .collect();
+        self.inputs.retain(|i| !unused.contains(&i.rel));
+        self.decls.retain(|d| !unused.contains(&d.name));
+        unused.into_iter().collect()
+    }
+
     /// Renames every relation (declarations, IO directives, rule atoms and
     /// facts) through `rename`. Used to load one program twice side by side,
     /// e.g. the rules of an old and a new version with prefixed relations.

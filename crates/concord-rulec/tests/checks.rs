@@ -254,3 +254,18 @@ fn renamed_copies_merge_and_check() {
     clash.extend(concord_rulec::parse_sources(&[("t.dl", src)]).unwrap());
     assert!(concord_rulec::check(clash).is_err());
 }
+
+#[test]
+fn unused_inputs_are_dropped_and_read_ones_kept() {
+    // `a` is read by a rule, `b` only negated, `d` by nothing, `k` is
+    // unused but asked to stay.
+    let src = ".decl a(x: unsigned)\n.decl b(x: unsigned)\n.decl d(x: unsigned)\n\
+               .decl k(x: unsigned)\n.input a, b, d, k\n\
+               .decl c(x: unsigned)\n.output c\nc(X) :- a(X), !b(X).\n";
+    let mut p = concord_rulec::parse_sources(&[("t.dl", src)]).unwrap();
+    let dropped = p.drop_unused_inputs(&["k"]);
+    assert_eq!(dropped, ["d"]);
+    let checked = concord_rulec::check(p).unwrap_or_else(|e| panic!("{e}"));
+    let inputs: Vec<&str> = checked.inputs().map(|r| r.name.as_str()).collect();
+    assert_eq!(inputs, ["a", "b", "k"]);
+}
