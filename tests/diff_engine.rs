@@ -9,8 +9,7 @@
 use crate::common;
 use common::*;
 
-#[path = "../benches/synth/mod.rs"]
-mod synth;
+use crate::synth;
 
 use concord::analysis::diff::{sync_diff, DiffOptions, SyncDiff};
 use concord::analysis::diff_reference::sync_diff_reference;

@@ -155,8 +155,7 @@ fn cia_engines_agree() {
     assert!(rows > 1000, "only {rows} rows derived over the bench set");
 }
 
-#[path = "../benches/synth/mod.rs"]
-mod synth;
+use crate::synth;
 
 /// Synthetic programs (the benchmark's generator, through the normal C
 /// front end) have more contention than the bench pairs: more stores per

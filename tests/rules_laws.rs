@@ -649,8 +649,7 @@ fn paper_fig9_difference_only_at_rank2() {
     assert!(pair("v2", &v2, ("L1", "L2"), ("L1", "L4")));
 }
 
-#[path = "../benches/synth/mod.rs"]
-mod synth;
+use crate::synth;
 
 /// The laws also hold on synthetic programs from the benchmark's generator
 /// (more threads and stores per location than the bench pairs, with and

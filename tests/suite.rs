@@ -4,6 +4,9 @@
 //! CI's disk; filter as `cargo test --test suite cli::`.
 
 mod common;
+/// The synthetic program generator the benchmarks use.
+#[path = "../benches/synth/mod.rs"]
+mod synth;
 
 mod architecture;
 mod blind_spots;

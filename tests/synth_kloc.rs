@@ -5,10 +5,10 @@
 //! its cheap guard.
 
 #[path = "../benches/corpus/synth_kloc.rs"]
-mod synth_kloc;
+mod generator;
 
+use generator::Starts;
 use std::process::Command;
-use synth_kloc::Starts;
 
 fn clang() -> std::path::PathBuf {
     concord::frontend::clang_path().expect("clang-14 (scripts/setup-machine installs it)")
@@ -16,8 +16,8 @@ fn clang() -> std::path::PathBuf {
 
 #[test]
 fn sizes_are_close_to_the_requested_kloc_and_grow_with_modules() {
-    let one = synth_kloc::generate_kloc(1, Starts::Pointers);
-    let two = synth_kloc::generate_kloc(2, Starts::Pointers);
+    let one = generator::generate_kloc(1, Starts::Pointers);
+    let two = generator::generate_kloc(2, Starts::Pointers);
     for (kloc, p) in [(1, &one), (2, &two)] {
         let target = kloc as f64 * 1000.0;
         let off = (p.lines as f64 - target).abs() / target;
@@ -46,7 +46,7 @@ fn one_and_two_kloc_compile_cleanly_and_run() {
         (1, Starts::Named),
         (2, Starts::Named),
     ] {
-        let p = synth_kloc::generate_kloc(kloc, starts);
+        let p = generator::generate_kloc(kloc, starts);
         let src = dir.path().join(format!("synth-{kloc}k-{starts:?}.c"));
         std::fs::write(&src, &p.source).unwrap();
         // concord's own flags for C input, plus strict warnings.
@@ -100,9 +100,9 @@ fn one_and_two_kloc_compile_cleanly_and_run() {
 /// every size.
 #[test]
 fn the_patched_version_changes_only_module_zeros_total() {
-    use synth_kloc::Patch;
-    let v1 = synth_kloc::generate_kloc_version(1, Starts::Pointers, Patch::None);
-    let v2 = synth_kloc::generate_kloc_version(1, Starts::Pointers, Patch::LockRemoved);
+    use generator::Patch;
+    let v1 = generator::generate_kloc_version(1, Starts::Pointers, Patch::None);
+    let v2 = generator::generate_kloc_version(1, Starts::Pointers, Patch::LockRemoved);
     assert_eq!((v1.modules, v1.lines), (v2.modules, v2.lines));
     let changed: Vec<(&str, &str)> = v1
         .source
