@@ -294,7 +294,7 @@ fn z3_script(program: RuleProgram, facts: &FactSet) -> String {
     let mut s = program.z3().to_string();
     for (name, rows) in &facts.relations {
         if s.contains(&format!("(declare-rel {name} ")) {
-            let rows: Vec<Vec<u32>> = rows.iter().cloned().collect();
+            let rows: Vec<Vec<u32>> = rows.iter().map(<[u32]>::to_vec).collect();
             s.push_str(&concord_rulec::z3_facts(name, &rows));
         }
     }

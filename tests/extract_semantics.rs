@@ -319,7 +319,7 @@ fn guarded_wait_flagged_signal_and_spin_loop_are_recognised() {
     assert!(has(&f, "cond_signal_flagged", &[signal, ready]));
     let spin = loc(&f, "spin");
     let spin_read = at(&f, 11, "load")[0];
-    let rows: Vec<_> = f.rows("busy_wait").cloned().collect();
+    let rows: Vec<_> = f.rows("busy_wait").map(<[u32]>::to_vec).collect();
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(&rows[0][..2], &[spin_read, spin]);
     // The loop exit is the statement after the loop (line 12).

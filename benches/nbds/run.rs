@@ -137,7 +137,7 @@ fn z3_script(old: &FactSet, new: &FactSet, dmap: &BTreeMap<u32, u32>) -> String 
         for (name, rows) in &facts.relations {
             let rel = format!("{prefix}{name}");
             if s.contains(&format!("(declare-rel {rel} ")) {
-                let rows: Vec<Vec<u32>> = rows.iter().cloned().collect();
+                let rows: Vec<Vec<u32>> = rows.iter().map(<[u32]>::to_vec).collect();
                 s.push_str(&concord_rulec::z3_facts(&rel, &rows));
             }
         }

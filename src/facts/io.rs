@@ -7,7 +7,7 @@
 
 use super::schema;
 use super::{
-    FactSet, LocationInfo, Manifest, NameInfo, StatementInfo, ThreadInfo, UnreachedFunction,
+    FactSet, LocationInfo, Manifest, NameInfo, RowSet, StatementInfo, ThreadInfo, UnreachedFunction,
 };
 use crate::error::{ConcordError, Result};
 use std::collections::BTreeSet;
@@ -265,15 +265,16 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
             .find(|(p, _)| p.is_file())
             .ok_or_else(|| in_err(dir, format!("missing {}.facts", rel.name)))?;
         let text = std::fs::read_to_string(&path).map_err(|e| in_err(&path, e))?;
-        let rows = relations.get_mut(rel.name).expect("declared relation");
+        let mut flat = Vec::new();
         for (lineno, line) in text.lines().enumerate() {
             if line.is_empty() {
                 continue;
             }
             let row = parse_row(line, delim as char, rel.arity())
                 .map_err(|e| in_err(&path, format!("line {}: {e}", lineno + 1)))?;
-            rows.insert(row);
+            flat.extend_from_slice(&row);
         }
+        relations.insert(rel.name, RowSet::from_flat(rel.arity(), flat));
     }
     let facts = FactSet {
         statements: read_table::<StatementInfo>(&dir.join("statements.tsv"))?,

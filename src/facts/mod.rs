@@ -6,12 +6,14 @@ pub mod coverage;
 pub mod extract;
 pub mod io;
 pub mod relations;
+pub mod rowset;
 pub mod schema;
 pub mod text;
 
 use relations::TypedRelation;
+pub use rowset::RowSet;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 pub type Row = Vec<u32>;
 
@@ -187,8 +189,8 @@ pub struct FactSet {
     /// Functions no thread reaches (empty for a fact directory written
     /// before `unreached.tsv` existed).
     pub unreached: Vec<UnreachedFunction>,
-    /// Relation name -> rows, sorted and without duplicates.
-    pub relations: BTreeMap<&'static str, BTreeSet<Row>>,
+    /// Relation name -> rows, sorted and without duplicates (flat).
+    pub relations: BTreeMap<&'static str, RowSet>,
     pub manifest: Manifest,
     /// The module's struct types by IR name (`struct.pool`), so `changes`
     /// compares field accesses by member and sizes by type. In memory
@@ -207,8 +209,10 @@ pub struct StructLayout {
 }
 
 impl FactSet {
-    pub fn empty_relations() -> BTreeMap<&'static str, BTreeSet<Row>> {
-        schema::all().map(|r| (r.name, BTreeSet::new())).collect()
+    pub fn empty_relations() -> BTreeMap<&'static str, RowSet> {
+        schema::all()
+            .map(|r| (r.name, RowSet::new(r.arity())))
+            .collect()
     }
 
     /// The rows of one relation, typed (`facts.iter::<MutexLock>()`), sorted.
@@ -223,10 +227,11 @@ impl FactSet {
 
     /// Adds one row; false if it was there.
     pub fn insert<R: TypedRelation>(&mut self, row: R) -> bool {
+        let row = row.to_row();
         self.relations
             .entry(R::NAME)
-            .or_default()
-            .insert(row.to_row())
+            .or_insert_with(|| RowSet::new(row.len()))
+            .insert(&row)
     }
 
     /// How many rows the relation has.
@@ -236,18 +241,17 @@ impl FactSet {
 
     /// Rows of a relation named at run time (a user's query, a file, a
     /// rule engine's input list): the schema's untyped rows.
-    pub fn rows(&self, relation: &str) -> impl Iterator<Item = &Row> {
+    pub fn rows(&self, relation: &str) -> impl Iterator<Item = &[u32]> {
         self.relations.get(relation).into_iter().flatten()
     }
 
     /// Rows of `relation` whose first column is `first` (a range of the
     /// sorted set, not a scan: reports look up one statement at a time).
-    pub fn rows_starting(&self, relation: &str, first: u32) -> impl Iterator<Item = &Row> {
+    pub fn rows_starting(&self, relation: &str, first: u32) -> impl Iterator<Item = &[u32]> {
         self.relations
             .get(relation)
             .into_iter()
-            .flat_map(move |rows| rows.range(vec![first]..))
-            .take_while(move |r| r.first() == Some(&first))
+            .flat_map(move |rows| rows.starting(first))
     }
 
     pub fn count(&self, relation: &str) -> usize {
@@ -320,21 +324,22 @@ mod tests {
     #[test]
     fn rows_starting_equals_a_filtered_scan() {
         let mut f = FactSet::default();
-        let rows: BTreeSet<Row> = [
-            vec![0, 5],
-            vec![3, 1],
-            vec![3, 2],
-            vec![4, 0],
-            vec![u32::MAX - 1, 7],
-            vec![u32::MAX, 1],
-            vec![u32::MAX, u32::MAX],
-        ]
-        .into_iter()
-        .collect();
+        let rows = RowSet::from_rows(
+            2,
+            [
+                vec![0, 5],
+                vec![3, 1],
+                vec![3, 2],
+                vec![4, 0],
+                vec![u32::MAX - 1, 7],
+                vec![u32::MAX, 1],
+                vec![u32::MAX, u32::MAX],
+            ],
+        );
         f.relations.insert(StmtThread::NAME, rows);
         for first in [0, 1, 3, 4, u32::MAX - 1, u32::MAX] {
-            let scanned: Vec<&Row> = f.rows(StmtThread::NAME).filter(|r| r[0] == first).collect();
-            let ranged: Vec<&Row> = f.rows_starting(StmtThread::NAME, first).collect();
+            let scanned: Vec<&[u32]> = f.rows(StmtThread::NAME).filter(|r| r[0] == first).collect();
+            let ranged: Vec<&[u32]> = f.rows_starting(StmtThread::NAME, first).collect();
             assert_eq!(ranged, scanned, "first column {first}");
         }
         assert_eq!(f.rows_starting(StmtThread::NAME, 3).count(), 2);

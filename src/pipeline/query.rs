@@ -137,19 +137,15 @@ pub fn query(req: &QueryRequest, budget: &Budget, events: Events<'_>) -> Result<
     budget.phase("rules")?;
     let f = &version.facts;
     let rows: Vec<Vec<u32>> = match program {
-        None => f.rows(&req.relation).cloned().collect(),
-        Some(p) => run_relation(p, req.engine, f, &req.relation)
-            .into_iter()
-            .collect(),
+        None => f.rows(&req.relation).map(<[u32]>::to_vec).collect(),
+        Some(p) => run_relation(p, req.engine, f, &req.relation),
     };
-    let rows = rows
-        .into_iter()
-        .filter(|row| {
-            filters
-                .iter()
-                .all(|(i, v)| matches(f, columns[*i].1, row[*i], v))
-        })
-        .collect();
+    let mut rows = rows;
+    rows.retain(|row| {
+        filters
+            .iter()
+            .all(|(i, v)| matches(f, columns[*i].1, row[*i], v))
+    });
     Ok(QueryOutcome {
         version,
         relation: req.relation.clone(),

@@ -46,7 +46,7 @@ pub fn loc(f: &FactSet, name: &str) -> u32 {
 }
 
 pub fn has(f: &FactSet, relation: &str, row: &[u32]) -> bool {
-    f.rows(relation).any(|r| r.as_slice() == row)
+    f.rows(relation).any(|r| r == row)
 }
 
 pub fn repo_root() -> PathBuf {

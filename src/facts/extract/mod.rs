@@ -41,7 +41,7 @@ use super::relations::{
     DomParent, ForkCall, InlineAsm, PoScc, PoSccCyclic, PoSccNext, Postdom, ThreadAlways,
     UnresolvedCall, UnresolvedThreadStart,
 };
-use super::{FactSet, LocationInfo, Manifest, NameInfo, Row, ThreadInfo};
+use super::{FactSet, LocationInfo, Manifest, NameInfo, Row, RowSet, ThreadInfo};
 use crate::error::Result;
 use crate::frontend::Program;
 use crate::parallel;
@@ -617,19 +617,16 @@ fn fact_set(
 fn sorted_relations(
     ir: &BTreeMap<&'static str, BTreeSet<Row>>,
     collected: BTreeMap<&'static str, Vec<Row>>,
-) -> BTreeMap<&'static str, BTreeSet<Row>> {
+) -> BTreeMap<&'static str, RowSet> {
     let mut out = FactSet::empty_relations();
     for (name, rows) in ir {
-        out.insert(name, rows.clone());
+        let set = out.get_mut(name).expect("declared relation");
+        *set = RowSet::from_rows(set.arity(), rows);
     }
     for (name, rows) in collected {
         let set = out.get_mut(name).expect("declared relation");
-        if set.is_empty() {
-            // One sort and a bulk build instead of an insert per row.
-            *set = rows.into_iter().collect();
-        } else {
-            set.extend(rows);
-        }
+        // One sort for the whole relation instead of an insert per row.
+        set.extend(rows);
     }
     out
 }

@@ -9,8 +9,7 @@
 use super::ir_facts::{FuncId, InsnId, IrFacts, ObjId, ObjKind, VarId};
 use super::paths::PathId;
 use super::program::ProgramModel;
-use crate::datalog::{self, programs::pointsto::ascent};
-use crate::facts::FactSet;
+use crate::datalog::programs::pointsto::ascent;
 use llvm_ir::{HasDebugLoc, Operand};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -63,12 +62,17 @@ pub struct PointsTo {
 impl PointsTo {
     /// Run the points-to rules over the module's base facts.
     pub fn compute(ir: IrFacts) -> PointsTo {
-        let input = FactSet {
-            relations: ir.rows.iter().map(|(k, v)| (*k, v.clone())).collect(),
-            ..FactSet::default()
-        };
-        // extraction always runs the production engine
-        let out = ascent::run(&datalog::fill_input!(ascent, &input));
+        // The base rows go straight into the program's input (no copy as a
+        // fact set); extraction always runs the production engine.
+        let mut input = ascent::Input::default();
+        for (name, _) in ascent::INPUT_RELATIONS {
+            for row in ir.rows.get(name).into_iter().flatten() {
+                input
+                    .push_row(name, row)
+                    .expect("the extractor and the rules share one schema");
+            }
+        }
+        let out = ascent::run(&input);
         let mut pt = PointsTo {
             ir,
             locs: Vec::new(),
