@@ -74,37 +74,36 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("cia", &["order.dl", "cia.dl"]),
 ];
 
-/// Diff programs, one per rank: the single-version layers loaded twice
-/// (every relation prefixed `old_` / `new_`) plus the rules that relate the
-/// two copies through Δmap. Name, layer files, relations carried in from
-/// the previous rank's program (declared as inputs instead of recomputed),
-/// diff rule files.
-pub const DIFF_PROGRAMS: &[(&str, &[&str], &str, &[&str])] = &[
-    // Rank 1 carries both versions' MayRf in: each comes from a `sync1`
-    // run, the two on separate cores.
+/// Diff programs, one per rank: name, the single-version layers carried
+/// in from each version's `sync1` run (every relation they derive becomes
+/// an input `old_*` / `new_*`; their inline views stay views), the layers
+/// the diff program computes itself for both versions (relations prefixed
+/// `old_` / `new_`), and the rules that relate the two copies through Δmap.
+/// Rank 1 runs the two `sync1` programs on separate cores; ranks 2 and 3
+/// reuse what they derived instead of computing it again.
+pub const DIFF_PROGRAMS: &[(&str, &[&str], &[&str], &[&str])] = &[
     (
         "diff1",
+        &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"],
         &[],
-        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n",
         &["diff.dl", "diff1.dl"],
     ),
     (
         "diff2",
-        &["order.dl", "hb.dl", "rf.dl", "rank2.dl"],
-        "",
+        &["order.dl", "hb.dl", "rf.dl"],
+        &["rank2.dl"],
         &["diff.dl", "diff2.dl"],
     ),
     (
         "diff3",
-        &["order.dl", "hb.dl", "rank2.dl"],
-        ".decl rf_may(w: unsigned, r: unsigned)\n.input rf_may\n",
+        &["order.dl", "hb.dl", "rf.dl"],
+        &["rank2.dl"],
         &["diff.dl", "diff3.dl"],
     ),
 ];
 
-/// Relations of the per-version copies that the diff reads back (counts,
-/// lock order); every other copied relation stays internal to the engine.
-const DIFF_COPY_OUTPUTS: &[&str] = &["hb_from_hub", "hb_to_hub", "hb_may", "rf_may", "lock_order"];
+/// The single-version program whose outputs the diff programs carry in.
+const CARRIER: &str = "sync1";
 
 fn read_rules(file: &str) -> (String, String) {
     let path = Path::new(RULES).join(file);
@@ -113,30 +112,46 @@ fn read_rules(file: &str) -> (String, String) {
     (path.display().to_string(), text)
 }
 
-/// The layers of one version, relations renamed with `prefix`.
-fn version_copy(inputs: &str, layers: &[&str], prefix: &str) -> concord_rulec::Program {
+/// The layers of one version, relations renamed with `prefix`: `carried`
+/// as inputs (what they derive), `layers` as rules.
+fn version_copy(
+    inputs: &str,
+    carried: &[&str],
+    layers: &[&str],
+    prefix: &str,
+) -> concord_rulec::Program {
     let mut sources = vec![("input.dl".to_string(), inputs.to_string())];
-    sources.extend(layers.iter().map(|f| read_rules(f)));
+    sources.extend(carried.iter().map(|f| read_rules(f)));
     let mut p = concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
-    p.outputs
-        .retain(|o| DIFF_COPY_OUTPUTS.contains(&o.rel.as_str()));
+    p.carry_derived();
+    let own: Vec<(String, String)> = layers.iter().map(|f| read_rules(f)).collect();
+    p.extend(concord_rulec::parse_sources(&own).unwrap_or_else(|e| panic!("{e}")));
+    // the diff reads only the diff rules' outputs
+    p.outputs.clear();
     p.rename_relations(|r| format!("{prefix}{r}"));
     p
 }
 
-fn write_program(out: &str, name: &str, program: &concord_rulec::CheckedProgram) {
+/// Writes a program: `program` as ascent and crepe code, `text` (the same
+/// analysis, self-contained) as Soufflé and Z3 fixedpoint text.
+fn write_program(
+    out: &str,
+    name: &str,
+    program: &concord_rulec::CheckedProgram,
+    text: &concord_rulec::CheckedProgram,
+) {
     let ascent = concord_rulec::to_ascent(program, "Program");
     let crepe = concord_rulec::to_crepe(program, "engine");
     std::fs::write(Path::new(out).join(format!("{name}_ascent.rs")), ascent).unwrap();
     std::fs::write(Path::new(out).join(format!("{name}_crepe.rs")), crepe).unwrap();
     std::fs::write(
         Path::new(out).join(format!("{name}.dl")),
-        concord_rulec::to_souffle(program),
+        concord_rulec::to_souffle(text),
     )
     .unwrap();
     std::fs::write(
         Path::new(out).join(format!("{name}.smt2")),
-        concord_rulec::to_z3_fixedpoint(program),
+        concord_rulec::to_z3_fixedpoint(text),
     )
     .unwrap();
     // Column names of the outputs, so reports can show statement columns as source lines.
@@ -149,6 +164,15 @@ fn write_program(out: &str, name: &str, program: &concord_rulec::CheckedProgram)
     std::fs::write(Path::new(out).join(format!("{name}_columns.rs")), columns).unwrap();
 }
 
+/// The checked program; the build fails with the checker's errors (Cargo
+/// shows them; each names the rule or cycle).
+fn checked(name: &str, p: concord_rulec::Program) -> concord_rulec::CheckedProgram {
+    concord_rulec::check(p).unwrap_or_else(|errors| {
+        eprintln!("{errors}");
+        panic!("rules for `{name}` do not compile:\n{errors}");
+    })
+}
+
 fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     println!("cargo:rerun-if-changed={RULES}");
@@ -156,6 +180,40 @@ fn main() {
     let analysis_inputs = schema::souffle_input_decls();
     let ir_inputs = schema::souffle_ir_input_decls();
     std::fs::write(Path::new(&out).join("input.dl"), &analysis_inputs).expect("write input.dl");
+    // The diff programs first: what they carry in must be outputs of the
+    // carrier program.
+    let extracted: Vec<String> = concord_rulec::parse_sources(&[("input.dl", &analysis_inputs)])
+        .unwrap_or_else(|e| panic!("{e}"))
+        .decls
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    let mut carried_outputs: std::collections::BTreeSet<String> = Default::default();
+    for (name, carried, layers, diff_files) in DIFF_PROGRAMS {
+        let mut p = version_copy(&analysis_inputs, carried, layers, "old_");
+        p.extend(version_copy(&analysis_inputs, carried, layers, "new_"));
+        let diff_sources: Vec<(String, String)> =
+            diff_files.iter().map(|f| read_rules(f)).collect();
+        p.extend(concord_rulec::parse_sources(&diff_sources).unwrap_or_else(|e| panic!("{e}")));
+        // The maps between versions stay: the diff fills them by field.
+        p.drop_unused_inputs(&["dmap", "lmap"]);
+        carried_outputs.extend(
+            p.inputs
+                .iter()
+                .filter_map(|i| i.rel.strip_prefix("old_"))
+                .filter(|r| !extracted.iter().any(|e| e == r))
+                .map(str::to_string),
+        );
+        let program = checked(name, p);
+        // Soufflé and Z3 get the program whole (nothing carried in), so
+        // it runs on two fact directories alone.
+        let all_layers: Vec<&str> = carried.iter().chain(layers.iter()).copied().collect();
+        let mut whole = version_copy(&analysis_inputs, &[], &all_layers, "old_");
+        whole.extend(version_copy(&analysis_inputs, &[], &all_layers, "new_"));
+        whole.extend(concord_rulec::parse_sources(&diff_sources).unwrap_or_else(|e| panic!("{e}")));
+        whole.drop_unused_inputs(&["dmap", "lmap"]);
+        write_program(&out, name, &program, &checked(name, whole));
+    }
     for (name, files) in PROGRAMS {
         let inputs = if *name == "pointsto" {
             ir_inputs.clone()
@@ -171,32 +229,23 @@ fn main() {
         // Every extracted relation is declared; the program keeps (and its
         // caller fills) only those its rules read.
         parsed.drop_unused_inputs(&[]);
-        let program = match concord_rulec::check(parsed) {
-            Ok(p) => p,
-            Err(errors) => {
-                // Cargo shows this text; each error names the rule or cycle.
-                eprintln!("{errors}");
-                panic!("rules for `{name}` do not compile:\n{errors}");
+        if *name == CARRIER {
+            for rel in &carried_outputs {
+                if !parsed.outputs.iter().any(|o| o.rel == *rel) {
+                    let span = parsed
+                        .decls
+                        .iter()
+                        .find(|d| d.name == *rel)
+                        .map(|d| d.span.clone());
+                    let span = span.unwrap_or_else(|| panic!("{CARRIER} derives no `{rel}`"));
+                    parsed.outputs.push(concord_rulec::IoDirective {
+                        rel: rel.clone(),
+                        span,
+                    });
+                }
             }
-        };
-        write_program(&out, name, &program);
-    }
-    for (name, layers, carried, diff_files) in DIFF_PROGRAMS {
-        let inputs = format!("{analysis_inputs}{carried}");
-        let mut p = version_copy(&inputs, layers, "old_");
-        p.extend(version_copy(&inputs, layers, "new_"));
-        let diff_sources: Vec<(String, String)> =
-            diff_files.iter().map(|f| read_rules(f)).collect();
-        p.extend(concord_rulec::parse_sources(&diff_sources).unwrap_or_else(|e| panic!("{e}")));
-        // The maps between versions stay: the diff fills them by field.
-        p.drop_unused_inputs(&["dmap", "lmap"]);
-        let program = match concord_rulec::check(p) {
-            Ok(p) => p,
-            Err(errors) => {
-                eprintln!("{errors}");
-                panic!("rules for `{name}` do not compile:\n{errors}");
-            }
-        };
-        write_program(&out, name, &program);
+        }
+        let program = checked(name, parsed);
+        write_program(&out, name, &program, &program);
     }
 }

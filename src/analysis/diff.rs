@@ -101,45 +101,44 @@ struct RankOutput {
     /// mustHb and mayHb counts per version (rank 1).
     hb_counts: [(usize, usize); 2],
     lock_order: [Vec<LockOrderRow>; 2],
-    /// MayRf of each version (rank 2): the rank-3 program takes it as an
-    /// input instead of recomputing it. rank2_no is never listed for rank
-    /// 3: its rules ask the view for the pairs they negate (rank3.dl).
-    rf_may: [Vec<(u32, u32)>; 2],
+    /// Each version's `sync1` outputs (rank 1, when a higher rank may
+    /// follow): ranks 2 and 3 carry in the layers they derived.
+    layers: [Option<LayerRows>; 2],
 }
 
-/// One version's `hb_from_hub` and `hb_to_hub` rows.
-#[derive(Default)]
-struct Hubs {
-    from: Vec<(u32, u32)>,
-    to: Vec<(u32, u32)>,
-}
-
-impl Hubs {
-    fn must_hb(&self, facts: &FactSet) -> MustHb {
-        MustHb::new(facts, &self.from, &self.to)
-    }
-}
+/// A version's `sync1` outputs by relation name (the generated program's
+/// `rows`), kept from rank 1 so that ranks 2 and 3 take its order,
+/// happens-before and read-from layers instead of computing them again.
+type LayerRows = Box<dyn Fn(&str) -> Option<Vec<Vec<u32>>> + Send + Sync>;
 
 /// What rank 1 needs of one version, from its `sync1` run: MayRf, the
-/// lock order, and the counts of mustHb and mayHb (from the stored hub
-/// parts of mustHb and the facts: neither relation is built).
+/// lock order, the counts of mustHb and mayHb (from the stored hub parts
+/// of mustHb and the facts: neither relation is built) and, when asked,
+/// the run's outputs for the ranks after it.
 struct Rank1Side {
     rf_may: Vec<(u32, u32)>,
     lock_order: Vec<LockOrderRow>,
     hb_counts: (usize, usize),
+    layers: Option<LayerRows>,
 }
 
-fn rank1_side(engine: Engine, facts: &FactSet) -> Rank1Side {
+fn rank1_side(engine: Engine, facts: &FactSet, keep_layers: bool) -> Rank1Side {
     crate::datalog::run_program!(sync1, engine, facts, |o| {
-        let hubs = Hubs {
-            from: o.hb_from_hub,
-            to: o.hb_to_hub,
+        let must = MustHb::new(facts, &o.hb_from_hub, &o.hb_to_hub);
+        let hb_counts = MayHb::new(&must).counts(facts);
+        let lock_order = o.lock_order.iter().map(|&row| row.into()).collect();
+        let (rf_may, layers) = if keep_layers {
+            let rf_may = o.rf_may.clone();
+            let rows: LayerRows = Box::new(move |name: &str| o.rows(name));
+            (rf_may, Some(rows))
+        } else {
+            (o.rf_may, None)
         };
-        let must = hubs.must_hb(facts);
         Rank1Side {
-            rf_may: o.rf_may,
-            lock_order: o.lock_order.iter().map(|&row| row.into()).collect(),
-            hb_counts: MayHb::new(&must).counts(facts),
+            rf_may,
+            lock_order,
+            hb_counts,
+            layers,
         }
     })
 }
@@ -183,23 +182,34 @@ pub fn location_map(old: &FactSet, new: &FactSet) -> Vec<(u32, u32)> {
     map
 }
 
-/// Fill a generated program's input: relations `old_*` from the old facts,
-/// `new_*` from the new, and Δmap.
+/// Fill a generated program's input: relations `old_*` from the old
+/// version, `new_*` from the new (an extracted relation from its facts, a
+/// derived one from its rank-1 `layers`; a relation found in neither is
+/// left to the caller), and Δmap.
 macro_rules! diff_input {
-    ($e:ident, $old:expr, $new:expr, $map:expr) => {{
+    ($e:ident, $old:expr, $new:expr, $map:expr, $layers:expr) => {{
         let mut input = $e::Input::default();
         for (name, _) in $e::INPUT_RELATIONS {
-            let (facts, base) = if let Some(b) = name.strip_prefix("old_") {
-                ($old, b)
+            let (side, facts, base) = if let Some(b) = name.strip_prefix("old_") {
+                (0, $old, b)
             } else if let Some(b) = name.strip_prefix("new_") {
-                ($new, b)
+                (1, $new, b)
             } else {
                 continue;
             };
-            for row in facts.rows(base) {
-                input
-                    .push_row(name, row)
-                    .expect("the extractor and the rules share one schema");
+            if let Some(rows) = facts.relations.get(base) {
+                for row in rows {
+                    input
+                        .push_row(name, row)
+                        .expect("the extractor and the rules share one schema");
+                }
+            } else if let Some(layer) = &$layers[side] {
+                let rows = layer(base).expect("a carried relation is a sync1 output");
+                for row in rows {
+                    input
+                        .push_row(name, &row)
+                        .expect("sync1 and the diff share the layer's columns");
+                }
             }
         }
         input.dmap.extend($map.iter().map(|(&o, &n)| (o, n)));
@@ -211,11 +221,11 @@ macro_rules! diff_input {
 /// Evaluate the rank's program with the chosen engine and read its typed
 /// outputs; `$prepare` may add rows to the input (carried relations).
 macro_rules! eval_rank {
-    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, |$inp:ident| $prepare:expr, |$out:ident| $read:expr) => {{
+    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, $layers:expr, |$inp:ident| $prepare:expr, |$out:ident| $read:expr) => {{
         match $engine {
             Engine::Ascent => {
                 use programs::$prog::ascent as e;
-                let mut $inp = diff_input!(e, $old, $new, $map);
+                let mut $inp = diff_input!(e, $old, $new, $map, $layers);
                 $prepare;
                 let $out = e::run(&$inp);
                 $read
@@ -223,42 +233,49 @@ macro_rules! eval_rank {
             #[cfg(feature = "reference-engine")]
             Engine::Crepe => {
                 use programs::$prog::crepe::engine as e;
-                let mut $inp = diff_input!(e, $old, $new, $map);
+                let mut $inp = diff_input!(e, $old, $new, $map, $layers);
                 $prepare;
                 let $out = e::run(&$inp);
                 $read
             }
         }
     }};
-    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, |$out:ident| $read:expr) => {
-        eval_rank!($prog, $engine, $old, $new, $map, |_i| (), |$out| $read)
+    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, $layers:expr, |$out:ident| $read:expr) => {
+        eval_rank!($prog, $engine, $old, $new, $map, $layers, |_i| (), |$out| {
+            $read
+        })
     };
 }
 
-/// Run rank `rank`'s program; rank 3 takes MayRf of both versions from
-/// the rank-2 output `carried`.
+/// Run rank `rank`'s program. Rank 1 runs each version's `sync1` (and
+/// keeps its outputs in the result's `layers` when `keep_layers`); ranks 2
+/// and 3 carry in the layers rank 1 derived (`layers`).
 fn eval(
     rank: u32,
     engine: Engine,
     old: &FactSet,
     new: &FactSet,
     map: &BTreeMap<u32, u32>,
-    carried: &RankOutput,
+    keep_layers: bool,
+    layers: &[Option<LayerRows>; 2],
 ) -> RankOutput {
     match rank {
         1 => {
             // Each version's layers (sync1) are independent of the other's:
             // one core each; the diff rules then read both MayRf.
-            let sides = crate::parallel::map(&[old, new], |&facts| rank1_side(engine, facts));
+            let sides =
+                crate::parallel::map(&[old, new], |&facts| rank1_side(engine, facts, keep_layers));
             let [o1, n1]: [Rank1Side; 2] = sides.try_into().ok().expect("two versions");
             let may_rf_count = [o1.rf_may.len(), n1.rf_may.len()];
             let (old_rf, new_rf) = (o1.rf_may, n1.rf_may);
+            let no_layers: [Option<LayerRows>; 2] = [None, None];
             eval_rank!(
                 diff1,
                 engine,
                 old,
                 new,
                 map,
+                &no_layers,
                 |i| {
                     i.old_rf_may = old_rf;
                     i.new_rf_may = new_rf;
@@ -267,6 +284,7 @@ fn eval(
                     may_rf_count,
                     hb_counts: [o1.hb_counts, n1.hb_counts],
                     lock_order: [o1.lock_order, n1.lock_order],
+                    layers: [o1.layers, n1.layers],
                     only_old: pairs(o.diff1_old),
                     only_new: pairs(o.diff1_new),
                     through_old: pairs(o.through1_old),
@@ -275,28 +293,16 @@ fn eval(
                 }
             )
         }
-        2 => eval_rank!(diff2, engine, old, new, map, |o| RankOutput {
+        2 => eval_rank!(diff2, engine, old, new, map, layers, |o| RankOutput {
             only_old: quads(o.diff2_old),
             only_new: quads(o.diff2_new),
-            rf_may: [o.old_rf_may, o.new_rf_may],
             ..RankOutput::default()
         }),
-        _ => eval_rank!(
-            diff3,
-            engine,
-            old,
-            new,
-            map,
-            |i| {
-                i.old_rf_may.clone_from(&carried.rf_may[0]);
-                i.new_rf_may.clone_from(&carried.rf_may[1]);
-            },
-            |o| RankOutput {
-                only_old: sextuples(o.diff3_old),
-                only_new: sextuples(o.diff3_new),
-                ..RankOutput::default()
-            }
-        ),
+        _ => eval_rank!(diff3, engine, old, new, map, layers, |o| RankOutput {
+            only_old: sextuples(o.diff3_old),
+            only_new: sextuples(o.diff3_new),
+            ..RankOutput::default()
+        }),
     }
 }
 
@@ -333,13 +339,18 @@ pub fn sync_diff(
 ) -> Result<SyncDiff> {
     let mut out = SyncDiff::default();
     let max_rank = opts.max_rank.clamp(1, 3);
-    let mut previous = RankOutput::default();
+    // each version's sync1 outputs, from rank 1 for the ranks after it
+    let mut layers: [Option<LayerRows>; 2] = [None, None];
     // rank2_may of each version, listed only for --counts
     let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
     let mut rank3_no = [0usize; 2];
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
-        let mut r = eval(rank, opts.engine, old, new, &m.map, &previous);
+        let keep_layers = max_rank >= 2;
+        let mut r = eval(rank, opts.engine, old, new, &m.map, keep_layers, &layers);
+        if rank == 1 {
+            layers = std::mem::take(&mut r.layers);
+        }
         let stats = [&mut out.old_stats, &mut out.new_stats];
         if rank == 1 {
             for (i, s) in stats.into_iter().enumerate() {
@@ -398,9 +409,6 @@ pub fn sync_diff(
         }
         if any && !opts.all_ranks {
             break;
-        }
-        if rank == 2 {
-            previous.rf_may = std::mem::take(&mut r.rf_may);
         }
     }
     budget.end_phase();

@@ -233,6 +233,49 @@ impl Program {
         unused.into_iter().collect()
     }
 
+    /// Turns every relation these rules derive into an input, except the
+    /// inline views: their rules go, their declarations stay, and so do the
+    /// views (expanded over the new inputs). Outputs are dropped. Used to
+    /// hand a diff program the layers a single-version program already
+    /// computed instead of computing them again. Returns the relations
+    /// made inputs.
+    pub fn carry_derived(&mut self) -> Vec<String> {
+        use std::collections::BTreeSet;
+        let inline: BTreeSet<&str> = self
+            .decls
+            .iter()
+            .filter(|d| d.inline)
+            .map(|d| d.name.as_str())
+            .collect();
+        let carried: BTreeSet<String> = self
+            .rules
+            .iter()
+            .map(|r| r.head.rel.as_str())
+            .chain(self.facts.iter().map(|f| f.rel.as_str()))
+            .filter(|r| !inline.contains(r))
+            .map(str::to_string)
+            .collect();
+        self.rules.retain(|r| !carried.contains(&r.head.rel));
+        self.facts.retain(|f| !carried.contains(&f.rel));
+        self.outputs.clear();
+        for rel in &carried {
+            // the directive points at the relation's declaration
+            let span = self.decls.iter().find(|d| d.name == *rel).map_or_else(
+                || Span {
+                    file: "carried".into(),
+                    line: 0,
+                    col: 0,
+                },
+                |d| d.span.clone(),
+            );
+            self.inputs.push(IoDirective {
+                rel: rel.clone(),
+                span,
+            });
+        }
+        carried.into_iter().collect()
+    }
+
     /// Renames every relation (declarations, IO directives, rule atoms and
     /// facts) through `rename`. Used to load one program twice side by side,
     /// e.g. the rules of an old and a new version with prefixed relations.

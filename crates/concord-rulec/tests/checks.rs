@@ -269,3 +269,25 @@ fn unused_inputs_are_dropped_and_read_ones_kept() {
     let inputs: Vec<&str> = checked.inputs().map(|r| r.name.as_str()).collect();
     assert_eq!(inputs, ["a", "b", "k"]);
 }
+
+#[test]
+fn carried_layers_become_inputs_and_their_views_stay() {
+    // `p` is derived (carried in as an input), `v` is an inline view over
+    // it (kept, expanded where used), `o` was an output (dropped).
+    let src = ".decl e(x: unsigned, y: unsigned)\n.input e\n\
+               .decl p(x: unsigned, y: unsigned)\np(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), e(Y, Z).\n\
+               .decl v(x: unsigned) inline\nv(X) :- p(X, X).\n\
+               .decl o(x: unsigned)\n.output o\no(X) :- v(X).\n";
+    let mut p = concord_rulec::parse_sources(&[("t.dl", src)]).unwrap();
+    let carried = p.carry_derived();
+    assert_eq!(carried, ["o", "p"]);
+    assert!(p.outputs.is_empty());
+    assert!(p.rules.iter().all(|r| r.head.rel == "v"), "{:?}", p.rules);
+    // a rule over the view reads the carried relation once inlined
+    let use_it = ".decl w(x: unsigned)\n.output w\nw(X) :- v(X).\n";
+    p.extend(concord_rulec::parse_sources(&[("u.dl", use_it)]).unwrap());
+    p.drop_unused_inputs(&[]);
+    let checked = concord_rulec::check(p).unwrap_or_else(|e| panic!("{e}"));
+    let inputs: Vec<&str> = checked.inputs().map(|r| r.name.as_str()).collect();
+    assert_eq!(inputs, ["p"]);
+}
