@@ -81,25 +81,32 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
 /// `old_` / `new_`), and the rules that relate the two copies through Δmap.
 /// Rank 1 runs the two `sync1` programs on separate cores; ranks 2 and 3
 /// reuse what they derived instead of computing it again.
-pub const DIFF_PROGRAMS: &[(&str, &[&str], &[&str], &[&str])] = &[
-    (
-        "diff1",
-        &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"],
-        &[],
-        &["diff.dl", "diff1.dl"],
-    ),
-    (
-        "diff2",
-        &["order.dl", "hb.dl", "rf.dl"],
-        &["rank2.dl"],
-        &["diff.dl", "diff2.dl"],
-    ),
-    (
-        "diff3",
-        &["order.dl", "hb.dl", "rf.dl"],
-        &["rank2.dl"],
-        &["diff.dl", "diff3.dl"],
-    ),
+pub struct DiffProgram {
+    name: &'static str,
+    carried: &'static [&'static str],
+    layers: &'static [&'static str],
+    rules: &'static [&'static str],
+}
+
+pub const DIFF_PROGRAMS: &[DiffProgram] = &[
+    DiffProgram {
+        name: "diff1",
+        carried: &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"],
+        layers: &[],
+        rules: &["diff.dl", "diff1.dl"],
+    },
+    DiffProgram {
+        name: "diff2",
+        carried: &["order.dl", "hb.dl", "rf.dl"],
+        layers: &["rank2.dl"],
+        rules: &["diff.dl", "diff2.dl"],
+    },
+    DiffProgram {
+        name: "diff3",
+        carried: &["order.dl", "hb.dl", "rf.dl"],
+        layers: &["rank2.dl"],
+        rules: &["diff.dl", "diff3.dl"],
+    },
 ];
 
 /// The single-version program whose outputs the diff programs carry in.
@@ -189,7 +196,13 @@ fn main() {
         .map(|d| d.name)
         .collect();
     let mut carried_outputs: std::collections::BTreeSet<String> = Default::default();
-    for (name, carried, layers, diff_files) in DIFF_PROGRAMS {
+    for DiffProgram {
+        name,
+        carried,
+        layers,
+        rules: diff_files,
+    } in DIFF_PROGRAMS
+    {
         let mut p = version_copy(&analysis_inputs, carried, layers, "old_");
         p.extend(version_copy(&analysis_inputs, carried, layers, "new_"));
         let diff_sources: Vec<(String, String)> =

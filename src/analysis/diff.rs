@@ -289,7 +289,6 @@ fn eval(
                     only_new: pairs(o.diff1_new),
                     through_old: pairs(o.through1_old),
                     through_new: pairs(o.through1_new),
-                    ..RankOutput::default()
                 }
             )
         }
