@@ -11,12 +11,24 @@ use std::sync::Mutex;
 /// parser) as deep as it would on the main thread.
 const WORKER_STACK: usize = 64 << 20;
 
+/// At most this many workers (`--jobs`); 0: one per core.
+static JOBS: AtomicUsize = AtomicUsize::new(0);
+
+/// Limit every later `map` to `n` workers (at least one).
+pub fn set_jobs(n: usize) {
+    JOBS.store(n.max(1), Ordering::Relaxed);
+}
+
 /// `items.iter().map(f).collect()`, on up to `available_parallelism`
-/// threads. Falls back to one thread when workers cannot be spawned.
+/// threads (fewer under `--jobs`). Falls back to one thread when workers
+/// cannot be spawned.
 pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = match JOBS.load(Ordering::Relaxed) {
+        0 => cores,
+        n => n.min(cores),
+    }
+    .min(items.len());
     if workers <= 1 {
         return items.iter().map(f).collect();
     }

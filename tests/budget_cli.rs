@@ -162,3 +162,43 @@ fn symex_has_a_hard_cap_besides_max_time() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("(--timeout)"));
 }
+
+/// `--jobs 1` runs the two versions one after the other: the same report
+/// (timings and memory aside) as the default, on a pair that differs at
+/// ranks 1-3 with `--all-ranks`; `--jobs 0` is refused.
+#[test]
+fn one_job_gives_the_report_of_many() {
+    let report = |extra: &[&str]| {
+        let mut args = vec!["-q", "diff", "--all-ranks", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&[V1, V2]);
+        let o = concord(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let obj = v.as_object_mut().unwrap();
+        for machine_dependent in [
+            "peak_memory_mb",
+            "phase_peak_mb",
+            "phase_resident_mb",
+            "timing_ms",
+        ] {
+            obj.remove(machine_dependent);
+        }
+        v
+    };
+    let serial = report(&["--jobs", "1"]);
+    assert!(!serial["differences"].as_array().unwrap().is_empty());
+    assert_eq!(serial, report(&[]));
+    let o = concord(&["diff", "--jobs", "0", V1, V2]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -315,6 +315,12 @@ pub struct BudgetArgs {
     /// memory; `none`: no limit].
     #[arg(long, value_name = "MB", value_parser = parse_memory_limit, help_heading = "Budget")]
     pub max_memory: Option<Limit<u64>>,
+    /// Run at most N pieces of work at once (the two versions of a diff,
+    /// extraction's per-thread passes) [default: the machine's cores].
+    /// `--jobs 1` trades time for memory: the two versions' rules then
+    /// never run together.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Budget")]
+    pub jobs: Option<u32>,
 }
 
 /// A budget option's value: a limit, or `none`.
@@ -392,6 +398,9 @@ impl BudgetArgs {
     /// removes its temporary files first (`cleanup`).
     pub fn start(&self, quiet: bool) -> Budget {
         crate::cleanup::catch_termination_signals();
+        if let Some(n) = self.jobs {
+            crate::parallel::set_jobs(n as usize);
+        }
         Budget::start(self.limits(), !quiet)
     }
 }
