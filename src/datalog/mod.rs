@@ -286,21 +286,26 @@ fn run_sorted(
     }
 }
 
-/// Fill a generated program's `Input` from the facts: every input relation
-/// the program declares, by its schema name (the generated table lists
-/// them); inputs the facts do not hold stay empty.
+/// Fill a generated program's `Input`: every input relation the program
+/// declares, by its schema name (the generated table lists them), from
+/// the facts, or from any source of rows by name
+/// (`fill_input!(e, |name| rows_of(name))`, the points-to program's IR
+/// rows); inputs the source does not hold stay empty.
 macro_rules! fill_input {
-    ($e:ident, $facts:expr) => {{
+    ($e:ident, |$name:ident| $rows:expr) => {{
         let mut input = $e::Input::default();
-        for (name, _) in $e::INPUT_RELATIONS {
-            for row in $facts.rows(name) {
+        for ($name, _) in $e::INPUT_RELATIONS {
+            for row in $rows {
                 input
-                    .push_row(name, row)
+                    .push_row($name, row)
                     .expect("the extractor and the rules share one schema");
             }
         }
         input
     }};
+    ($e:ident, $facts:expr) => {
+        $crate::datalog::fill_input!($e, |name| $facts.rows(name))
+    };
 }
 
 /// Evaluate the rule program `$prog` (a module of [`programs`]) with

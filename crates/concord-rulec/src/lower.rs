@@ -6,6 +6,12 @@
 //! * negated atoms have only distinct, bound variables: any other negated atom
 //!   `!r(x, _, 3)` is replaced by `!__negN_r(x)` with the auxiliary rule
 //!   `__negN_r(x) :- r(x, _, 3).` (a projection, one stratum below);
+//! * in a linearly recursive rule (one body atom of the head's recursive
+//!   component) that atom comes first: semi-naive evaluation joins its new
+//!   rows (the delta) with the rest, and the engines join left to right, so
+//!   an atom of the rule's other relations in front would be scanned whole
+//!   on every iteration (rf.dl's `rf_near_store`: 546 iterations over
+//!   420,000 rows, 6 of rank 1's 14 s on the 5 KLoC synthetic program);
 //! * body items are ordered so that each condition and negation comes right
 //!   after the positive atom that binds its last variable;
 //! * names are mapped to Rust identifiers (snake_case fields, CamelCase crepe
@@ -154,6 +160,7 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
         .map(|(i, r)| (r.name.clone(), i))
         .collect();
 
+    let recursive = recursive_atoms(p, &index);
     let mut rules = Vec::new();
     let mut aux: BTreeMap<(String, Vec<Term>), usize> = BTreeMap::new();
     let mut pending: Vec<Rule> = p.program.rules.clone();
@@ -319,6 +326,17 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
                 }
             }
         }
+        // linear recursion: the recursive atom first (an auxiliary rule,
+        // added below, is never recursive)
+        if let Some(r_atoms) = recursive.get(i - 1) {
+            if let [only] = r_atoms[..] {
+                let at = positives_index(&r.body, only);
+                if at > 0 {
+                    let atom = positives.remove(at);
+                    positives.insert(0, atom);
+                }
+            }
+        }
         // order: each filter right after the positive atom binding its vars
         let mut body = Vec::new();
         let mut bound: BTreeSet<String> = BTreeSet::new();
@@ -391,4 +409,100 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
         .map(|f| (index[&f.rel], f.values.clone()))
         .collect();
     Ok(Lowered { rels, rules, facts })
+}
+
+/// For each rule of `p` (by index), the positions in its body of the
+/// positive atoms whose relation lies in the head's recursive component.
+fn recursive_atoms(p: &CheckedProgram, index: &HashMap<String, usize>) -> Vec<Vec<usize>> {
+    let n = index.len();
+    let mut edges: Vec<Vec<(usize, bool, usize)>> = vec![Vec::new(); n];
+    for (ri, r) in p.program.rules.iter().enumerate() {
+        for l in &r.body {
+            if let Literal::Pos(a) | Literal::Neg(a) = l {
+                edges[index[&r.head.rel]].push((index[&a.rel], false, ri));
+            }
+        }
+    }
+    let comp = crate::check::tarjan(n, &edges);
+    p.program
+        .rules
+        .iter()
+        .map(|r| {
+            let h = index[&r.head.rel];
+            r.body
+                .iter()
+                .enumerate()
+                .filter_map(|(k, l)| match l {
+                    Literal::Pos(a) if comp[index[&a.rel]] == comp[h] => Some(k),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The index among the positive atoms of `body` of the literal at `at`.
+fn positives_index(body: &[Literal], at: usize) -> usize {
+    body[..at]
+        .iter()
+        .filter(|l| matches!(l, Literal::Pos(_)))
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lowered bodies of `src`'s rules, as relation names of their
+    /// positive atoms.
+    fn positive_atoms(src: &str) -> Vec<Vec<String>> {
+        let p = crate::compile_sources(&[("t.dl".to_string(), src.to_string())]).unwrap();
+        let l = lower(&p).unwrap();
+        l.rules
+            .iter()
+            .map(|r| {
+                r.body
+                    .iter()
+                    .filter_map(|it| match it {
+                        LItem::Pos(rel, _) => Some(l.rels[*rel].name.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    const DECLS: &str = ".decl e(a: unsigned, b: unsigned)\n.input e\n\
+                         .decl f(a: unsigned, b: unsigned)\n.input f\n\
+                         .decl r(a: unsigned, b: unsigned)\n.output r\n\
+                         .decl s(a: unsigned, b: unsigned)\n.output s\n";
+
+    #[test]
+    fn linear_recursion_joins_from_the_recursive_atom() {
+        let bodies = positive_atoms(&format!(
+            "{DECLS}r(X, Y) :- e(X, Y).\n\
+             r(X, Z) :- e(X, Y), f(Y, Y2), r(Y2, Z).\n\
+             s(X, Y) :- e(X, Y), r(Y, X).\n"
+        ));
+        assert_eq!(bodies[0], ["e"]);
+        // the recursive atom moves to the front, the others keep their order
+        assert_eq!(bodies[1], ["r", "e", "f"]);
+        // `s` is not recursive: its order is the text's
+        assert_eq!(bodies[2], ["e", "r"]);
+    }
+
+    #[test]
+    fn mutual_and_nonlinear_recursion() {
+        let bodies = positive_atoms(&format!(
+            "{DECLS}r(X, Y) :- e(X, Y).\n\
+             r(X, Z) :- e(X, Y), s(Y, Z).\n\
+             s(X, Z) :- f(X, Y), r(Y, Z).\n\
+             s(X, Z) :- e(X, Y), s(Y, W), r(W, Z).\n"
+        ));
+        // one atom of the component (r and s are mutually recursive)
+        assert_eq!(bodies[1], ["s", "e"]);
+        assert_eq!(bodies[2], ["r", "f"]);
+        // two recursive atoms: the text's order
+        assert_eq!(bodies[3], ["e", "s", "r"]);
+    }
 }

@@ -64,14 +64,8 @@ impl PointsTo {
     pub fn compute(ir: IrFacts) -> PointsTo {
         // The base rows go straight into the program's input (no copy as a
         // fact set); extraction always runs the production engine.
-        let mut input = ascent::Input::default();
-        for (name, _) in ascent::INPUT_RELATIONS {
-            for row in ir.rows.get(name).into_iter().flatten() {
-                input
-                    .push_row(name, row)
-                    .expect("the extractor and the rules share one schema");
-            }
-        }
+        let input =
+            crate::datalog::fill_input!(ascent, |name| ir.rows.get(name).into_iter().flatten());
         let out = ascent::run(&input);
         let mut pt = PointsTo {
             ir,

@@ -292,7 +292,7 @@ use super::rulec_u32;
     // po_comp_reach(C, D) :- po_scc_next(C, D).
     po_comp_reach(v_c, v_d) <-- po_scc_next(v_c, v_d);
     // po_comp_reach(C, E) :- po_scc_next(C, D), po_comp_reach(D, E).
-    po_comp_reach(v_c, v_e) <-- po_scc_next(v_c, v_d), po_comp_reach(v_d, v_e);
+    po_comp_reach(v_c, v_e) <-- po_comp_reach(v_d, v_e), po_scc_next(v_c, v_d);
     // po_scc_event(C) :- po_scc(_, C).
     po_scc_event(v_c) <-- po_scc(_w0, v_c);
     // po_scc_reach(C, D) :- po_comp_reach(C, D), po_scc_event(C), po_scc_event(D).
@@ -312,9 +312,9 @@ use super::rulec_u32;
     // dom(A, B) :- dom_exit(P, B), dom_loop_above(P, A).
     dom(v_a, v_b) <-- dom_exit(v_p, v_b), dom_loop_above(v_p, v_a);
     // dom(A, B) :- dom_exit(P, B), dom(A, P).
-    dom(v_a, v_b) <-- dom_exit(v_p, v_b), dom(v_a, v_p);
+    dom(v_a, v_b) <-- dom(v_a, v_p), dom_exit(v_p, v_b);
     // dom(A, B) :- dom_parent(P, B), po_scc(P, C), po_scc(B, C), dom(A, P).
-    dom(v_a, v_b) <-- dom_parent(v_p, v_b), po_scc(v_p, v_c), po_scc(v_b, v_c), dom(v_a, v_p);
+    dom(v_a, v_b) <-- dom(v_a, v_p), dom_parent(v_p, v_b), po_scc(v_p, v_c), po_scc(v_b, v_c);
     // hb_event(S) :- shared_read(S, _).
     hb_event(v_s) <-- shared_read(v_s, _w0);
     // hb_event(S) :- shared_write(S, _).
@@ -466,19 +466,19 @@ use super::rulec_u32;
     // hb_before_hub(K1, H) :- hb_before_hub(K2, H), po_scc_next(K1, K2).
     hb_before_hub(v_k1, v_h) <-- hb_before_hub(v_k2, v_h), po_scc_next(v_k1, v_k2);
     // hb_to_hub(A, H) :- po_scc(A, K), hb_before_hub(K, H).
-    hb_to_hub(v_a, v_h) <-- po_scc(v_a, v_k), hb_before_hub(v_k, v_h);
+    hb_to_hub(v_a, v_h) <-- hb_before_hub(v_k, v_h), po_scc(v_a, v_k);
     // hb_thread_to_hub(T, H) :- hb_to_hub(X, H), stmt_thread(X, T).
     hb_thread_to_hub(v_t, v_h) <-- hb_to_hub(v_x, v_h), stmt_thread(v_x, v_t);
     // hb_thread_to_hub(T, H) :- hb_hub(H), stmt_thread(H, T).
     hb_thread_to_hub(v_t, v_h) <-- hb_hub(v_h), stmt_thread(v_h, v_t);
     // hb_to_hub(C, H) :- thread_create(C, _, T), hb_thread_to_hub(T, H).
-    hb_to_hub(v_c, v_h) <-- thread_create(v_c, _w0, v_t), hb_thread_to_hub(v_t, v_h);
+    hb_to_hub(v_c, v_h) <-- hb_thread_to_hub(v_t, v_h), thread_create(v_c, _w0, v_t);
     // hb_to_hub(S, H) :- hb_joined(S, J), hb_to_hub(J, H).
-    hb_to_hub(v_s, v_h) <-- hb_joined(v_s, v_j), hb_to_hub(v_j, v_h);
+    hb_to_hub(v_s, v_h) <-- hb_to_hub(v_j, v_h), hb_joined(v_s, v_j);
     // hb_to_hub(S, H) :- hb_signal_edge(S, W), hb_to_hub(W, H).
-    hb_to_hub(v_s, v_h) <-- hb_signal_edge(v_s, v_w), hb_to_hub(v_w, v_h);
+    hb_to_hub(v_s, v_h) <-- hb_to_hub(v_w, v_h), hb_signal_edge(v_s, v_w);
     // hb_to_hub(A, H) :- hb_guard_edge(A, S), hb_to_hub(S, H).
-    hb_to_hub(v_a, v_h) <-- hb_guard_edge(v_a, v_s), hb_to_hub(v_s, v_h);
+    hb_to_hub(v_a, v_h) <-- hb_to_hub(v_s, v_h), hb_guard_edge(v_a, v_s);
     // hb_hub_end(A, B) :- hb_from_hub(A, B).
     hb_hub_end(v_a, v_b) <-- hb_from_hub(v_a, v_b);
     // hb_hub_end(A, B) :- hb_to_hub(A, B).
@@ -618,8 +618,8 @@ use super::rulec_u32;
     rf_up(v_p, v_v) <-- rf_up(v_x, v_v), dom_parent(v_p, v_x), !shared_write(v_p, v_v);
     // rf_near_store(X, V, P) :- rf_up(X, V), dom_parent(P, X), shared_write(P, V).
     rf_near_store(v_x, v_v, v_p) <-- rf_up(v_x, v_v), dom_parent(v_p, v_x), shared_write(v_p, v_v);
-    // rf_near_store(X, V, W) :- rf_up(X, V), dom_parent(P, X), !shared_write(P, V), rf_near_store(P, V, W).
-    rf_near_store(v_x, v_v, v_w) <-- rf_up(v_x, v_v), dom_parent(v_p, v_x), !shared_write(v_p, v_v), rf_near_store(v_p, v_v, v_w);
+    // rf_near_store(X, V, W) :- rf_near_store(P, V, W), dom_parent(P, X), rf_up(X, V), !shared_write(P, V).
+    rf_near_store(v_x, v_v, v_w) <-- rf_near_store(v_p, v_v, v_w), !shared_write(v_p, v_v), dom_parent(v_p, v_x), rf_up(v_x, v_v);
     // rf_kill_post_near(W1, W2, V) :- rf_kill_post(W1, W2, V), rf_near_store(W2, V, W1).
     rf_kill_post_near(v_w1, v_w2, v_v) <-- rf_kill_post(v_w1, v_w2, v_v), rf_near_store(v_w2, v_v, v_w1);
     // rf_kill_post_covered(W1, W2, V) :- rf_kill_post(W1, W2, V), rf_kill_post_near(W1, F, V), F != W2, hb_must(F, W2).

@@ -319,7 +319,7 @@ mod stage_0 {
     // po_comp_reach(C, D) :- po_scc_next(C, D).
     PoCompReach(v_c, v_d) <- PoSccNext(v_c, v_d);
     // po_comp_reach(C, E) :- po_scc_next(C, D), po_comp_reach(D, E).
-    PoCompReach(v_c, v_e) <- PoSccNext(v_c, v_d), PoCompReach(v_d, v_e);
+    PoCompReach(v_c, v_e) <- PoCompReach(v_d, v_e), PoSccNext(v_c, v_d);
     // po_scc_event(C) :- po_scc(_, C).
     PoSccEvent(v_c) <- PoScc(_w0, v_c);
     // po_scc_reach(C, D) :- po_comp_reach(C, D), po_scc_event(C), po_scc_event(D).
@@ -339,9 +339,9 @@ mod stage_0 {
     // dom(A, B) :- dom_exit(P, B), dom_loop_above(P, A).
     Dom(v_a, v_b) <- DomExit(v_p, v_b), DomLoopAbove(v_p, v_a);
     // dom(A, B) :- dom_exit(P, B), dom(A, P).
-    Dom(v_a, v_b) <- DomExit(v_p, v_b), Dom(v_a, v_p);
+    Dom(v_a, v_b) <- Dom(v_a, v_p), DomExit(v_p, v_b);
     // dom(A, B) :- dom_parent(P, B), po_scc(P, C), po_scc(B, C), dom(A, P).
-    Dom(v_a, v_b) <- DomParent(v_p, v_b), PoScc(v_p, v_c), PoScc(v_b, v_c), Dom(v_a, v_p);
+    Dom(v_a, v_b) <- Dom(v_a, v_p), DomParent(v_p, v_b), PoScc(v_p, v_c), PoScc(v_b, v_c);
     // hb_event(S) :- shared_read(S, _).
     HbEvent(v_s) <- SharedRead(v_s, _w0);
     // hb_event(S) :- shared_write(S, _).
@@ -542,19 +542,19 @@ mod stage_1 {
     // hb_before_hub(K1, H) :- hb_before_hub(K2, H), po_scc_next(K1, K2).
     HbBeforeHub(v_k1, v_h) <- HbBeforeHub(v_k2, v_h), PoSccNext(v_k1, v_k2);
     // hb_to_hub(A, H) :- po_scc(A, K), hb_before_hub(K, H).
-    HbToHub(v_a, v_h) <- PoScc(v_a, v_k), HbBeforeHub(v_k, v_h);
+    HbToHub(v_a, v_h) <- HbBeforeHub(v_k, v_h), PoScc(v_a, v_k);
     // hb_thread_to_hub(T, H) :- hb_to_hub(X, H), stmt_thread(X, T).
     HbThreadToHub(v_t, v_h) <- HbToHub(v_x, v_h), StmtThread(v_x, v_t);
     // hb_thread_to_hub(T, H) :- hb_hub(H), stmt_thread(H, T).
     HbThreadToHub(v_t, v_h) <- HbHub(v_h), StmtThread(v_h, v_t);
     // hb_to_hub(C, H) :- thread_create(C, _, T), hb_thread_to_hub(T, H).
-    HbToHub(v_c, v_h) <- ThreadCreate(v_c, _w0, v_t), HbThreadToHub(v_t, v_h);
+    HbToHub(v_c, v_h) <- HbThreadToHub(v_t, v_h), ThreadCreate(v_c, _w0, v_t);
     // hb_to_hub(S, H) :- hb_joined(S, J), hb_to_hub(J, H).
-    HbToHub(v_s, v_h) <- HbJoined(v_s, v_j), HbToHub(v_j, v_h);
+    HbToHub(v_s, v_h) <- HbToHub(v_j, v_h), HbJoined(v_s, v_j);
     // hb_to_hub(S, H) :- hb_signal_edge(S, W), hb_to_hub(W, H).
-    HbToHub(v_s, v_h) <- HbSignalEdge(v_s, v_w), HbToHub(v_w, v_h);
+    HbToHub(v_s, v_h) <- HbToHub(v_w, v_h), HbSignalEdge(v_s, v_w);
     // hb_to_hub(A, H) :- hb_guard_edge(A, S), hb_to_hub(S, H).
-    HbToHub(v_a, v_h) <- HbGuardEdge(v_a, v_s), HbToHub(v_s, v_h);
+    HbToHub(v_a, v_h) <- HbToHub(v_s, v_h), HbGuardEdge(v_a, v_s);
     // hb_hub_end(A, B) :- hb_from_hub(A, B).
     HbHubEnd(v_a, v_b) <- HbFromHub(v_a, v_b);
     // hb_hub_end(A, B) :- hb_to_hub(A, B).
@@ -737,8 +737,8 @@ mod stage_2 {
     RfUp(v_p, v_v) <- RfUp(v_x, v_v), DomParent(v_p, v_x), !SharedWrite(v_p, v_v);
     // rf_near_store(X, V, P) :- rf_up(X, V), dom_parent(P, X), shared_write(P, V).
     RfNearStore(v_x, v_v, v_p) <- RfUp(v_x, v_v), DomParent(v_p, v_x), SharedWrite(v_p, v_v);
-    // rf_near_store(X, V, W) :- rf_up(X, V), dom_parent(P, X), !shared_write(P, V), rf_near_store(P, V, W).
-    RfNearStore(v_x, v_v, v_w) <- RfUp(v_x, v_v), DomParent(v_p, v_x), !SharedWrite(v_p, v_v), RfNearStore(v_p, v_v, v_w);
+    // rf_near_store(X, V, W) :- rf_near_store(P, V, W), dom_parent(P, X), rf_up(X, V), !shared_write(P, V).
+    RfNearStore(v_x, v_v, v_w) <- RfNearStore(v_p, v_v, v_w), !SharedWrite(v_p, v_v), DomParent(v_p, v_x), RfUp(v_x, v_v);
     // rf_kill_post_near(W1, W2, V) :- rf_kill_post(W1, W2, V), rf_near_store(W2, V, W1).
     RfKillPostNear(v_w1, v_w2, v_v) <- RfKillPost(v_w1, v_w2, v_v), RfNearStore(v_w2, v_v, v_w1);
     // rf_kill_post_covered(W1, W2, V) :- rf_kill_post(W1, W2, V), rf_kill_post_near(W1, F, V), F != W2, hb_must(F, W2).
