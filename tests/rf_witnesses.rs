@@ -92,10 +92,11 @@ fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
 /// Checks one fact set; the number of rows the generic rule gives.
 fn check(name: &str, f: &FactSet) -> usize {
     let mut r = run(RuleProgram::Sync1, Engine::Ascent, f);
-    // mustHb and mayHb themselves are stored only by the `hb` program
+    // mustHb, mayHb and hb_pre themselves are stored only by the `hb` program
     let hb = run(RuleProgram::Hb, Engine::Ascent, f);
     r.insert("hb_must".into(), hb["hb_must"].clone());
     r.insert("hb_may".into(), hb["hb_may"].clone());
+    r.insert("hb_pre".into(), hb["hb_pre"].clone());
     let (want, generic) = rf_no_by_definition(f, &r);
     let got = pairs(&r, "rf_no");
     let missing: Vec<_> = want.difference(&got).take(5).collect();

@@ -2,8 +2,8 @@
 // Strata (lowest first):
 //   0: stmt_thread, stmt_caller, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_cyclic, po_scc_next, dom_parent, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, sync_dropped, sync_unmodelled, shared_read, shared_write, mem_read, mem_write, access_no_target, def_use, control_dep, assert_site, call_arg, external_callback, fork_call, inline_asm, library_memory, join_unmatched, thread_bound, call_cut, thread_end_call, callback_escape, po_comp_reach, po_scc_event, po_scc_reach, po_loop, dom_exit, dom_loop_above, dom, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_join_early, hb_create_edge, hb_always, hb_post_edge, rf_covered_store, rf_covered_load, rf_pair
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge, rf_up, rf_near_store
-//   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre, hb_pre_local, hb_pre_via, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
+//   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge, hb_pre_hub
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_local, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max
 //   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
@@ -423,6 +423,9 @@ use super::rulec_u32;
     relation hb_post_via(u32, u32);
     relation hb_pre_local(u32, u32);
     relation hb_pre_edge(u32, u32);
+    relation hb_pre_hub(u32,);
+    relation hb_pre_in_thread(u32, u32);
+    relation hb_pre_thread_creates(u32, u32);
     // hb_from_hub(C, S) :- hb_create_edge(C, S).
     hb_from_hub(v_c, v_s) <-- hb_create_edge(v_c, v_s);
     // hb_from_hub(A, S) :- hb_guard_edge(A, S).
@@ -519,14 +522,20 @@ use super::rulec_u32;
     hb_pre_local(v_a, v_b) <-- hb_always(v_a), hb_must(v_a, v_b), stmt_thread(v_a, v_t), stmt_thread(v_b, v_t);
     // hb_pre_local(Z, B) :- dom(Z, A), hb_always(A), po_loop(A), hb_must(A, B), stmt_thread(A, T), stmt_thread(B, T).
     hb_pre_local(v_z, v_b) <-- dom(v_z, v_a), hb_always(v_a), po_loop(v_a), hb_must(v_a, v_b), stmt_thread(v_a, v_t), stmt_thread(v_b, v_t);
-    // hb_pre_edge(C, S) :- thread_create(C, _, T), stmt_thread(S, T), hb_event(S).
-    hb_pre_edge(v_c, v_s) <-- thread_create(v_c, _w0, v_t), stmt_thread(v_s, v_t), hb_event(v_s);
     // hb_pre_edge(S, J) :- hb_joined(S, J), hb_always(S).
     hb_pre_edge(v_s, v_j) <-- hb_joined(v_s, v_j), hb_always(v_s);
     // hb_pre_edge(A, S) :- flag_guard(G, _, S), hb_guard_ok(A, G), A != S.
     hb_pre_edge(v_a, v_s) <-- flag_guard(v_g, _w0, v_s), hb_guard_ok(v_a, v_g), if rulec_u32(v_a) != rulec_u32(v_s);
     // hb_pre_edge(S, W) :- hb_notify_flagged(S, C, V), cond_wait(W, C, _), cond_wait_guarded(W, V), !hb_notify_ambiguous(S, C, V), stmt_thread(S, T1), stmt_thread(W, T2), T1 != T2.
     hb_pre_edge(v_s, v_w) <-- hb_notify_flagged(v_s, v_c, v_v), !hb_notify_ambiguous(v_s, v_c, v_v), cond_wait(v_w, v_c, _w0), cond_wait_guarded(v_w, v_v), stmt_thread(v_s, v_t1), stmt_thread(v_w, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+    // hb_pre_hub(H) :- hb_pre_edge(_, H).
+    hb_pre_hub(v_h) <-- hb_pre_edge(_w0, v_h);
+    // hb_pre_in_thread(T, B) :- stmt_thread(B, T), hb_event(B).
+    hb_pre_in_thread(v_t, v_b) <-- stmt_thread(v_b, v_t), hb_event(v_b);
+    // hb_pre_in_thread(T, B) :- hb_pre_local(S, B), stmt_thread(S, T), hb_event(S).
+    hb_pre_in_thread(v_t, v_b) <-- hb_pre_local(v_s, v_b), stmt_thread(v_s, v_t), hb_event(v_s);
+    // hb_pre_thread_creates(T0, T) :- hb_pre_in_thread(T0, C), thread_create(C, _, T).
+    hb_pre_thread_creates(v_t0, v_t) <-- hb_pre_in_thread(v_t0, v_c), thread_create(v_c, _w0, v_t);
 }
 }
 
@@ -537,6 +546,7 @@ use super::rulec_u32;
 ::ascent::ascent! {
     pub struct ConcordProgram;
     relation stmt_thread(u32, u32);
+    relation thread_create(u32, u32, u32);
     relation po_scc(u32, u32);
     relation dom_parent(u32, u32);
     relation diff_critical_section(u32, u32, u32);
@@ -548,10 +558,17 @@ use super::rulec_u32;
     relation hb_event(u32,);
     relation hb_must(u32, u32);
     relation hb_post(u32, u32);
-    relation hb_pre(u32, u32);
     relation hb_pre_local(u32, u32);
     relation hb_pre_edge(u32, u32);
-    relation hb_pre_via(u32, u32);
+    relation hb_pre_hub(u32,);
+    relation hb_pre_in_thread(u32, u32);
+    relation hb_pre_thread_creates(u32, u32);
+    relation hb_pre_thread_edge(u32, u32);
+    relation hb_pre_hub_creates(u32, u32);
+    relation hb_pre_hub_edge(u32, u32);
+    relation hb_pre_thread(u32, u32);
+    relation hb_pre_to_hub(u32, u32);
+    relation hb_pre(u32, u32);
     relation hb_may(u32, u32);
     relation rf_covered_store(u32, u32, u32);
     relation rf_covered_load(u32, u32, u32);
@@ -572,20 +589,40 @@ use super::rulec_u32;
     relation rf_kill_pre_covered(u32, u32, u32);
     relation rf_kill_pre_max(u32, u32, u32);
     relation rf_may(u32, u32);
-    // hb_pre_via(A, B) :- hb_pre_edge(A, B).
-    hb_pre_via(v_a, v_b) <-- hb_pre_edge(v_a, v_b);
-    // hb_pre_via(A, B) :- hb_pre_local(A, X), hb_pre_edge(X, B).
-    hb_pre_via(v_a, v_b) <-- hb_pre_local(v_a, v_x), hb_pre_edge(v_x, v_b);
-    // hb_pre_via(A, B) :- hb_pre_via(A, X), hb_pre_edge(X, B).
-    hb_pre_via(v_a, v_b) <-- hb_pre_via(v_a, v_x), hb_pre_edge(v_x, v_b);
-    // hb_pre_via(A, B) :- hb_pre_via(A, X), hb_pre_local(X, Y), hb_pre_edge(Y, B).
-    hb_pre_via(v_a, v_b) <-- hb_pre_via(v_a, v_x), hb_pre_local(v_x, v_y), hb_pre_edge(v_y, v_b);
+    // hb_pre_thread_edge(T, H) :- hb_pre_in_thread(T, X), hb_pre_edge(X, H).
+    hb_pre_thread_edge(v_t, v_h) <-- hb_pre_in_thread(v_t, v_x), hb_pre_edge(v_x, v_h);
+    // hb_pre_hub_creates(H, T) :- hb_pre_hub(H), hb_pre_local(H, C), thread_create(C, _, T).
+    hb_pre_hub_creates(v_h, v_t) <-- hb_pre_hub(v_h), hb_pre_local(v_h, v_c), thread_create(v_c, _w0, v_t);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_pre_local(H0, X), hb_pre_edge(X, H).
+    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_hub(v_h0), hb_pre_local(v_h0, v_x), hb_pre_edge(v_x, v_h);
+    // hb_pre_thread(C, T) :- thread_create(C, _, T).
+    hb_pre_thread(v_c, v_t) <-- thread_create(v_c, _w0, v_t);
+    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_pre_local(A, C).
+    hb_pre_thread(v_a, v_t) <-- thread_create(v_c, _w0, v_t), hb_pre_local(v_a, v_c);
+    // hb_pre_thread(A, T) :- hb_pre_thread(A, T0), hb_pre_thread_creates(T0, T).
+    hb_pre_thread(v_a, v_t) <-- hb_pre_thread(v_a, v_t0), hb_pre_thread_creates(v_t0, v_t);
+    // hb_pre_thread(A, T) :- hb_pre_to_hub(A, C), thread_create(C, _, T).
+    hb_pre_thread(v_a, v_t) <-- hb_pre_to_hub(v_a, v_c), thread_create(v_c, _w0, v_t);
+    // hb_pre_thread(A, T) :- hb_pre_to_hub(A, H), hb_pre_hub_creates(H, T).
+    hb_pre_thread(v_a, v_t) <-- hb_pre_to_hub(v_a, v_h), hb_pre_hub_creates(v_h, v_t);
+    // hb_pre_to_hub(X, H) :- hb_pre_edge(X, H).
+    hb_pre_to_hub(v_x, v_h) <-- hb_pre_edge(v_x, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_local(A, X), hb_pre_edge(X, H).
+    hb_pre_to_hub(v_a, v_h) <-- hb_pre_local(v_a, v_x), hb_pre_edge(v_x, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_thread(A, T), hb_pre_thread_edge(T, H).
+    hb_pre_to_hub(v_a, v_h) <-- hb_pre_thread(v_a, v_t), hb_pre_thread_edge(v_t, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_to_hub(A, X), hb_pre_edge(X, H).
+    hb_pre_to_hub(v_a, v_h) <-- hb_pre_to_hub(v_a, v_x), hb_pre_edge(v_x, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_to_hub(A, H0), hb_pre_hub_edge(H0, H).
+    hb_pre_to_hub(v_a, v_h) <-- hb_pre_to_hub(v_a, v_h0), hb_pre_hub_edge(v_h0, v_h);
     // hb_pre(A, B) :- hb_pre_local(A, B).
     hb_pre(v_a, v_b) <-- hb_pre_local(v_a, v_b);
-    // hb_pre(A, B) :- hb_pre_via(A, B).
-    hb_pre(v_a, v_b) <-- hb_pre_via(v_a, v_b);
-    // hb_pre(A, B) :- hb_pre_via(A, X), hb_pre_local(X, B).
-    hb_pre(v_a, v_b) <-- hb_pre_via(v_a, v_x), hb_pre_local(v_x, v_b);
+    // hb_pre(A, B) :- hb_pre_thread(A, T), hb_pre_in_thread(T, B).
+    hb_pre(v_a, v_b) <-- hb_pre_thread(v_a, v_t), hb_pre_in_thread(v_t, v_b);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, B).
+    hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_b);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_pre_local(H, B).
+    hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_h), hb_pre_local(v_h, v_b);
     // hb_may(A, B) :- hb_must(A, B).
     hb_may(v_a, v_b) <-- hb_must(v_a, v_b);
     // hb_may(A, B) :- po_scc(A, C1), po_scc_reach(C1, C2), po_scc(B, C2).
@@ -891,9 +928,12 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_to_hub: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_post: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_local: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_edge: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_hub: ::std::vec::Vec<(u32,)>;
+    let mut rel_hb_pre_in_thread: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_thread_creates: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_covered_load: ::std::vec::Vec<(u32, u32, u32)>;
@@ -951,7 +991,7 @@ pub fn run(input: &Input) -> Output {
     {
         let mut prog = stage_1::ConcordProgram::default();
         prog.stmt_thread = rel_stmt_thread.clone();
-        prog.thread_create = ::std::mem::take(&mut rel_thread_create);
+        prog.thread_create = rel_thread_create.clone();
         prog.po_scc = rel_po_scc.clone();
         prog.po_scc_next = ::std::mem::take(&mut rel_po_scc_next);
         prog.postdom = rel_postdom.clone();
@@ -985,10 +1025,14 @@ pub fn run(input: &Input) -> Output {
         rel_hb_post = ::std::mem::take(&mut prog.hb_post);
         rel_hb_pre_local = ::std::mem::take(&mut prog.hb_pre_local);
         rel_hb_pre_edge = ::std::mem::take(&mut prog.hb_pre_edge);
+        rel_hb_pre_hub = ::std::mem::take(&mut prog.hb_pre_hub);
+        rel_hb_pre_in_thread = ::std::mem::take(&mut prog.hb_pre_in_thread);
+        rel_hb_pre_thread_creates = ::std::mem::take(&mut prog.hb_pre_thread_creates);
     }
     {
         let mut prog = stage_2::ConcordProgram::default();
         prog.stmt_thread = rel_stmt_thread.clone();
+        prog.thread_create = ::std::mem::take(&mut rel_thread_create);
         prog.po_scc = rel_po_scc.clone();
         prog.dom_parent = ::std::mem::take(&mut rel_dom_parent);
         prog.diff_critical_section = ::std::mem::take(&mut rel_diff_critical_section);
@@ -1002,6 +1046,9 @@ pub fn run(input: &Input) -> Output {
         prog.hb_post = rel_hb_post.clone();
         prog.hb_pre_local = ::std::mem::take(&mut rel_hb_pre_local);
         prog.hb_pre_edge = ::std::mem::take(&mut rel_hb_pre_edge);
+        prog.hb_pre_hub = ::std::mem::take(&mut rel_hb_pre_hub);
+        prog.hb_pre_in_thread = ::std::mem::take(&mut rel_hb_pre_in_thread);
+        prog.hb_pre_thread_creates = ::std::mem::take(&mut rel_hb_pre_thread_creates);
         let started = ::std::time::Instant::now();
         prog.run();
         if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {

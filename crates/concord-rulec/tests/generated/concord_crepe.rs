@@ -4,8 +4,8 @@ pub mod concord_crepe {
 // Strata (lowest first):
 //   0: stmt_thread, stmt_caller, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_cyclic, po_scc_next, dom_parent, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, sync_dropped, sync_unmodelled, shared_read, shared_write, mem_read, mem_write, access_no_target, def_use, control_dep, assert_site, call_arg, external_callback, fork_call, inline_asm, library_memory, join_unmatched, thread_bound, call_cut, thread_end_call, callback_escape, po_comp_reach, po_scc_event, po_scc_reach, po_loop, dom_exit, dom_loop_above, dom, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_join_early, hb_create_edge, hb_always, hb_post_edge, rf_covered_store, rf_covered_load, rf_pair
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge, rf_up, rf_near_store
-//   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre, hb_pre_local, hb_pre_via, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
+//   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge, hb_pre_hub
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_local, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_rev_must, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max
 //   6: rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
@@ -499,6 +499,12 @@ mod stage_1 {
     struct HbPreLocal(u32, u32);
     @output
     struct HbPreEdge(u32, u32);
+    @output
+    struct HbPreHub(u32);
+    @output
+    struct HbPreInThread(u32, u32);
+    @output
+    struct HbPreThreadCreates(u32, u32);
     // hb_from_hub(C, S) :- hb_create_edge(C, S).
     HbFromHub(v_c, v_s) <- HbCreateEdge(v_c, v_s);
     // hb_from_hub(A, S) :- hb_guard_edge(A, S).
@@ -595,16 +601,22 @@ mod stage_1 {
     HbPreLocal(v_a, v_b) <- HbAlways(v_a), HbMust(v_a, v_b), StmtThread(v_a, v_t), StmtThread(v_b, v_t);
     // hb_pre_local(Z, B) :- dom(Z, A), hb_always(A), po_loop(A), hb_must(A, B), stmt_thread(A, T), stmt_thread(B, T).
     HbPreLocal(v_z, v_b) <- Dom(v_z, v_a), HbAlways(v_a), PoLoop(v_a), HbMust(v_a, v_b), StmtThread(v_a, v_t), StmtThread(v_b, v_t);
-    // hb_pre_edge(C, S) :- thread_create(C, _, T), stmt_thread(S, T), hb_event(S).
-    HbPreEdge(v_c, v_s) <- ThreadCreate(v_c, _w0, v_t), StmtThread(v_s, v_t), HbEvent(v_s);
     // hb_pre_edge(S, J) :- hb_joined(S, J), hb_always(S).
     HbPreEdge(v_s, v_j) <- HbJoined(v_s, v_j), HbAlways(v_s);
     // hb_pre_edge(A, S) :- flag_guard(G, _, S), hb_guard_ok(A, G), A != S.
     HbPreEdge(v_a, v_s) <- FlagGuard(v_g, _w0, v_s), HbGuardOk(v_a, v_g), (v_a != v_s);
     // hb_pre_edge(S, W) :- hb_notify_flagged(S, C, V), cond_wait(W, C, _), cond_wait_guarded(W, V), !hb_notify_ambiguous(S, C, V), stmt_thread(S, T1), stmt_thread(W, T2), T1 != T2.
     HbPreEdge(v_s, v_w) <- HbNotifyFlagged(v_s, v_c, v_v), !HbNotifyAmbiguous(v_s, v_c, v_v), CondWait(v_w, v_c, _w0), CondWaitGuarded(v_w, v_v), StmtThread(v_s, v_t1), StmtThread(v_w, v_t2), (v_t1 != v_t2);
+    // hb_pre_hub(H) :- hb_pre_edge(_, H).
+    HbPreHub(v_h) <- HbPreEdge(_w0, v_h);
+    // hb_pre_in_thread(T, B) :- stmt_thread(B, T), hb_event(B).
+    HbPreInThread(v_t, v_b) <- StmtThread(v_b, v_t), HbEvent(v_b);
+    // hb_pre_in_thread(T, B) :- hb_pre_local(S, B), stmt_thread(S, T), hb_event(S).
+    HbPreInThread(v_t, v_b) <- HbPreLocal(v_s, v_b), StmtThread(v_s, v_t), HbEvent(v_s);
+    // hb_pre_thread_creates(T0, T) :- hb_pre_in_thread(T0, C), thread_create(C, _, T).
+    HbPreThreadCreates(v_t0, v_t) <- HbPreInThread(v_t0, v_c), ThreadCreate(v_c, _w0, v_t);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_po_scc_next: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_thread_always: &[(u32,)], rel_cond_wait: &[(u32, u32, u32)], rel_cond_wait_guarded: &[(u32, u32)], rel_flag_guard: &[(u32, u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_notify_flagged: &[(u32, u32, u32)], rel_hb_notify_ambiguous: &[(u32, u32, u32)], rel_hb_joined: &[(u32, u32)], rel_hb_guard_ok: &[(u32, u32)], rel_hb_create_edge: &[(u32, u32)], rel_hb_signal_edge: &[(u32, u32)], rel_hb_guard_edge: &[(u32, u32)], rel_hb_hub: &[(u32,)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_po_scc_next: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_thread_always: &[(u32,)], rel_cond_wait: &[(u32, u32, u32)], rel_cond_wait_guarded: &[(u32, u32)], rel_flag_guard: &[(u32, u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_notify_flagged: &[(u32, u32, u32)], rel_hb_notify_ambiguous: &[(u32, u32, u32)], rel_hb_joined: &[(u32, u32)], rel_hb_guard_ok: &[(u32, u32)], rel_hb_create_edge: &[(u32, u32)], rel_hb_signal_edge: &[(u32, u32)], rel_hb_guard_edge: &[(u32, u32)], rel_hb_hub: &[(u32,)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
@@ -627,8 +639,8 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)]
     runtime.extend(rel_hb_signal_edge.iter().map(|&(a0, a1)| HbSignalEdge(a0, a1)));
     runtime.extend(rel_hb_guard_edge.iter().map(|&(a0, a1)| HbGuardEdge(a0, a1)));
     runtime.extend(rel_hb_hub.iter().map(|&(a0,)| HbHub(a0)));
-    let (out_hb_from_hub, out_hb_to_hub, out_hb_must, out_hb_post, out_hb_pre_local, out_hb_pre_edge,) = runtime.run();
-    (out_hb_from_hub.into_iter().map(|HbFromHub(a0, a1)| (a0, a1)).collect(), out_hb_to_hub.into_iter().map(|HbToHub(a0, a1)| (a0, a1)).collect(), out_hb_must.into_iter().map(|HbMust(a0, a1)| (a0, a1)).collect(), out_hb_post.into_iter().map(|HbPost(a0, a1)| (a0, a1)).collect(), out_hb_pre_local.into_iter().map(|HbPreLocal(a0, a1)| (a0, a1)).collect(), out_hb_pre_edge.into_iter().map(|HbPreEdge(a0, a1)| (a0, a1)).collect(), )
+    let (out_hb_from_hub, out_hb_to_hub, out_hb_must, out_hb_post, out_hb_pre_local, out_hb_pre_edge, out_hb_pre_hub, out_hb_pre_in_thread, out_hb_pre_thread_creates,) = runtime.run();
+    (out_hb_from_hub.into_iter().map(|HbFromHub(a0, a1)| (a0, a1)).collect(), out_hb_to_hub.into_iter().map(|HbToHub(a0, a1)| (a0, a1)).collect(), out_hb_must.into_iter().map(|HbMust(a0, a1)| (a0, a1)).collect(), out_hb_post.into_iter().map(|HbPost(a0, a1)| (a0, a1)).collect(), out_hb_pre_local.into_iter().map(|HbPreLocal(a0, a1)| (a0, a1)).collect(), out_hb_pre_edge.into_iter().map(|HbPreEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub.into_iter().map(|HbPreHub(a0)| (a0,)).collect(), out_hb_pre_in_thread.into_iter().map(|HbPreInThread(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_creates.into_iter().map(|HbPreThreadCreates(a0, a1)| (a0, a1)).collect(), )
 }
 }
 
@@ -637,6 +649,8 @@ mod stage_2 {
 ::crepe::crepe! {
     @input
     struct StmtThread(u32, u32);
+    @input
+    struct ThreadCreate(u32, u32, u32);
     @input
     struct PoScc(u32, u32);
     @input
@@ -659,13 +673,23 @@ mod stage_2 {
     struct HbMust(u32, u32);
     @input
     struct HbPost(u32, u32);
-    @output
-    struct HbPre(u32, u32);
     @input
     struct HbPreLocal(u32, u32);
     @input
     struct HbPreEdge(u32, u32);
-    struct HbPreVia(u32, u32);
+    @input
+    struct HbPreHub(u32);
+    @input
+    struct HbPreInThread(u32, u32);
+    @input
+    struct HbPreThreadCreates(u32, u32);
+    struct HbPreThreadEdge(u32, u32);
+    struct HbPreHubCreates(u32, u32);
+    struct HbPreHubEdge(u32, u32);
+    struct HbPreThread(u32, u32);
+    struct HbPreToHub(u32, u32);
+    @output
+    struct HbPre(u32, u32);
     @output
     struct HbMay(u32, u32);
     @output
@@ -691,20 +715,40 @@ mod stage_2 {
     struct RfKillPreMax(u32, u32, u32);
     @output
     struct RfMay(u32, u32);
-    // hb_pre_via(A, B) :- hb_pre_edge(A, B).
-    HbPreVia(v_a, v_b) <- HbPreEdge(v_a, v_b);
-    // hb_pre_via(A, B) :- hb_pre_local(A, X), hb_pre_edge(X, B).
-    HbPreVia(v_a, v_b) <- HbPreLocal(v_a, v_x), HbPreEdge(v_x, v_b);
-    // hb_pre_via(A, B) :- hb_pre_via(A, X), hb_pre_edge(X, B).
-    HbPreVia(v_a, v_b) <- HbPreVia(v_a, v_x), HbPreEdge(v_x, v_b);
-    // hb_pre_via(A, B) :- hb_pre_via(A, X), hb_pre_local(X, Y), hb_pre_edge(Y, B).
-    HbPreVia(v_a, v_b) <- HbPreVia(v_a, v_x), HbPreLocal(v_x, v_y), HbPreEdge(v_y, v_b);
+    // hb_pre_thread_edge(T, H) :- hb_pre_in_thread(T, X), hb_pre_edge(X, H).
+    HbPreThreadEdge(v_t, v_h) <- HbPreInThread(v_t, v_x), HbPreEdge(v_x, v_h);
+    // hb_pre_hub_creates(H, T) :- hb_pre_hub(H), hb_pre_local(H, C), thread_create(C, _, T).
+    HbPreHubCreates(v_h, v_t) <- HbPreHub(v_h), HbPreLocal(v_h, v_c), ThreadCreate(v_c, _w0, v_t);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_pre_local(H0, X), hb_pre_edge(X, H).
+    HbPreHubEdge(v_h0, v_h) <- HbPreHub(v_h0), HbPreLocal(v_h0, v_x), HbPreEdge(v_x, v_h);
+    // hb_pre_thread(C, T) :- thread_create(C, _, T).
+    HbPreThread(v_c, v_t) <- ThreadCreate(v_c, _w0, v_t);
+    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_pre_local(A, C).
+    HbPreThread(v_a, v_t) <- ThreadCreate(v_c, _w0, v_t), HbPreLocal(v_a, v_c);
+    // hb_pre_thread(A, T) :- hb_pre_thread(A, T0), hb_pre_thread_creates(T0, T).
+    HbPreThread(v_a, v_t) <- HbPreThread(v_a, v_t0), HbPreThreadCreates(v_t0, v_t);
+    // hb_pre_thread(A, T) :- hb_pre_to_hub(A, C), thread_create(C, _, T).
+    HbPreThread(v_a, v_t) <- HbPreToHub(v_a, v_c), ThreadCreate(v_c, _w0, v_t);
+    // hb_pre_thread(A, T) :- hb_pre_to_hub(A, H), hb_pre_hub_creates(H, T).
+    HbPreThread(v_a, v_t) <- HbPreToHub(v_a, v_h), HbPreHubCreates(v_h, v_t);
+    // hb_pre_to_hub(X, H) :- hb_pre_edge(X, H).
+    HbPreToHub(v_x, v_h) <- HbPreEdge(v_x, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_local(A, X), hb_pre_edge(X, H).
+    HbPreToHub(v_a, v_h) <- HbPreLocal(v_a, v_x), HbPreEdge(v_x, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_thread(A, T), hb_pre_thread_edge(T, H).
+    HbPreToHub(v_a, v_h) <- HbPreThread(v_a, v_t), HbPreThreadEdge(v_t, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_to_hub(A, X), hb_pre_edge(X, H).
+    HbPreToHub(v_a, v_h) <- HbPreToHub(v_a, v_x), HbPreEdge(v_x, v_h);
+    // hb_pre_to_hub(A, H) :- hb_pre_to_hub(A, H0), hb_pre_hub_edge(H0, H).
+    HbPreToHub(v_a, v_h) <- HbPreToHub(v_a, v_h0), HbPreHubEdge(v_h0, v_h);
     // hb_pre(A, B) :- hb_pre_local(A, B).
     HbPre(v_a, v_b) <- HbPreLocal(v_a, v_b);
-    // hb_pre(A, B) :- hb_pre_via(A, B).
-    HbPre(v_a, v_b) <- HbPreVia(v_a, v_b);
-    // hb_pre(A, B) :- hb_pre_via(A, X), hb_pre_local(X, B).
-    HbPre(v_a, v_b) <- HbPreVia(v_a, v_x), HbPreLocal(v_x, v_b);
+    // hb_pre(A, B) :- hb_pre_thread(A, T), hb_pre_in_thread(T, B).
+    HbPre(v_a, v_b) <- HbPreThread(v_a, v_t), HbPreInThread(v_t, v_b);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, B).
+    HbPre(v_a, v_b) <- HbPreToHub(v_a, v_b);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_pre_local(H, B).
+    HbPre(v_a, v_b) <- HbPreToHub(v_a, v_h), HbPreLocal(v_h, v_b);
     // hb_may(A, B) :- hb_must(A, B).
     HbMay(v_a, v_b) <- HbMust(v_a, v_b);
     // hb_may(A, B) :- po_scc(A, C1), po_scc_reach(C1, C2), po_scc(B, C2).
@@ -770,9 +814,10 @@ mod stage_2 {
     // rf_may(W, R) :- rf_pair(W, R), rf_hb_may(W, R), !rf_no(W, R).
     RfMay(v_w, v_r) <- RfPair(v_w, v_r), !RfNo(v_w, v_r), RfHbMay(v_w, v_r);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_dom_parent: &[(u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_hb_pre_local: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_dom_parent: &[(u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_hb_pre_local: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)], rel_hb_pre_hub: &[(u32,)], rel_hb_pre_in_thread: &[(u32, u32)], rel_hb_pre_thread_creates: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
+    runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
     runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
     runtime.extend(rel_dom_parent.iter().map(|&(a0, a1)| DomParent(a0, a1)));
     runtime.extend(rel_diff_critical_section.iter().map(|&(a0, a1, a2)| DiffCriticalSection(a0, a1, a2)));
@@ -786,6 +831,9 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_dom_pa
     runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
     runtime.extend(rel_hb_pre_local.iter().map(|&(a0, a1)| HbPreLocal(a0, a1)));
     runtime.extend(rel_hb_pre_edge.iter().map(|&(a0, a1)| HbPreEdge(a0, a1)));
+    runtime.extend(rel_hb_pre_hub.iter().map(|&(a0,)| HbPreHub(a0)));
+    runtime.extend(rel_hb_pre_in_thread.iter().map(|&(a0, a1)| HbPreInThread(a0, a1)));
+    runtime.extend(rel_hb_pre_thread_creates.iter().map(|&(a0, a1)| HbPreThreadCreates(a0, a1)));
     let (out_hb_pre, out_hb_may, out_rf_covered_store, out_rf_covered_load, out_rf_no, out_rf_may,) = runtime.run();
     (out_hb_pre.into_iter().map(|HbPre(a0, a1)| (a0, a1)).collect(), out_hb_may.into_iter().map(|HbMay(a0, a1)| (a0, a1)).collect(), out_rf_covered_store.into_iter().map(|RfCoveredStore(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_covered_load.into_iter().map(|RfCoveredLoad(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_no.into_iter().map(|RfNo(a0, a1)| (a0, a1)).collect(), out_rf_may.into_iter().map(|RfMay(a0, a1)| (a0, a1)).collect(), )
 }
@@ -1089,9 +1137,12 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_to_hub: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_post: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_local: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_edge: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_hub: ::std::vec::Vec<(u32,)>;
+    let mut rel_hb_pre_in_thread: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_thread_creates: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_covered_load: ::std::vec::Vec<(u32, u32, u32)>;
@@ -1104,8 +1155,8 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rank3_pair: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
     (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_notify_flagged, rel_hb_notify_ambiguous, rel_hb_joined, rel_hb_guard_ok, rel_hb_create_edge, rel_hb_signal_edge, rel_hb_guard_edge, rel_hb_hub,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_dom_parent, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
-    (rel_hb_from_hub, rel_hb_to_hub, rel_hb_must, rel_hb_post, rel_hb_pre_local, rel_hb_pre_edge,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_po_scc_next, &rel_postdom, &rel_thread_always, &rel_cond_wait, &rel_cond_wait_guarded, &rel_flag_guard, &rel_po_scc_reach, &rel_po_loop, &rel_dom, &rel_hb_event, &rel_hb_notify_flagged, &rel_hb_notify_ambiguous, &rel_hb_joined, &rel_hb_guard_ok, &rel_hb_create_edge, &rel_hb_signal_edge, &rel_hb_guard_edge, &rel_hb_hub);
-    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may,) = stage_2::run(&rel_stmt_thread, &rel_po_scc, &rel_dom_parent, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_hb_event, &rel_hb_must, &rel_hb_post, &rel_hb_pre_local, &rel_hb_pre_edge);
+    (rel_hb_from_hub, rel_hb_to_hub, rel_hb_must, rel_hb_post, rel_hb_pre_local, rel_hb_pre_edge, rel_hb_pre_hub, rel_hb_pre_in_thread, rel_hb_pre_thread_creates,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_po_scc_next, &rel_postdom, &rel_thread_always, &rel_cond_wait, &rel_cond_wait_guarded, &rel_flag_guard, &rel_po_scc_reach, &rel_po_loop, &rel_dom, &rel_hb_event, &rel_hb_notify_flagged, &rel_hb_notify_ambiguous, &rel_hb_joined, &rel_hb_guard_ok, &rel_hb_create_edge, &rel_hb_signal_edge, &rel_hb_guard_edge, &rel_hb_hub);
+    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may,) = stage_2::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_dom_parent, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_hb_event, &rel_hb_must, &rel_hb_post, &rel_hb_pre_local, &rel_hb_pre_edge, &rel_hb_pre_hub, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates);
     (rel_rank2_no, rel_rank2_may, rel_rank3_cand, rel_rank3_pair,) = stage_3::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
     (rel_rank3_no, rel_rank3_may,) = stage_4::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may, &rel_rank2_may, &rel_rank3_cand, &rel_rank3_pair);
     let mut out = Output::default();
