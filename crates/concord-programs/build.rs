@@ -139,6 +139,22 @@ fn version_copy(
     p
 }
 
+/// A diff program: both versions' copies (`version_copy`) and the diff
+/// rules, declaring only the inputs its rules read.
+fn both_versions(
+    inputs: &str,
+    carried: &[&str],
+    layers: &[&str],
+    diff_sources: &[(String, String)],
+) -> concord_rulec::Program {
+    let mut p = version_copy(inputs, carried, layers, "old_");
+    p.extend(version_copy(inputs, carried, layers, "new_"));
+    p.extend(concord_rulec::parse_sources(diff_sources).unwrap_or_else(|e| panic!("{e}")));
+    // The maps between versions stay: the diff fills them by field.
+    p.drop_unused_inputs(&["dmap", "lmap"]);
+    p
+}
+
 /// Writes a program: `program` as ascent and crepe code, `text` (the same
 /// analysis, self-contained) as Soufflé and Z3 fixedpoint text.
 fn write_program(
@@ -203,13 +219,9 @@ fn main() {
         rules: diff_files,
     } in DIFF_PROGRAMS
     {
-        let mut p = version_copy(&analysis_inputs, carried, layers, "old_");
-        p.extend(version_copy(&analysis_inputs, carried, layers, "new_"));
         let diff_sources: Vec<(String, String)> =
             diff_files.iter().map(|f| read_rules(f)).collect();
-        p.extend(concord_rulec::parse_sources(&diff_sources).unwrap_or_else(|e| panic!("{e}")));
-        // The maps between versions stay: the diff fills them by field.
-        p.drop_unused_inputs(&["dmap", "lmap"]);
+        let p = both_versions(&analysis_inputs, carried, layers, &diff_sources);
         carried_outputs.extend(
             p.inputs
                 .iter()
@@ -221,10 +233,7 @@ fn main() {
         // Soufflé and Z3 get the program whole (nothing carried in), so
         // it runs on two fact directories alone.
         let all_layers: Vec<&str> = carried.iter().chain(layers.iter()).copied().collect();
-        let mut whole = version_copy(&analysis_inputs, &[], &all_layers, "old_");
-        whole.extend(version_copy(&analysis_inputs, &[], &all_layers, "new_"));
-        whole.extend(concord_rulec::parse_sources(&diff_sources).unwrap_or_else(|e| panic!("{e}")));
-        whole.drop_unused_inputs(&["dmap", "lmap"]);
+        let whole = both_versions(&analysis_inputs, &[], &all_layers, &diff_sources);
         write_program(&out, name, &program, &checked(name, whole));
     }
     for (name, files) in PROGRAMS {
