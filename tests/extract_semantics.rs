@@ -149,7 +149,7 @@ fn globals_initial_values_are_written_before_everything_in_main() {
 struct Order(Relations);
 
 fn order_of(f: &FactSet) -> Order {
-    Order(run(RuleProgram::Sync1, Engine::Ascent, f))
+    Order(run(RuleProgram::Hb, Engine::Ascent, f))
 }
 
 impl Order {

@@ -66,7 +66,7 @@ fn entry_of(f: &FactSet, thread: u32) -> u32 {
 }
 
 fn check_version(f: &FactSet, what: &str, engine: Engine) {
-    let derived = run(RuleProgram::Sync1, engine, f);
+    let derived = run(RuleProgram::Hb, engine, f);
     let reach_rows: BTreeSet<(u32, u32)> = derived["po_scc_reach"]
         .iter()
         .map(|r| (r[0], r[1]))
@@ -125,8 +125,8 @@ fn the_reference_engine_derives_the_same_order() {
     for case in ["ag-fig4", "conc-ise-fig7", "producer-consumer-condvar"] {
         let dir = repo_root().join("facts").join(case).join("v2");
         let f = read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        let a = run(RuleProgram::Sync1, Engine::Ascent, &f);
-        let c = run(RuleProgram::Sync1, Engine::Crepe, &f);
+        let a = run(RuleProgram::Hb, Engine::Ascent, &f);
+        let c = run(RuleProgram::Hb, Engine::Crepe, &f);
         for rel in ["po_scc_reach", "dom"] {
             assert_eq!(a[rel], c[rel], "{case}: {rel} differs between engines");
         }
@@ -154,7 +154,7 @@ fn a_run_of_conditional_events_keeps_the_component_graph_linear() {
         "{next} po_scc_next rows for {n} conditional stores: not linear"
     );
     check_version(&f, "conditional run", Engine::Ascent);
-    let derived = run(RuleProgram::Sync1, Engine::Ascent, &f);
+    let derived = run(RuleProgram::Hb, Engine::Ascent, &f);
     let stores: Vec<u32> = f
         .rows("shared_write")
         .map(|r| r[0])
@@ -185,7 +185,7 @@ fn a_run_of_conditional_events_keeps_the_component_graph_linear() {
 fn query_prints_derived_component_reachability_as_numbers() {
     let dir = repo_root().join("facts/ag-fig4/v1");
     let f = read_dir(&dir).unwrap();
-    let want: BTreeSet<Vec<String>> = run(RuleProgram::Sync1, Engine::Ascent, &f)["po_scc_reach"]
+    let want: BTreeSet<Vec<String>> = run(RuleProgram::Hb, Engine::Ascent, &f)["po_scc_reach"]
         .iter()
         .map(|r| r.iter().map(u32::to_string).collect())
         .collect();

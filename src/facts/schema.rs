@@ -165,15 +165,45 @@ macro_rules! for_each_relation {
             }
             po_scc_next(c1: Number, c2: Number) PoSccNext {
                 group: Order,
-                meaning: "an edge of the thread's component DAG: `c2` follows `c1`. Components without hb events appear only where they join and fork paths (two or more predecessors and successors); every other one is contracted into edges between its neighbours. Program order between components is derived by the rules (rules/order.dl): `po_scc_reach(c1, c2)`, `c2` reachable from `c1` by a non-empty path, both holding events; `po(a, b) :- po_scc(a, c1), po_scc_reach(c1, c2), po_scc(b, c2)`.",
+                meaning: "an edge of the thread's component DAG: `c2` follows `c1`. Components without hb events appear only where they join and fork paths (two or more predecessors and successors); every other one is contracted into edges between its neighbours. Program order between event components is labelled (`po_chain`, `po_chain_before`); the rules read it as `po_scc_reach(c1, c2)` (rules/order.dl).",
                 source: "the condensation of the thread's inlined control-flow graph; a component without events is removed while it has at most one predecessor or at most one successor (which never adds an edge), so the relation stays linear in the graph",
                 example: "`7\t9`",
             }
+            po_chain(c: Number, h: Number, p: Number) PoChain {
+                group: Order,
+                meaning: "event component `c` lies at position `p` of chain `h` of its thread (named by the chain's first component): along a chain every component reaches the next, so those that reach a component form a prefix of each chain.",
+                source: "the component DAG taken in topological order; a component extends a chain whose last component reaches it, or starts one",
+                example: "`7\t3\t2`",
+            }
+            po_chain_before(c: Number, h: Number, p: Number) PoChainBefore {
+                group: Order,
+                meaning: "the components of chain `h` at positions up to `p` reach event component `c` by a non-empty path, the later ones do not (one row per chain that reaches `c`; `c`'s own position when `c` lies on a loop). Program order between components is one comparison: `po_scc_reach(c1, c2) :- po_chain(c1, h, p), po_chain_before(c2, h, q), p <= q` (rules/order.dl).",
+                source: "per chain, the latest position among the predecessors' labels and positions, in topological order",
+                example: "`9\t3\t2`: components 0..2 of chain 3 reach component 9",
+            }
             dom_parent(s1: Stmt, s2: Stmt) DomParent {
                 group: Order,
-                meaning: "`s1` is the nearest hb event that strictly dominates hb event `s2` in their thread: the dominator tree restricted to events. The rules derive `dom(s1, s2)` (`s1` dominates `s2` and they lie in different components: whenever `s2` runs, `s1` ran before it) as its transitive closure without pairs inside one loop.",
+                meaning: "`s1` is the nearest hb event that strictly dominates hb event `s2` in their thread: the dominator tree restricted to events. The rules read `dom(s1, s2)` (`s1` dominates `s2` and they lie in different components: whenever `s2` runs, `s1` ran before it) from its path labels (`dom_path`, `dom_path_above`); rf.dl walks it through `dom_near_store`.",
                 source: "dominator tree of the thread's inlined control-flow graph (petgraph, Cooper-Harvey-Kennedy), each event's walk up the tree stopping at the first event",
                 example: "`3\t9`",
+            }
+            dom_path(s: Stmt, h: Stmt, p: Number) DomPath {
+                group: Order,
+                meaning: "hb event `s` lies at depth `p` of path `h` (named by its first event) of its thread's event dominator tree (`dom_parent`), split into heavy paths: each continues into the child with the largest subtree, so the way from an event to the root crosses at most log2(n) paths.",
+                source: "subtree sizes of the event dominator tree, then one walk from the roots",
+                example: "`9\t3\t2`",
+            }
+            dom_path_above(s: Stmt, h: Stmt, p: Number) DomPathAbove {
+                group: Order,
+                meaning: "the events of dominator-tree path `h` at depths up to `p` strictly dominate hb event `s` and lie outside its component (one row per path on the way from `s`'s nearest such dominator to the root). Dominance is one comparison: `dom(a, b) :- dom_path(a, h, p), dom_path_above(b, h, q), p <= q` (rules/order.dl).",
+                source: "from the nearest event dominating `s` outside its component (the parent of the topmost of its loop-mates above it), up the heavy paths to the root",
+                example: "`12\t3\t4`: the events of path 3 down to depth 4 dominate event 12",
+            }
+            dom_near_store(s: Stmt, v: Loc, w: Stmt) DomNearStore {
+                group: Order,
+                meaning: "`w` is the nearest hb event strictly dominating the shared access `s` (to `v`) that stores to `v`: whenever `s` runs, `w` stored to `v` before it, with no other store to `v` of the thread between them on the dominator tree. rf.dl picks its NoRf witnesses with it.",
+                source: "one depth-first walk of the event dominator tree (`dom_parent`) with a stack of stores per location; one row per access and location that has such a store",
+                example: "`9\t2\t3`: store 3 is the nearest store to location 2 dominating access 9",
             }
             postdom(s1: Stmt, s2: Stmt) Postdom {
                 group: Order,

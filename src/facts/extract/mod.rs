@@ -38,8 +38,8 @@ use self::rows::Rows;
 use self::sections::{Held, NodeEffects};
 use self::statements::{dedupe_location_names, statement_table};
 use super::relations::{
-    DomParent, ForkCall, InlineAsm, PoScc, PoSccCyclic, PoSccNext, Postdom, ThreadAlways,
-    UnresolvedCall, UnresolvedThreadStart,
+    DomNearStore, DomParent, DomPath, DomPathAbove, ForkCall, InlineAsm, PoChain, PoChainBefore,
+    PoScc, PoSccCyclic, PoSccNext, Postdom, ThreadAlways, UnresolvedCall, UnresolvedThreadStart,
 };
 use super::{FactSet, LocationInfo, Manifest, NameInfo, Row, RowSet, ThreadInfo};
 use crate::error::Result;
@@ -69,8 +69,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     events.all.extend(idioms.busy.iter().map(|&(_, _, x)| x));
     let flag_guards = flag_guards(&model, &pt, &deps, &scan, &events, &sections, &sharing);
     let mut rows = Rows::default();
-    let flagged = event_order(&mut rows, &deps.graphs, &scan, &events);
     let locs = LocationIds::number(&scan);
+    let flagged = event_order(&mut rows, &deps.graphs, &scan, &events, &locs);
     rows.threads(&model, &scan);
     rows.synchronisation(&scan, &locs);
     rows.idioms(&idioms, &flagged, &flag_guards, &locs);
@@ -418,6 +418,7 @@ fn event_order(
     graphs: &[ThreadGraph],
     scan: &AccessScan,
     events: &Events,
+    locs: &LocationIds,
 ) -> BTreeSet<(StmtId, LocId)> {
     // Create/join sites the thread model unrolls (inside loops) are
     // assumed to run once per modelled instance.
@@ -445,7 +446,13 @@ fn event_order(
     let mut dom_pairs: HashSet<(u32, u32)> = HashSet::new();
     // Component ids are numbered across threads so that they stay distinct.
     let mut scc_base: u32 = 0;
-    let orders = parallel::map(graphs, |tg| order::event_order(tg, &events.all, &signals));
+    let accesses = order::SharedAccesses {
+        reads: &events.shared_reads,
+        writes: &events.shared_writes,
+    };
+    let orders = parallel::map(graphs, |tg| {
+        order::event_order(tg, &events.all, &signals, &accesses)
+    });
     for (tg, ord) in graphs.iter().zip(orders) {
         dom_pairs.extend(ord.dom_of_wanted);
         for &(s, c) in &ord.scc {
@@ -465,6 +472,20 @@ fn event_order(
                 c2: scc_base + d as u32,
             });
         }
+        for &(c, h, p) in &ord.chain {
+            rows.add(PoChain {
+                c: scc_base + c as u32,
+                h: scc_base + h as u32,
+                p,
+            });
+        }
+        for &(c, h, p) in &ord.chain_before {
+            rows.add(PoChainBefore {
+                c: scc_base + c as u32,
+                h: scc_base + h as u32,
+                p,
+            });
+        }
         scc_base += tg.scc_cyclic.len() as u32;
         for (a, b) in ord.dom_parent {
             rows.add(DomParent {
@@ -476,6 +497,27 @@ fn event_order(
             rows.add(Postdom {
                 s1: a.into(),
                 s2: b.into(),
+            });
+        }
+        for (s, h, p) in ord.dom_path {
+            rows.add(DomPath {
+                s: s.into(),
+                h: h.into(),
+                p,
+            });
+        }
+        for (s, h, p) in ord.dom_path_above {
+            rows.add(DomPathAbove {
+                s: s.into(),
+                h: h.into(),
+                p,
+            });
+        }
+        for (x, v, w) in ord.near_store {
+            rows.add(DomNearStore {
+                s: x.into(),
+                v: locs.of(v).into(),
+                w: w.into(),
             });
         }
     }
