@@ -50,6 +50,27 @@ fn regex_escape(text: &str) -> String {
         .collect()
 }
 
+/// The report counts mustHb and mayHb only when asked (`--counts`: the
+/// count walks every pair of events); then they are the sizes of the
+/// relations the `hb` program stores (`concord query`).
+#[test]
+fn happens_before_counts_only_with_counts_and_equal_to_the_relations() {
+    let counts = |args: &[&str]| -> serde_json::Value {
+        let doc: serde_json::Value = serde_json::from_str(&answer_of(args)).unwrap();
+        doc["counts"].clone()
+    };
+    let plain = counts(&["diff", "-q", "--format", "json", OLD, NEW]);
+    let asked = counts(&["diff", "-q", "--counts", "--format", "json", OLD, NEW]);
+    for (side, file) in [("old", OLD), ("new", NEW)] {
+        for (key, relation) in [("must_hb", "hb_must"), ("may_hb", "hb_may")] {
+            assert!(plain[side][key].is_null(), "{side} {key} without --counts");
+            let rows = answer_of(&["query", file, relation, "-q"]).lines().count() - 1;
+            assert_eq!(asked[side][key], serde_json::json!(rows), "{side} {key}");
+        }
+        assert_eq!(plain[side]["may_rf"], asked[side]["may_rf"]);
+    }
+}
+
 #[test]
 fn diff_outputs() {
     settings().bind(|| {

@@ -45,8 +45,12 @@ pub struct Difference {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VersionStats {
-    pub must_hb: usize,
-    pub may_hb: usize,
+    /// mustHb and mayHb pair counts, only when counts were asked for
+    /// (`--counts`): counting them walks every pair of events, quadratic
+    /// in a version's events (a 20 KLoC program: a quarter of rank 1's
+    /// time and most of its memory), and the diff never needs them.
+    pub must_hb: Option<usize>,
+    pub may_hb: Option<usize>,
     pub may_rf: usize,
     /// Rank-2 and rank-3 tuple counts, for the ranks computed (rank 3 only
     /// when counts were asked for).
@@ -58,8 +62,8 @@ pub struct DiffOptions {
     pub max_rank: u32,
     pub all_ranks: bool,
     pub engine: Engine,
-    /// Count the rank-3 tuples of each version (`--counts`); the diff itself
-    /// never needs them.
+    /// Count the mustHb and mayHb pairs and the rank-3 tuples of each
+    /// version (`--counts`); the diff itself never needs them.
     pub counts: bool,
 }
 
@@ -98,8 +102,8 @@ struct RankOutput {
     through_new: Vec<RfTuple>,
     /// MayRf count per version (rank 1).
     may_rf_count: [usize; 2],
-    /// mustHb and mayHb counts per version (rank 1).
-    hb_counts: [(usize, usize); 2],
+    /// mustHb and mayHb counts per version (rank 1, when asked for).
+    hb_counts: [Option<(usize, usize)>; 2],
     lock_order: [Vec<LockOrderRow>; 2],
     /// Each version's `sync1` outputs (rank 1, when a higher rank may
     /// follow): ranks 2 and 3 carry in the layers they derived.
@@ -112,20 +116,22 @@ struct RankOutput {
 type LayerRows = Box<dyn Fn(&str) -> Option<Vec<Vec<u32>>> + Send + Sync>;
 
 /// What rank 1 needs of one version, from its `sync1` run: MayRf, the
-/// lock order, the counts of mustHb and mayHb (from the stored hub parts
-/// of mustHb and the facts: neither relation is built) and, when asked,
-/// the run's outputs for the ranks after it.
+/// lock order, when asked the counts of mustHb and mayHb (from the stored
+/// hub parts of mustHb and the facts: neither relation is built) and,
+/// when asked, the run's outputs for the ranks after it.
 struct Rank1Side {
     rf_may: Vec<(u32, u32)>,
     lock_order: Vec<LockOrderRow>,
-    hb_counts: (usize, usize),
+    hb_counts: Option<(usize, usize)>,
     layers: Option<LayerRows>,
 }
 
-fn rank1_side(engine: Engine, facts: &FactSet, keep_layers: bool) -> Rank1Side {
+fn rank1_side(engine: Engine, facts: &FactSet, keep_layers: bool, count_hb: bool) -> Rank1Side {
     crate::datalog::run_program!(sync1, engine, facts, |o| {
-        let must = MustHb::new(facts, &o.hb_from_hub, &o.hb_to_hub);
-        let hb_counts = MayHb::new(&must).counts(facts);
+        let hb_counts = count_hb.then(|| {
+            let must = MustHb::new(facts, &o.hb_from_hub, &o.hb_to_hub);
+            MayHb::new(&must).counts(facts)
+        });
         let lock_order = o.lock_order.iter().map(|&row| row.into()).collect();
         let (rf_may, layers) = if keep_layers {
             let rf_may = o.rf_may.clone();
@@ -257,14 +263,16 @@ fn eval(
     new: &FactSet,
     map: &BTreeMap<u32, u32>,
     keep_layers: bool,
+    count_hb: bool,
     layers: &[Option<LayerRows>; 2],
 ) -> RankOutput {
     match rank {
         1 => {
             // Each version's layers (sync1) are independent of the other's:
             // one core each; the diff rules then read both MayRf.
-            let sides =
-                crate::parallel::map(&[old, new], |&facts| rank1_side(engine, facts, keep_layers));
+            let sides = crate::parallel::map(&[old, new], |&facts| {
+                rank1_side(engine, facts, keep_layers, count_hb)
+            });
             let [o1, n1]: [Rank1Side; 2] = sides.try_into().ok().expect("two versions");
             let may_rf_count = [o1.rf_may.len(), n1.rf_may.len()];
             let (old_rf, new_rf) = (o1.rf_may, n1.rf_may);
@@ -346,14 +354,23 @@ pub fn sync_diff(
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let keep_layers = max_rank >= 2;
-        let mut r = eval(rank, opts.engine, old, new, &m.map, keep_layers, &layers);
+        let mut r = eval(
+            rank,
+            opts.engine,
+            old,
+            new,
+            &m.map,
+            keep_layers,
+            opts.counts,
+            &layers,
+        );
         if rank == 1 {
             layers = std::mem::take(&mut r.layers);
         }
         let stats = [&mut out.old_stats, &mut out.new_stats];
         if rank == 1 {
             for (i, s) in stats.into_iter().enumerate() {
-                (s.must_hb, s.may_hb) = r.hb_counts[i];
+                (s.must_hb, s.may_hb) = r.hb_counts[i].unzip();
                 s.may_rf = r.may_rf_count[i];
             }
             [out.old_lock_order, out.new_lock_order] = r.lock_order;

@@ -20,22 +20,26 @@ use std::collections::{BTreeMap, BTreeSet};
 struct SingleVersion {
     /// The rank's MayRf tuples: `rf_may`, `rank2_may` or `rank3_may`.
     tuples: BTreeSet<RfTuple>,
-    /// Sizes of `hb_must`, `hb_may`, `rf_may` (rank 1).
-    must_hb: usize,
-    may_hb: usize,
+    /// Sizes of `hb_must`, `hb_may` (rank 1, when counted), `rf_may` (rank 1).
+    must_hb: Option<usize>,
+    may_hb: Option<usize>,
     may_rf: usize,
     /// `lock_order` (rank 1).
     lock_order: Vec<LockOrderRow>,
 }
 
-fn single_version(rank: u32, engine: Engine, facts: &FactSet) -> SingleVersion {
+fn single_version(rank: u32, engine: Engine, facts: &FactSet, count_hb: bool) -> SingleVersion {
     match rank {
         1 => {
             // mustHb and mayHb themselves are stored only by the `hb` program
-            let (must_hb, may_hb) = crate::datalog::run_program!(hb, engine, facts, |out| (
-                out.hb_must.len(),
-                out.hb_may.len()
-            ));
+            let (must_hb, may_hb) = if count_hb {
+                crate::datalog::run_program!(hb, engine, facts, |out| (
+                    Some(out.hb_must.len()),
+                    Some(out.hb_may.len())
+                ))
+            } else {
+                (None, None)
+            };
             crate::datalog::run_program!(sync1, engine, facts, |out| SingleVersion {
                 tuples: out.rf_may.iter().map(|&(w, r)| vec![(w, r)]).collect(),
                 must_hb,
@@ -102,9 +106,9 @@ pub fn sync_diff_reference(
     for rank in 1..=max_rank {
         let program = RuleProgram::for_rank(rank);
         budget.phase(&format!("reference: rules {} old", program.name()))?;
-        let mut rel_old = single_version(rank, opts.engine, old);
+        let mut rel_old = single_version(rank, opts.engine, old, opts.counts);
         budget.phase(&format!("reference: rules {} new", program.name()))?;
-        let mut rel_new = single_version(rank, opts.engine, new);
+        let mut rel_new = single_version(rank, opts.engine, new, opts.counts);
         budget.phase(&format!("reference: compare rank {rank}"))?;
         let rank_sets = RankSets {
             old: std::mem::take(&mut rel_old.tuples),

@@ -32,7 +32,8 @@ pub struct DiffArgs {
     /// Report every rank up to --max-rank instead of stopping at the first with a difference.
     #[arg(long, help_heading = "Analysis")]
     pub all_ranks: bool,
-    /// Also count the rank-3 read-from triples of each version (the diff itself does not need them).
+    /// Also count each version's mustHb and mayHb pairs and rank-3 read-from triples (the diff
+    /// itself needs none of them; counting the pairs is quadratic in a version's events).
     #[arg(long, help_heading = "Analysis")]
     pub counts: bool,
     /// Datalog engine (crepe is the reference engine, slower).

@@ -341,14 +341,15 @@ pub fn text(r: &DiffReport<'_>) -> String {
     }
     out.push_str(&format!("\n{:<16} {:>10} {:>10}\n", "counts", "old", "new"));
     let (o, n) = (&s.old_stats, &s.new_stats);
-    out.push_str(&format!(
-        "{:<16} {:>10} {:>10}\n",
-        "mustHb", o.must_hb, n.must_hb
-    ));
-    out.push_str(&format!(
-        "{:<16} {:>10} {:>10}\n",
-        "mayHb", o.may_hb, n.may_hb
-    ));
+    // mustHb and mayHb are counted only with --counts (quadratic in events)
+    for (name, old_count, new_count) in [
+        ("mustHb", o.must_hb, n.must_hb),
+        ("mayHb", o.may_hb, n.may_hb),
+    ] {
+        if let (Some(a), Some(b)) = (old_count, new_count) {
+            out.push_str(&format!("{name:<16} {a:>10} {b:>10}\n"));
+        }
+    }
     out.push_str(&format!(
         "{:<16} {:>10} {:>10}\n",
         "MayRf", o.may_rf, n.may_rf
