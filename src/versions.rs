@@ -355,12 +355,14 @@ fn match_with(
     let mut map = BTreeMap::new();
     let old_layouts = Layouts::of(old.facts, new.facts);
     let new_layouts = Layouts::of(new.facts, old.facts);
+    let new_lines_fixed: BTreeSet<u32> = equal.values().chain(moved.values()).copied().collect();
     let sides = Sides {
         lo,
         ln,
         method,
         old_layouts: &old_layouts,
         new_layouts: &new_layouts,
+        new_lines_fixed: &new_lines_fixed,
     };
     // Down the call depth (call_paths): an instance pairs with the one
     // cloned for its call's counterpart. Instances with no counterpart (a
@@ -449,6 +451,9 @@ struct Sides<'a> {
     method: MatchMethod,
     old_layouts: &'a Layouts<'a>,
     new_layouts: &'a Layouts<'a>,
+    /// New lines that are unchanged or moved (built once: per group it
+    /// was a set of every line of the program).
+    new_lines_fixed: &'a BTreeSet<u32>,
 }
 
 /// An alloca, phi or plain jump without a source line: it names a local's
@@ -596,7 +601,6 @@ fn match_group(
     let norm_n: Vec<String> = ns.iter().map(|s| key(s, sides.new_layouts)).collect();
     let mut used_o = vec![false; os.len()];
     let mut used_n = vec![false; ns.len()];
-    let new_lines_fixed: BTreeSet<u32> = equal.values().chain(moved.values()).copied().collect();
 
     if method == MatchMethod::SourceLines {
         // Statements on unchanged or moved lines.
@@ -668,7 +672,7 @@ fn match_group(
         // A new statement on an unchanged line that nothing matched is new
         // (e.g. an extra call spliced into an existing line).
         for (j, s) in ns.iter().enumerate() {
-            if !used_n[j] && ln.of(s) != 0 && new_lines_fixed.contains(&ln.of(s)) {
+            if !used_n[j] && ln.of(s) != 0 && sides.new_lines_fixed.contains(&ln.of(s)) {
                 used_n[j] = true;
                 changes.push(Change {
                     kind: ChangeKind::Added,
@@ -704,9 +708,26 @@ fn match_group(
             map.get(&os[i].id).and_then(|n| new_index.get(n)).copied()
         })
         .collect();
-    let prev_anchor_o = |i: usize| (0..i).rev().find_map(|k| anchor_of_o[k]);
-    let anchored_n: BTreeSet<usize> = anchor_of_o.iter().flatten().copied().collect();
-    let prev_anchor_n = |j: usize| (0..j).rev().find(|k| anchored_n.contains(k));
+    // The nearest anchor before each position, one pass per side (asked
+    // per match, a backward search was quadratic in a long function).
+    let mut prev_o: Vec<Option<usize>> = Vec::with_capacity(os.len());
+    let mut last = None;
+    for a in &anchor_of_o {
+        prev_o.push(last);
+        last = a.or(last);
+    }
+    let mut anchored_n = vec![false; ns.len()];
+    for &j in anchor_of_o.iter().flatten() {
+        anchored_n[j] = true;
+    }
+    let mut prev_n: Vec<Option<usize>> = Vec::with_capacity(ns.len());
+    let mut last = None;
+    for (j, &anchored) in anchored_n.iter().enumerate() {
+        prev_n.push(last);
+        if anchored {
+            last = Some(j);
+        }
+    }
 
     // The rest: align by normalised instruction text.
     let rest_o: Vec<usize> = (0..os.len()).filter(|&i| !used_o[i]).collect();
@@ -721,8 +742,7 @@ fn match_group(
             for (a, b) in o.zip(n) {
                 let (i, j) = (rest_o[a], rest_n[b]);
                 map.insert(os[i].id, ns[j].id);
-                let in_place =
-                    method == MatchMethod::IrOnly || prev_anchor_o(i) == prev_anchor_n(j);
+                let in_place = method == MatchMethod::IrOnly || prev_o[i] == prev_n[j];
                 if !in_place {
                     changes.push(Change {
                         kind: ChangeKind::Moved,

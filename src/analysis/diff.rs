@@ -258,14 +258,14 @@ macro_rules! eval_rank {
 /// and 3 carry in the layers rank 1 derived (`layers`).
 fn eval(
     rank: u32,
-    engine: Engine,
+    opts: &DiffOptions,
     old: &FactSet,
     new: &FactSet,
     map: &BTreeMap<u32, u32>,
     keep_layers: bool,
-    count_hb: bool,
     layers: &[Option<LayerRows>; 2],
 ) -> RankOutput {
+    let (engine, count_hb) = (opts.engine, opts.counts);
     match rank {
         1 => {
             // Each version's layers (sync1) are independent of the other's:
@@ -354,16 +354,7 @@ pub fn sync_diff(
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let keep_layers = max_rank >= 2;
-        let mut r = eval(
-            rank,
-            opts.engine,
-            old,
-            new,
-            &m.map,
-            keep_layers,
-            opts.counts,
-            &layers,
-        );
+        let mut r = eval(rank, opts, old, new, &m.map, keep_layers, &layers);
         if rank == 1 {
             layers = std::mem::take(&mut r.layers);
         }

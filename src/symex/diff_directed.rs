@@ -38,12 +38,10 @@ enum SyncFamily {
 }
 
 /// A synchronisation call's family and whether it can block, from the
-/// call table's role (a threading call the table does not give a role is
-/// taken to block, in a family of its own).
-fn sync_call(text: &str) -> Option<(SyncFamily, bool)> {
+/// call table's role of the function it names (a threading call the table
+/// does not give a role is taken to block, in a family of its own).
+fn sync_call(callee: &str) -> Option<(SyncFamily, bool)> {
     use crate::calls::Role;
-    let callee = text.split('@').nth(1)?;
-    let callee = callee.split(['(', ' ', ',']).next()?;
     let known = match crate::calls::role(callee) {
         Role::ThreadCreate => Some((SyncFamily::Thread, false)),
         Role::ThreadJoin => Some((SyncFamily::Thread, true)),
@@ -70,14 +68,34 @@ fn sync_call(text: &str) -> Option<(SyncFamily, bool)> {
     })
 }
 
-/// A statement's synchronisation family (atomic instructions count as
-/// `Other`, non-blocking).
-fn sync_of(s: &crate::facts::StatementInfo) -> Option<(SyncFamily, bool)> {
-    match s.kind.as_str() {
-        "atomicrmw" | "cmpxchg" | "fence" => Some((SyncFamily::Other, false)),
-        "call" => sync_call(&s.text),
-        _ => None,
+/// The synchronisation family of each statement of a version that has
+/// one, read from its instruction in the version's module: the function a
+/// call names, and atomic instructions (`Other`, non-blocking).
+fn sync_statements(version: &VersionInput<'_>) -> HashMap<u32, (SyncFamily, bool)> {
+    use llvm_ir::Instruction;
+    let m = version.module;
+    let mut out = HashMap::new();
+    for (s, ids) in incremental::instrs_of_statements(m, version.facts) {
+        let Some(&(f, b, i)) = ids.first() else {
+            continue;
+        };
+        let instr = m
+            .functions
+            .get(f)
+            .and_then(|f| f.basic_blocks.get(b))
+            .and_then(|b| b.instrs.get(i));
+        let family = match instr {
+            Some(Instruction::AtomicRMW(_) | Instruction::CmpXchg(_) | Instruction::Fence(_)) => {
+                Some((SyncFamily::Other, false))
+            }
+            Some(Instruction::Call(c)) => crate::ir::callee_name(c).and_then(sync_call),
+            _ => None,
+        };
+        if let Some(family) = family {
+            out.insert(s, family);
+        }
     }
+    out
 }
 
 /// Counters of the plan (`diff-directed.json`).
@@ -246,20 +264,21 @@ fn changed_code(
     new: &VersionInput<'_>,
     matching: &VersionMatch,
 ) -> BTreeSet<u32> {
+    let (old_sync, new_sync) = (sync_statements(old), sync_statements(new));
     let mut out = BTreeSet::new();
     let mut families: BTreeSet<SyncFamily> = BTreeSet::new();
     let mut mutex_functions: BTreeSet<String> = BTreeSet::new();
     let mut data_change = false;
     for c in &matching.changes {
-        let (facts, id) = match (c.new, c.old) {
-            (Some(n), _) => (new.facts, n),
-            (None, Some(o)) => (old.facts, o),
+        let (facts, id, sync) = match (c.new, c.old) {
+            (Some(n), _) => (new.facts, n, &new_sync),
+            (None, Some(o)) => (old.facts, o, &old_sync),
             (None, None) => continue,
         };
         let Some(s) = facts.statement(id) else {
             continue;
         };
-        match sync_of(s) {
+        match sync.get(&id).copied() {
             Some((fam, blocks)) => {
                 families.insert(fam);
                 if fam == SyncFamily::Mutex {
@@ -283,14 +302,11 @@ fn changed_code(
         let groups: Vec<_> = impact::change_groups(matching, old.facts, new.facts)
             .into_iter()
             .filter(|g| {
-                let facts = match g.kind {
-                    GroupKind::Deleted => old.facts,
-                    _ => new.facts,
+                let sync = match g.kind {
+                    GroupKind::Deleted => &old_sync,
+                    _ => &new_sync,
                 };
-                g.statements
-                    .iter()
-                    .filter_map(|s| facts.statement(*s))
-                    .any(|s| sync_of(s).is_none())
+                g.statements.iter().any(|s| !sync.contains_key(s))
             })
             .collect();
         let r = impact::analyse(
@@ -303,7 +319,7 @@ fn changed_code(
         out.extend(r.fwd.keys().copied());
     }
     for s in &new.facts.statements {
-        if let Some((fam, true)) = sync_of(s) {
+        if let Some(&(fam, true)) = new_sync.get(&s.id) {
             let partner = match fam {
                 SyncFamily::Mutex => mutex_functions.contains(&s.function),
                 _ => families.contains(&fam),
