@@ -41,6 +41,16 @@ impl StatementInfo {
     pub fn location(&self) -> String {
         format!("{}:{}:{}", self.file, self.line, self.col)
     }
+
+    /// The global an `init` statement (a global's initial value) writes:
+    /// extraction (`statement_table`) writes its text as `@name = value`,
+    /// and a fact directory keeps only the text.
+    pub fn initialised_global(&self) -> Option<&str> {
+        if self.kind != "init" {
+            return None;
+        }
+        self.text.strip_prefix('@')?.split(" = ").next()
+    }
 }
 
 /// An abstract memory location (object plus field path).
@@ -318,6 +328,27 @@ impl FactSet {
 mod tests {
     use super::relations::{SharedWrite, StmtThread};
     use super::*;
+
+    /// The global of an `init` statement is read back from the text
+    /// extraction writes for it; other statements name none.
+    #[test]
+    fn an_init_statement_names_its_global() {
+        let stmt = |kind: &str, text: &str| StatementInfo {
+            id: 0,
+            file: String::new(),
+            line: 0,
+            col: 0,
+            function: String::new(),
+            thread: 0,
+            kind: kind.into(),
+            text: text.into(),
+            instr: None,
+        };
+        let init = stmt("init", "@ready = i32 0");
+        assert_eq!(init.initialised_global(), Some("ready"));
+        let store = stmt("store", "store i32 1, i32* @ready, align 4");
+        assert_eq!(store.initialised_global(), None);
+    }
 
     /// `rows_starting` gives exactly the rows a scan filtered on the first
     /// column gives, at the ends of the id range and for a missing relation.

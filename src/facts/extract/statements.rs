@@ -25,6 +25,7 @@ pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
                         g.debugloc.clone(),
                         String::new(),
                         "init".to_string(),
+                        // read back by StatementInfo::initialised_global
                         format!("@{} = {}", ir::plain_name(&g.name), init),
                         None,
                     )

@@ -73,11 +73,7 @@ impl<'a> Exclusions<'a> {
         let init_of = facts
             .statements
             .iter()
-            .filter(|s| s.kind == "init")
-            .filter_map(|s| {
-                let g = s.text.strip_prefix('@')?.split(" = ").next()?;
-                Some((g.to_string(), s.id))
-            })
+            .filter_map(|s| Some((s.initialised_global()?.to_string(), s.id)))
             .collect();
         let mut rank1 = HashSet::new();
         let mut rank2 = HashSet::new();
