@@ -135,23 +135,56 @@ fn pair(name: &str) -> (PathBuf, PathBuf) {
     (d.join("old.c"), d.join("new.c"))
 }
 
+/// A pair whose patch adds a behaviour, as its README reasons it out.
+struct NewBehaviour {
+    pair: &'static str,
+    /// Where NEW's violation is reported (`@line:`), when the test names it.
+    violation_at: Option<&'static str>,
+    /// OLD's verdict, when the test names it.
+    old_verdict: Option<Verdict>,
+    /// Differences only in NEW per rank (`None`: no row for the rank).
+    new_only: &'static [(u32, Option<usize>)],
+}
+
+/// Runs `check` on the pair and asserts what every such pair shares: the
+/// directed run finds NEW's violation and claims its guarantee, with the
+/// differences the README expects. Returns (directed, full) for the
+/// assertions particular to the pair.
+fn expect_new_behaviour(case: &NewBehaviour) -> (SymexOutcome, SymexOutcome) {
+    let name = case.pair;
+    let (old, new) = pair(name);
+    let (d, full) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation, "{name}");
+    if let Some(at) = case.violation_at {
+        let found = violations(&d);
+        assert!(found.iter().any(|v| v.contains(at)), "{name}: {found:?}");
+    }
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{name}: {o:?}");
+    if let Some(v) = case.old_verdict {
+        assert_eq!(o.old_verdict, v, "{name}");
+    }
+    for &(rank, count) in case.new_only {
+        assert_eq!(
+            o.summary.new_only.get(&rank).copied(),
+            count,
+            "{name} rank {rank}: {o:?}"
+        );
+    }
+    (d, full)
+}
+
 #[test]
 fn lock_removed_explores_only_the_runs_that_realise_the_new_pair() {
-    let (old, new) = pair("lock-removed");
-    let (d, full) = check(&old, &new);
-    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
-    assert!(
-        violations(&d).iter().any(|v| v.contains("@40:")),
-        "{:?}",
-        violations(&d)
-    );
-    let o = diff_outcome(&d);
-    assert!(o.claimed, "{o:?}");
-    assert_eq!(o.old_verdict, Verdict::Verified);
     // README: the rank-2 pair "both loads read the initial value", listed
     // in both orders
-    assert_eq!(o.summary.new_only.get(&2), Some(&2), "{o:?}");
-    assert_eq!(o.summary.new_only.get(&1), None, "{o:?}");
+    let (d, full) = expect_new_behaviour(&NewBehaviour {
+        pair: "lock-removed",
+        violation_at: Some("@40:"),
+        old_verdict: Some(Verdict::Verified),
+        new_only: &[(2, Some(2)), (1, None)],
+    });
+    let o = diff_outcome(&d);
     // 2 traces realise it; 2 more runs continue the serial traces once
     assert_eq!(o.target_runs, 2, "{o:?}");
     assert_eq!(o.new_runs, 4, "{o:?}");
@@ -170,29 +203,23 @@ fn lock_removed_explores_only_the_runs_that_realise_the_new_pair() {
 /// interleave with any order of the unrelated sections).
 #[test]
 fn lock_removed_with_concurrent_unrelated_threads_answers_as_full_new() {
-    let (old, new) = pair("lock-removed-concurrent");
-    let (d, _) = check(&old, &new);
-    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
-    assert!(
-        violations(&d).iter().any(|v| v.contains("@51:")),
-        "{:?}",
-        violations(&d)
-    );
-    let o = diff_outcome(&d);
-    assert!(o.claimed, "{o:?}");
-    assert_eq!(o.old_verdict, Verdict::Verified);
-    assert_eq!(o.summary.new_only.get(&2), Some(&2), "{o:?}");
-    assert_eq!(o.summary.new_only.get(&1), None, "{o:?}");
+    expect_new_behaviour(&NewBehaviour {
+        pair: "lock-removed-concurrent",
+        violation_at: Some("@51:"),
+        old_verdict: Some(Verdict::Verified),
+        new_only: &[(2, Some(2)), (1, None)],
+    });
 }
 
 #[test]
 fn init_moved_after_start_realises_one_new_edge() {
-    let (old, new) = pair("init-moved-after");
-    let (d, _) = check(&old, &new);
-    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    let (d, _) = expect_new_behaviour(&NewBehaviour {
+        pair: "init-moved-after",
+        violation_at: None,
+        old_verdict: None,
+        new_only: &[(1, Some(1))],
+    });
     let o = diff_outcome(&d);
-    assert!(o.claimed, "{o:?}");
-    assert_eq!(o.summary.new_only.get(&1), Some(&1), "{o:?}");
     // README: 1 run realises the edge; the moved store is changed code, so
     // both runs of NEW (which all pass it) are target runs
     assert!(o.summary.target_statements >= 1, "{o:?}");
