@@ -15,12 +15,22 @@ const MUTEX: u32 = 100;
 /// A straight-line thread: every statement runs, in order; program order
 /// (each statement its own component, numbered like the statement, each
 /// the next one's step and dominator parent) and postdom between every
-/// ordered pair.
+/// ordered pair. The thread is one chain of its component DAG and one
+/// path of its dominator tree, both named by its first statement.
 fn straight(i: &mut asc::Input, thread: u32, stmts: &[u32]) {
+    let head = stmts[0];
     for (k, &s) in stmts.iter().enumerate() {
+        let k = k as u32;
         i.stmt_thread.push((s, thread));
         i.thread_always.push((s,));
         i.po_scc.push((s, s));
+        i.po_chain.push((s, head, k));
+        i.dom_path.push((s, head, k));
+        if k > 0 {
+            i.po_chain_before.push((s, head, k - 1));
+            i.dom_path_above.push((s, head, k - 1));
+        }
+        let k = k as usize;
         for &t in &stmts[k + 1..] {
             i.postdom.push((s, t));
         }
@@ -28,6 +38,31 @@ fn straight(i: &mut asc::Input, thread: u32, stmts: &[u32]) {
             i.po_next.push((s, stmts[k + 1]));
             i.po_scc_next.push((s, stmts[k + 1]));
             i.dom_parent.push((s, stmts[k + 1]));
+        }
+    }
+}
+
+/// `dom_near_store` as extraction derives it: for each shared access, the
+/// nearest store to its location above it in the `dom_parent` tree.
+fn near_stores(i: &mut asc::Input) {
+    let parent: std::collections::HashMap<u32, u32> =
+        i.dom_parent.iter().map(|&(p, c)| (c, p)).collect();
+    let accesses: Vec<(u32, u32)> = i
+        .shared_read
+        .iter()
+        .chain(&i.shared_write)
+        .copied()
+        .collect();
+    for (s, v) in accesses {
+        let mut at = parent.get(&s);
+        while let Some(&p) = at {
+            if i.shared_write.contains(&(p, v)) {
+                if !i.dom_near_store.contains(&(s, v, p)) {
+                    i.dom_near_store.push((s, v, p));
+                }
+                break;
+            }
+            at = parent.get(&p);
         }
     }
 }
@@ -85,6 +120,7 @@ fn fig9(main_locks: bool) -> asc::Input {
             i.diff_critical_section.push((s, 13, MUTEX));
         }
     }
+    near_stores(&mut i);
     i
 }
 
@@ -125,6 +161,7 @@ fn fig5_busy_wait_orders_the_flag_write() {
     // true cond: only 31 stores one (the initial value, statement 2, is false)
     i.flag_guard.push((41, 40, 41));
     i.flag_enabler.push((41, 31));
+    near_stores(&mut i);
     let o = run_both(&i);
     assert!(o.hb_must.contains(&(31, 41)) && o.hb_must.contains(&(30, 41)));
     assert!(o.rf_no.contains(&(1, 41)), "initial a cannot reach x = a");
@@ -147,8 +184,15 @@ fn conditional_store_does_not_kill() {
     i.po_scc.push((11, 11));
     i.po_scc_next.extend([(10, 11), (11, 12)]);
     i.dom_parent.push((10, 11));
+    // the branch is a chain and a dominator-tree path of its own: chain 1
+    // reaches it up to 10 (position 1), and it reaches 12
+    i.po_chain.push((11, 11, 0));
+    i.po_chain_before.extend([(11, 1, 1), (12, 11, 0)]);
+    i.dom_path.push((11, 11, 0));
+    i.dom_path_above.push((11, 1, 1));
     i.shared_write.extend([(1, X), (10, X), (11, X)]);
     i.shared_read.push((12, X));
+    near_stores(&mut i);
     let o = run_both(&i);
     assert!(o.rf_no.contains(&(1, 12)));
     assert!(o.rf_may.contains(&(10, 12)) && o.rf_may.contains(&(11, 12)));
