@@ -71,11 +71,15 @@ fn sync_call(callee: &str) -> Option<(SyncFamily, bool)> {
 /// The synchronisation family of each statement of a version that has
 /// one, read from its instruction in the version's module: the function a
 /// call names, and atomic instructions (`Other`, non-blocking).
-fn sync_statements(version: &VersionInput<'_>) -> HashMap<u32, (SyncFamily, bool)> {
+/// `instrs`: the version's statements' instructions
+/// (`incremental::instrs_of_statements`).
+fn sync_statements(
+    m: &llvm_ir::Module,
+    instrs: &HashMap<u32, Vec<InstrId>>,
+) -> HashMap<u32, (SyncFamily, bool)> {
     use llvm_ir::Instruction;
-    let m = version.module;
     let mut out = HashMap::new();
-    for (s, ids) in incremental::instrs_of_statements(m, version.facts) {
+    for (&s, ids) in instrs {
         let Some(&(f, b, i)) = ids.first() else {
             continue;
         };
@@ -232,7 +236,7 @@ pub fn plan(
         .iter()
         .filter(|d| d.only_in == Side::New)
         .count();
-    let stmts = changed_code(old, new, cx.matching);
+    let stmts = changed_code(old, new, &instrs, cx.matching);
     targets.instrs = stmts.iter().flat_map(|s| instrs_of(*s)).collect();
     out.summary.target_statements = stmts.len();
     out.summary.target_instructions = targets.instrs.len();
@@ -262,9 +266,12 @@ pub fn plan(
 fn changed_code(
     old: &VersionInput<'_>,
     new: &VersionInput<'_>,
+    new_instrs: &HashMap<u32, Vec<InstrId>>,
     matching: &VersionMatch,
 ) -> BTreeSet<u32> {
-    let (old_sync, new_sync) = (sync_statements(old), sync_statements(new));
+    let old_instrs = incremental::instrs_of_statements(old.module, old.facts);
+    let old_sync = sync_statements(old.module, &old_instrs);
+    let new_sync = sync_statements(new.module, new_instrs);
     let mut out = BTreeSet::new();
     let mut families: BTreeSet<SyncFamily> = BTreeSet::new();
     let mut mutex_functions: BTreeSet<String> = BTreeSet::new();
