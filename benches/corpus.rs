@@ -14,7 +14,7 @@
 //!
 //! Run: `cargo bench --bench corpus [-- [corpus|synth|threadpool|pigz|nbds]...
 //! [--quick] [--repeats R] [--timeout S] [--max-memory MB] [--sizes 1,2,5]
-//! [--named-starts] [--keep] [--emit-synth KLOC] [--baseline PATH]]`. Env:
+//! [--named-starts] [--keep] [--emit-synth KLOC [--patched]] [--baseline PATH]]`. Env:
 //! `CONCORD_BENCH_SECTION`, `CONCORD_BENCH_QUICK=1`, `CONCORD_CORPUS`,
 //! `CONCORD_BIN` (the binary to measure; default: the one cargo built with
 //! this bench), `CONCORD_BASELINE_BIN` (as `--baseline`: another build,
@@ -80,7 +80,16 @@ fn main() {
         synth_kloc::Starts::Pointers
     };
     if let Some(kloc) = number("--emit-synth") {
-        print!("{}", synth_kloc::generate_kloc(kloc as u32, starts).source);
+        // `--patched`: the pair's second version (module 0's lock removed)
+        let patch = if args.iter().any(|a| a == "--patched") {
+            synth_kloc::Patch::LockRemoved
+        } else {
+            synth_kloc::Patch::None
+        };
+        print!(
+            "{}",
+            synth_kloc::generate_kloc_version(kloc as u32, starts, patch).source
+        );
         return;
     }
     let with_value = [

@@ -23,89 +23,131 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
         "sync1",
         &["order.dl", "hb.dl", "hb_out.dl", "rf.dl", "lockorder.dl"],
     ),
-    (
-        "sync2",
-        &[
-            "order.dl",
-            "hb.dl",
-            "hb_out.dl",
-            "rf.dl",
-            "lockorder.dl",
-            "rank2.dl",
-            "rank2_store.dl",
-            "rank2_may.dl",
-        ],
-    ),
-    (
-        "sync3",
-        &[
-            "order.dl",
-            "hb.dl",
-            "hb_out.dl",
-            "rf.dl",
-            "lockorder.dl",
-            "rank2.dl",
-            "rank2_store.dl",
-            "rank2_may.dl",
-            "rank3.dl",
-            "rank3_may.dl",
-        ],
-    ),
-    // `diff --counts`: rank2_may and rank3_no of one version in one run
-    // (rank3_may, cubic, is not needed: rank 3 is counted as rank-2
-    // triangles minus rank3_no)
-    (
-        "counts",
-        &[
-            "order.dl",
-            "hb.dl",
-            "hb_out.dl",
-            "rf.dl",
-            "lockorder.dl",
-            "rank2.dl",
-            "rank2_store.dl",
-            "rank2_may.dl",
-            "rank3.dl",
-        ],
-    ),
     // mayHb itself: only for `concord query hb_may` and the laws tests
     // (every other rule tests it with both ends bound)
     ("hb", &["order.dl", "hb.dl", "hb_out.dl", "hb_may.dl"]),
     ("cia", &["order.dl", "cia.dl"]),
 ];
 
+/// Single-version programs built on another: each reads what its base
+/// (and the base's bases) derived instead of deriving it again, so every
+/// layer's rules are compiled once (the generated programs are most of a
+/// release build's time). Name, base, own rule files; concord runs the
+/// chain (`sync1`, then `sync2`, ...), handing each program the outputs of
+/// those before it. Soufflé and Z3 get each program whole.
+pub const STAGED: &[(&str, &str, &[&str])] = &[
+    (
+        "sync2",
+        "sync1",
+        &["rank2.dl", "rank2_store.dl", "rank2_may.dl"],
+    ),
+    // `diff --counts`: rank2_may and rank3_no of one version in one run
+    // (rank3_may, cubic, is not needed: rank 3 is counted as rank-2
+    // triangles minus rank3_no); on sync1, not sync2, so that its typed
+    // output has both
+    (
+        "counts",
+        "sync1",
+        &["rank2.dl", "rank2_store.dl", "rank2_may.dl", "rank3.dl"],
+    ),
+    ("sync3", "counts", &["rank3_may.dl"]),
+];
+
+/// The rule files of a program, its bases' first.
+fn files_of(name: &str) -> Vec<&'static str> {
+    if let Some((_, files)) = PROGRAMS.iter().find(|(n, _)| *n == name) {
+        return files.to_vec();
+    }
+    let (_, base, own) = STAGED
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .unwrap_or_else(|| panic!("no program `{name}`"));
+    let mut files = files_of(base);
+    files.extend_from_slice(own);
+    files
+}
+
+/// The relations a program's own rules derive (a staged program: those of
+/// its own files), inline views left out.
+fn derived_by(name: &str) -> std::collections::BTreeSet<String> {
+    let files: Vec<&str> = match STAGED.iter().find(|(n, _, _)| *n == name) {
+        Some((_, _, own)) => own.to_vec(),
+        None => files_of(name),
+    };
+    let sources: Vec<(String, String)> = files.iter().map(|f| read_rules(f)).collect();
+    let p = concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
+    let inline: Vec<&str> = p
+        .decls
+        .iter()
+        .filter(|d| d.inline)
+        .map(|d| d.name.as_str())
+        .collect();
+    p.rules
+        .iter()
+        .map(|r| r.head.rel.clone())
+        .filter(|r| !inline.contains(&r.as_str()))
+        .collect()
+}
+
+/// The chain of programs a staged program builds on, root first.
+fn chain_of(name: &str) -> Vec<&'static str> {
+    match STAGED.iter().find(|(n, _, _)| *n == name) {
+        Some((_, base, _)) => {
+            let mut chain = chain_of(base);
+            chain.push(base);
+            chain
+        }
+        None => Vec::new(),
+    }
+}
+
 /// Diff programs, one per rank: name, the single-version layers carried
 /// in from each version's `sync1` run (every relation they derive becomes
 /// an input `old_*` / `new_*`; their inline views stay views), the layers
 /// the diff program computes itself for both versions (relations prefixed
-/// `old_` / `new_`), and the rules that relate the two copies through Δmap.
-/// Rank 1 runs the two `sync1` programs on separate cores; ranks 2 and 3
-/// reuse what they derived instead of computing it again.
+/// `old_` / `new_`), and the rule file of one direction (rows only in
+/// old). Rank 1 runs the two `sync1` programs on separate cores; ranks 2
+/// and 3 reuse what they derived instead of computing it again.
+///
+/// The other direction (rows only in new) is the same rules with the
+/// versions swapped ([`mirrored`]): the generated program holds one
+/// direction (and what it reads of the other) and concord runs it twice,
+/// the second time with the versions and maps swapped. That halves the
+/// largest generated programs (build time) and lets the two directions run
+/// on separate cores. Soufflé and Z3 get both directions in one program.
 pub struct DiffProgram {
     name: &'static str,
     carried: &'static [&'static str],
     layers: &'static [&'static str],
-    rules: &'static [&'static str],
+    direction: &'static str,
 }
+
+/// Rules both directions share (Δmap and its projections): written for
+/// both sides, so not mirrored.
+const SHARED_DIFF: &str = "diff.dl";
+
+/// Relations relating the two versions' ids, `rel(old, new)`: their
+/// arguments swap when the versions do.
+const VERSION_MAPS: &[&str] = &["dmap", "lmap"];
 
 pub const DIFF_PROGRAMS: &[DiffProgram] = &[
     DiffProgram {
         name: "diff1",
         carried: &["order.dl", "hb.dl", "rf.dl", "lockorder.dl"],
         layers: &[],
-        rules: &["diff.dl", "diff1.dl"],
+        direction: "diff1.dl",
     },
     DiffProgram {
         name: "diff2",
         carried: &["order.dl", "hb.dl", "rf.dl"],
         layers: &["rank2.dl"],
-        rules: &["diff.dl", "diff2.dl"],
+        direction: "diff2.dl",
     },
     DiffProgram {
         name: "diff3",
         carried: &["order.dl", "hb.dl", "rf.dl"],
         layers: &["rank2.dl"],
-        rules: &["diff.dl", "diff3.dl"],
+        direction: "diff3.dl",
     },
 ];
 
@@ -139,19 +181,63 @@ fn version_copy(
     p
 }
 
-/// A diff program: both versions' copies (`version_copy`) and the diff
-/// rules, declaring only the inputs its rules read.
+/// A relation's name with the versions swapped: `old_x` <-> `new_x`
+/// (the version copies), `x_old` <-> `x_new` (the diff rules' sides).
+fn mirror_name(rel: &str) -> String {
+    let rel = if let Some(base) = rel.strip_prefix("old_") {
+        format!("new_{base}")
+    } else if let Some(base) = rel.strip_prefix("new_") {
+        format!("old_{base}")
+    } else {
+        rel.to_string()
+    };
+    if let Some(base) = rel.strip_suffix("_old") {
+        format!("{base}_new")
+    } else if let Some(base) = rel.strip_suffix("_new") {
+        format!("{base}_old")
+    } else {
+        rel
+    }
+}
+
+/// The rules of one direction with the versions swapped: the other
+/// direction.
+fn mirrored(direction: &concord_rulec::Program) -> concord_rulec::Program {
+    let mut m = direction.clone();
+    m.rename_relations(mirror_name);
+    m.swap_arguments(VERSION_MAPS);
+    m
+}
+
+/// A diff program: both versions' copies (`version_copy`), the shared
+/// diff rules and both directions, declaring only the inputs its rules
+/// read; with `one_direction`, only what the first direction's outputs
+/// need.
 fn both_versions(
     inputs: &str,
     carried: &[&str],
     layers: &[&str],
-    diff_sources: &[(String, String)],
+    direction_file: &str,
+    one_direction: bool,
 ) -> concord_rulec::Program {
+    let parse = |files: &[&str]| {
+        let sources: Vec<(String, String)> = files.iter().map(|f| read_rules(f)).collect();
+        concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let forward = parse(&[direction_file]);
+    let forward_outputs: Vec<String> = forward.outputs.iter().map(|o| o.rel.clone()).collect();
     let mut p = version_copy(inputs, carried, layers, "old_");
     p.extend(version_copy(inputs, carried, layers, "new_"));
-    p.extend(concord_rulec::parse_sources(diff_sources).unwrap_or_else(|e| panic!("{e}")));
-    // The maps between versions stay: the diff fills them by field.
-    p.drop_unused_inputs(&["dmap", "lmap"]);
+    p.extend(parse(&[SHARED_DIFF]));
+    let backward = mirrored(&forward);
+    p.extend(forward);
+    p.extend(backward);
+    if one_direction {
+        let keep: Vec<&str> = forward_outputs.iter().map(String::as_str).collect();
+        // the maps stay: the diff fills them by field
+        p.retain_needed_by(&keep, VERSION_MAPS);
+    }
+    p.drop_unused_inputs(VERSION_MAPS);
     p
 }
 
@@ -177,9 +263,11 @@ fn write_program(
         concord_rulec::to_z3_fixedpoint(text),
     )
     .unwrap();
-    // Column names of the outputs, so reports can show statement columns as source lines.
+    // Column names of the outputs, so reports can show statement columns
+    // as source lines: those of the whole program (a staged program reports
+    // its chain's outputs; a diff program both directions).
     let mut columns = String::from("pub const OUTPUT_COLUMNS: &[(&str, &[&str])] = &[\n");
-    for rel in program.outputs() {
+    for rel in text.outputs() {
         let cols: Vec<String> = rel.columns.iter().map(|(c, _)| format!("{c:?}")).collect();
         columns.push_str(&format!("    ({:?}, &[{}]),\n", rel.name, cols.join(", ")));
     }
@@ -216,58 +304,98 @@ fn main() {
         name,
         carried,
         layers,
-        rules: diff_files,
+        direction,
     } in DIFF_PROGRAMS
     {
-        let diff_sources: Vec<(String, String)> =
-            diff_files.iter().map(|f| read_rules(f)).collect();
-        let p = both_versions(&analysis_inputs, carried, layers, &diff_sources);
+        let p = both_versions(&analysis_inputs, carried, layers, direction, true);
         carried_outputs.extend(
             p.inputs
                 .iter()
-                .filter_map(|i| i.rel.strip_prefix("old_"))
+                .filter_map(|i| i.rel.strip_prefix("old_").or(i.rel.strip_prefix("new_")))
                 .filter(|r| !extracted.iter().any(|e| e == r))
                 .map(str::to_string),
         );
         let program = checked(name, p);
-        // Soufflé and Z3 get the program whole (nothing carried in), so
-        // it runs on two fact directories alone.
+        // Soufflé and Z3 get the program whole (nothing carried in, both
+        // directions), so it runs on two fact directories alone.
         let all_layers: Vec<&str> = carried.iter().chain(layers.iter()).copied().collect();
-        let whole = both_versions(&analysis_inputs, &[], &all_layers, &diff_sources);
+        let whole = both_versions(&analysis_inputs, &[], &all_layers, direction, false);
         write_program(&out, name, &program, &checked(name, whole));
     }
-    for (name, files) in PROGRAMS {
-        let inputs = if *name == "pointsto" {
+    // What each program must output for the programs that carry its
+    // relations in: sync1 for the diffs, each base for its staged programs.
+    let mut extra_outputs: std::collections::BTreeMap<&str, std::collections::BTreeSet<String>> =
+        Default::default();
+    extra_outputs
+        .entry(CARRIER)
+        .or_default()
+        .extend(carried_outputs);
+    let parse_with_inputs = |name: &str, files: &[&str]| {
+        let inputs = if name == "pointsto" {
             ir_inputs.clone()
         } else {
             analysis_inputs.clone()
         };
         let mut sources: Vec<(String, String)> = vec![(
             "input.dl (generated from src/facts/schema.rs)".into(),
-            inputs.clone(),
+            inputs,
         )];
         sources.extend(files.iter().map(|f| read_rules(f)));
-        let mut parsed = concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
+        concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let mut staged: Vec<(&str, concord_rulec::Program)> = Vec::new();
+    for (name, base, own) in STAGED {
+        let mut p = parse_with_inputs(name, &files_of(base));
+        p.carry_derived();
+        let own_sources: Vec<(String, String)> = own.iter().map(|f| read_rules(f)).collect();
+        p.extend(concord_rulec::parse_sources(&own_sources).unwrap_or_else(|e| panic!("{e}")));
+        p.drop_unused_inputs(&[]);
+        // each carried relation comes from the program of the chain that derives it
+        let chain = chain_of(name);
+        for input in &p.inputs {
+            if extracted.contains(&input.rel) {
+                continue;
+            }
+            let from = chain
+                .iter()
+                .find(|c| derived_by(c).contains(&input.rel))
+                .unwrap_or_else(|| panic!("`{name}` reads `{}`, which no base derives", input.rel));
+            extra_outputs
+                .entry(from)
+                .or_default()
+                .insert(input.rel.clone());
+        }
+        staged.push((name, p));
+    }
+    let add_outputs = |name: &str, p: &mut concord_rulec::Program| {
+        for rel in extra_outputs.get(name).into_iter().flatten() {
+            if !p.outputs.iter().any(|o| o.rel == *rel) {
+                let span = p
+                    .decls
+                    .iter()
+                    .find(|d| d.name == *rel)
+                    .map(|d| d.span.clone());
+                let span = span.unwrap_or_else(|| panic!("{name} derives no `{rel}`"));
+                p.outputs.push(concord_rulec::IoDirective {
+                    rel: rel.clone(),
+                    span,
+                });
+            }
+        }
+    };
+    for (name, files) in PROGRAMS {
+        let mut parsed = parse_with_inputs(name, files);
         // Every extracted relation is declared; the program keeps (and its
         // caller fills) only those its rules read.
         parsed.drop_unused_inputs(&[]);
-        if *name == CARRIER {
-            for rel in &carried_outputs {
-                if !parsed.outputs.iter().any(|o| o.rel == *rel) {
-                    let span = parsed
-                        .decls
-                        .iter()
-                        .find(|d| d.name == *rel)
-                        .map(|d| d.span.clone());
-                    let span = span.unwrap_or_else(|| panic!("{CARRIER} derives no `{rel}`"));
-                    parsed.outputs.push(concord_rulec::IoDirective {
-                        rel: rel.clone(),
-                        span,
-                    });
-                }
-            }
-        }
+        add_outputs(name, &mut parsed);
         let program = checked(name, parsed);
         write_program(&out, name, &program, &program);
+    }
+    for (name, mut p) in staged {
+        add_outputs(name, &mut p);
+        let mut whole = parse_with_inputs(name, &files_of(name));
+        whole.drop_unused_inputs(&[]);
+        write_program(&out, name, &checked(name, p), &checked(name, whole));
     }
 }

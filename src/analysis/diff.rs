@@ -188,28 +188,72 @@ pub fn location_map(old: &FactSet, new: &FactSet) -> Vec<(u32, u32)> {
     map
 }
 
-/// Fill a generated program's input: relations `old_*` from the old
-/// version, `new_*` from the new (an extracted relation from its facts, a
-/// derived one from its rank-1 `layers`; a relation found in neither is
-/// left to the caller), and Δmap.
+/// Which way a diff program runs. Its rules are written for one direction
+/// (`rules/diff*.dl`: rows only in the version read as `old_*`; build.rs
+/// keeps that direction and what it reads of the mirrored one), so each
+/// rank runs it twice: `Forward` reads OLD as `old_*`, `Backward` reads NEW
+/// as `old_*`, OLD as `new_*` and the maps reversed, and its "only in old"
+/// rows are the rows only in NEW.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Forward,
+    Backward,
+}
+
+impl Direction {
+    const BOTH: [Direction; 2] = [Direction::Forward, Direction::Backward];
+
+    /// Which version (0: old, 1: new) the program reads as `old_*`.
+    fn first(self) -> usize {
+        match self {
+            Direction::Forward => 0,
+            Direction::Backward => 1,
+        }
+    }
+
+    /// A map row `(old, new)` as the program reads it.
+    fn map_row(self, (o, n): (u32, u32)) -> (u32, u32) {
+        match self {
+            Direction::Forward => (o, n),
+            Direction::Backward => (n, o),
+        }
+    }
+}
+
+/// The two versions as the diff programs read them: facts, each version's
+/// rank-1 layers (ranks 2 and 3), Δmap and the location map (computed once
+/// for every rank and direction).
+struct Versions<'a> {
+    facts: [&'a FactSet; 2],
+    layers: &'a [Option<LayerRows>; 2],
+    dmap: &'a BTreeMap<u32, u32>,
+    lmap: &'a [(u32, u32)],
+}
+
+/// Fill a generated diff program's input for one direction: relations
+/// `old_*` from the version the direction reads first, `new_*` from the
+/// other (an extracted relation from its facts, a derived one from its
+/// rank-1 `layers`; a relation found in neither is left to the caller),
+/// and the maps, where the program declares them.
 macro_rules! diff_input {
-    ($e:ident, $old:expr, $new:expr, $map:expr, $layers:expr) => {{
+    ($e:ident, $versions:expr, $dir:expr) => {{
+        let (v, dir): (&Versions, Direction) = ($versions, $dir);
         let mut input = $e::Input::default();
         for (name, _) in $e::INPUT_RELATIONS {
-            let (side, facts, base) = if let Some(b) = name.strip_prefix("old_") {
-                (0, $old, b)
+            let (side, base) = if let Some(b) = name.strip_prefix("old_") {
+                (dir.first(), b)
             } else if let Some(b) = name.strip_prefix("new_") {
-                (1, $new, b)
+                (1 - dir.first(), b)
             } else {
                 continue;
             };
-            if let Some(rows) = facts.relations.get(base) {
+            if let Some(rows) = v.facts[side].relations.get(base) {
                 for row in rows {
                     input
                         .push_row(name, row)
                         .expect("the extractor and the rules share one schema");
                 }
-            } else if let Some(layer) = &$layers[side] {
+            } else if let Some(layer) = &v.layers[side] {
                 let rows = layer(base).expect("a carried relation is a sync1 output");
                 for row in rows {
                     input
@@ -218,98 +262,112 @@ macro_rules! diff_input {
                 }
             }
         }
-        input.dmap.extend($map.iter().map(|(&o, &n)| (o, n)));
-        input.lmap.extend(location_map($old, $new));
+        input
+            .dmap
+            .extend(v.dmap.iter().map(|(&o, &n)| dir.map_row((o, n))));
+        input
+            .lmap
+            .extend(v.lmap.iter().map(|&row| dir.map_row(row)));
         input
     }};
 }
 
-/// Evaluate the rank's program with the chosen engine and read its typed
-/// outputs; `$prepare` may add rows to the input (carried relations).
+/// Evaluate the rank's one-direction program both ways, on separate cores,
+/// with the chosen engine; `$prepare` may add rows to the input (carried
+/// relations), `$read` reads the direction's typed output. Gives
+/// `[forward, backward]`.
 macro_rules! eval_rank {
-    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, $layers:expr, |$inp:ident| $prepare:expr, |$out:ident| $read:expr) => {{
-        match $engine {
+    ($prog:ident, $engine:expr, $versions:expr, |$inp:ident, $dir:ident| $prepare:expr, |$out:ident| $read:expr) => {{
+        let versions: &Versions = $versions;
+        let run = |&$dir: &Direction| match $engine {
             Engine::Ascent => {
                 use programs::$prog::ascent as e;
-                let mut $inp = diff_input!(e, $old, $new, $map, $layers);
+                #[allow(unused_mut)]
+                let mut $inp = diff_input!(e, versions, $dir);
                 $prepare;
                 let $out = e::run(&$inp);
+                drop($inp);
                 $read
             }
             #[cfg(feature = "reference-engine")]
             Engine::Crepe => {
                 use programs::$prog::crepe::engine as e;
-                let mut $inp = diff_input!(e, $old, $new, $map, $layers);
+                #[allow(unused_mut)]
+                let mut $inp = diff_input!(e, versions, $dir);
                 $prepare;
                 let $out = e::run(&$inp);
+                drop($inp);
                 $read
             }
-        }
+        };
+        let both = crate::parallel::map(&Direction::BOTH, run);
+        let [forward, backward]: [_; 2] = both.try_into().ok().expect("two directions");
+        [forward, backward]
     }};
-    ($prog:ident, $engine:expr, $old:expr, $new:expr, $map:expr, $layers:expr, |$out:ident| $read:expr) => {
-        eval_rank!($prog, $engine, $old, $new, $map, $layers, |_i| (), |$out| {
-            $read
-        })
+    ($prog:ident, $engine:expr, $versions:expr, |$out:ident| $read:expr) => {
+        eval_rank!($prog, $engine, $versions, |_i, _d| (), |$out| $read)
     };
 }
 
 /// Run rank `rank`'s program. Rank 1 runs each version's `sync1` (and
 /// keeps its outputs in the result's `layers` when `keep_layers`); ranks 2
-/// and 3 carry in the layers rank 1 derived (`layers`).
-fn eval(
-    rank: u32,
-    opts: &DiffOptions,
-    old: &FactSet,
-    new: &FactSet,
-    map: &BTreeMap<u32, u32>,
-    keep_layers: bool,
-    layers: &[Option<LayerRows>; 2],
-) -> RankOutput {
+/// and 3 carry in the layers rank 1 derived (`versions.layers`).
+fn eval(rank: u32, opts: &DiffOptions, versions: &Versions, keep_layers: bool) -> RankOutput {
     let (engine, count_hb) = (opts.engine, opts.counts);
     match rank {
         1 => {
             // Each version's layers (sync1) are independent of the other's:
             // one core each; the diff rules then read both MayRf.
-            let sides = crate::parallel::map(&[old, new], |&facts| {
+            let sides = crate::parallel::map(&versions.facts, |&facts| {
                 rank1_side(engine, facts, keep_layers, count_hb)
             });
             let [o1, n1]: [Rank1Side; 2] = sides.try_into().ok().expect("two versions");
             let may_rf_count = [o1.rf_may.len(), n1.rf_may.len()];
-            let (old_rf, new_rf) = (o1.rf_may, n1.rf_may);
+            let rf = [o1.rf_may, n1.rf_may];
             let no_layers: [Option<LayerRows>; 2] = [None, None];
-            eval_rank!(
+            let rank1 = Versions {
+                layers: &no_layers,
+                lmap: &[],
+                ..*versions
+            };
+            let [(old_only, through_old), (new_only, through_new)] = eval_rank!(
                 diff1,
                 engine,
-                old,
-                new,
-                map,
-                &no_layers,
-                |i| {
-                    i.old_rf_may = old_rf;
-                    i.new_rf_may = new_rf;
+                &rank1,
+                |i, dir| {
+                    i.old_rf_may = rf[dir.first()].clone();
+                    i.new_rf_may = rf[1 - dir.first()].clone();
                 },
-                |o| RankOutput {
-                    may_rf_count,
-                    hb_counts: [o1.hb_counts, n1.hb_counts],
-                    lock_order: [o1.lock_order, n1.lock_order],
-                    layers: [o1.layers, n1.layers],
-                    only_old: pairs(o.diff1_old),
-                    only_new: pairs(o.diff1_new),
-                    through_old: pairs(o.through1_old),
-                    through_new: pairs(o.through1_new),
-                }
-            )
+                |o| (pairs(o.diff1_old), pairs(o.through1_old))
+            );
+            RankOutput {
+                may_rf_count,
+                hb_counts: [o1.hb_counts, n1.hb_counts],
+                lock_order: [o1.lock_order, n1.lock_order],
+                layers: [o1.layers, n1.layers],
+                only_old: old_only,
+                only_new: new_only,
+                through_old,
+                through_new,
+            }
         }
-        2 => eval_rank!(diff2, engine, old, new, map, layers, |o| RankOutput {
-            only_old: quads(o.diff2_old),
-            only_new: quads(o.diff2_new),
-            ..RankOutput::default()
-        }),
-        _ => eval_rank!(diff3, engine, old, new, map, layers, |o| RankOutput {
-            only_old: sextuples(o.diff3_old),
-            only_new: sextuples(o.diff3_new),
-            ..RankOutput::default()
-        }),
+        2 => {
+            let [only_old, only_new] = eval_rank!(diff2, engine, versions, |o| quads(o.diff2_old));
+            RankOutput {
+                only_old,
+                only_new,
+                ..RankOutput::default()
+            }
+        }
+        _ => {
+            let [only_old, only_new] =
+                eval_rank!(diff3, engine, versions, |o| sextuples(o.diff3_old));
+            RankOutput {
+                only_old,
+                only_new,
+                ..RankOutput::default()
+            }
+        }
     }
 }
 
@@ -351,10 +409,17 @@ pub fn sync_diff(
     // rank2_may of each version, listed only for --counts
     let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
     let mut rank3_no = [0usize; 2];
+    let lmap = location_map(old, new);
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let keep_layers = max_rank >= 2;
-        let mut r = eval(rank, opts, old, new, &m.map, keep_layers, &layers);
+        let versions = Versions {
+            facts: [old, new],
+            layers: &layers,
+            dmap: &m.map,
+            lmap: &lmap,
+        };
+        let mut r = eval(rank, opts, &versions, keep_layers);
         if rank == 1 {
             layers = std::mem::take(&mut r.layers);
         }

@@ -71,6 +71,9 @@ impl DiffProgram {
 pub enum RuleProgram {
     Sync1,
     Sync2,
+    /// rank2_may and rank3_no of one version (`diff --counts`): sync3
+    /// without the cubic rank3_may.
+    Counts,
     Sync3,
     /// Happens-before with the mayHb set itself (rules/hb_may.dl): only
     /// `concord query hb_may` and tests build it (pigz: 58 million rows).
@@ -83,9 +86,10 @@ pub enum RuleProgram {
 }
 
 impl RuleProgram {
-    pub const ALL: [RuleProgram; 6] = [
+    pub const ALL: [RuleProgram; 7] = [
         RuleProgram::Sync1,
         RuleProgram::Sync2,
+        RuleProgram::Counts,
         RuleProgram::Sync3,
         RuleProgram::Hb,
         RuleProgram::Cia,
@@ -96,6 +100,7 @@ impl RuleProgram {
         match self {
             RuleProgram::Sync1 => "sync1",
             RuleProgram::Sync2 => "sync2",
+            RuleProgram::Counts => "counts",
             RuleProgram::Sync3 => "sync3",
             RuleProgram::Hb => "hb",
             RuleProgram::Cia => "cia",
@@ -116,6 +121,7 @@ impl RuleProgram {
         match self {
             RuleProgram::Sync1 => programs::sync1::SOUFFLE,
             RuleProgram::Sync2 => programs::sync2::SOUFFLE,
+            RuleProgram::Counts => programs::counts::SOUFFLE,
             RuleProgram::Sync3 => programs::sync3::SOUFFLE,
             RuleProgram::Hb => programs::hb::SOUFFLE,
             RuleProgram::Cia => programs::cia::SOUFFLE,
@@ -127,6 +133,7 @@ impl RuleProgram {
         match self {
             RuleProgram::Sync1 => programs::sync1::Z3,
             RuleProgram::Sync2 => programs::sync2::Z3,
+            RuleProgram::Counts => programs::counts::Z3,
             RuleProgram::Sync3 => programs::sync3::Z3,
             RuleProgram::Hb => programs::hb::Z3,
             RuleProgram::Cia => programs::cia::Z3,
@@ -139,11 +146,44 @@ impl RuleProgram {
         match self {
             RuleProgram::Sync1 => programs::sync1::OUTPUT_COLUMNS,
             RuleProgram::Sync2 => programs::sync2::OUTPUT_COLUMNS,
+            RuleProgram::Counts => programs::counts::OUTPUT_COLUMNS,
             RuleProgram::Sync3 => programs::sync3::OUTPUT_COLUMNS,
             RuleProgram::Hb => programs::hb::OUTPUT_COLUMNS,
             RuleProgram::Cia => programs::cia::OUTPUT_COLUMNS,
             RuleProgram::Pointsto => programs::pointsto::OUTPUT_COLUMNS,
         }
+    }
+
+    /// The program a staged program builds on (build.rs `STAGED`): it
+    /// reads the relations its base chain derived instead of deriving
+    /// them again.
+    pub fn base(self) -> Option<RuleProgram> {
+        match self {
+            RuleProgram::Sync2 | RuleProgram::Counts => Some(RuleProgram::Sync1),
+            RuleProgram::Sync3 => Some(RuleProgram::Counts),
+            RuleProgram::Sync1 | RuleProgram::Hb | RuleProgram::Cia | RuleProgram::Pointsto => None,
+        }
+    }
+
+    /// The program named `name` (a module of [`programs`]), if it is a
+    /// single-version one.
+    pub fn from_name(name: &str) -> Option<RuleProgram> {
+        RuleProgram::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The relations the compiled program reads: extracted facts and, for
+    /// a staged program, what its base chain derived.
+    pub fn input_relations(self) -> Vec<&'static str> {
+        let table = match self {
+            RuleProgram::Sync1 => programs::sync1::ascent::INPUT_RELATIONS,
+            RuleProgram::Sync2 => programs::sync2::ascent::INPUT_RELATIONS,
+            RuleProgram::Counts => programs::counts::ascent::INPUT_RELATIONS,
+            RuleProgram::Sync3 => programs::sync3::ascent::INPUT_RELATIONS,
+            RuleProgram::Hb => programs::hb::ascent::INPUT_RELATIONS,
+            RuleProgram::Cia => programs::cia::ascent::INPUT_RELATIONS,
+            RuleProgram::Pointsto => programs::pointsto::ascent::INPUT_RELATIONS,
+        };
+        table.iter().map(|(name, _)| *name).collect()
     }
 
     /// The first program (in rank order) that derives `relation`.
@@ -168,7 +208,7 @@ pub enum Engine {
 pub type Relations = BTreeMap<String, BTreeSet<Vec<u32>>>;
 
 macro_rules! run_generated {
-    ($engine:path, $facts:expr, $extra:expr, $keep:expr) => {{
+    ($engine:path, $facts:expr, $extra:expr, $carried:expr, $keep:expr) => {{
         use $engine as e;
         let mut input = e::Input::default();
         for (name, _) in e::INPUT_RELATIONS {
@@ -176,6 +216,11 @@ macro_rules! run_generated {
                 input
                     .push_row(name, row)
                     .expect("the extractor and the rules share one schema");
+            }
+            for row in $carried.get(*name).into_iter().flatten() {
+                input
+                    .push_row(name, row)
+                    .expect("a base program and its staged program share the columns");
             }
         }
         for (name, row) in $extra {
@@ -244,44 +289,125 @@ fn run_keeping(
         .collect()
 }
 
+/// Rows by relation name.
+type RowsByName = BTreeMap<String, Vec<Vec<u32>>>;
+
 /// Evaluate a rule program; the outputs `keep` accepts as sorted rows
-/// without duplicates.
+/// without duplicates. A staged program's base chain runs first (each
+/// program handing on what the ones after it read), and the chain's
+/// outputs count as the program's own.
 fn run_sorted(
     program: RuleProgram,
     engine: Engine,
     facts: &FactSet,
     extra: &[(&str, Vec<u32>)],
     keep: &dyn Fn(&str) -> bool,
-) -> BTreeMap<String, Vec<Vec<u32>>> {
+) -> RowsByName {
+    let reported = |name: &str| keep(name) && program.outputs().iter().any(|(n, _)| *n == name);
+    let mut wanted: BTreeSet<&str> = program.input_relations().into_iter().collect();
+    wanted.extend(
+        program
+            .outputs()
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| reported(n)),
+    );
+    let carried = chain_rows(program, engine, facts, &wanted);
+    let mut rows = run_one(program, engine, facts, extra, &carried, &reported);
+    for (name, r) in carried {
+        if reported(&name) {
+            rows.entry(name).or_insert(r);
+        }
+    }
+    rows
+}
+
+/// The rows of `wanted` that `program`'s base chain derives: the base
+/// runs over the facts and its own base chain's rows (asked for what it
+/// reads as well), and hands on only the relations wanted. Empty for a
+/// program without base.
+pub(crate) fn chain_rows(
+    program: RuleProgram,
+    engine: Engine,
+    facts: &FactSet,
+    wanted: &BTreeSet<&str>,
+) -> RowsByName {
+    let Some(base) = program.base() else {
+        return RowsByName::new();
+    };
+    let mut base_wanted = wanted.clone();
+    base_wanted.extend(base.input_relations());
+    let carried = chain_rows(base, engine, facts, &base_wanted);
+    let mut rows = run_one(base, engine, facts, &[], &carried, &|n| wanted.contains(n));
+    for (name, r) in carried {
+        if wanted.contains(name.as_str()) {
+            rows.entry(name).or_insert(r);
+        }
+    }
+    rows
+}
+
+/// Evaluate one compiled program over the facts, `carried` rows of the
+/// relations it reads from its base chain and `extra` rows; the outputs
+/// `keep` accepts, sorted, without duplicates.
+fn run_one(
+    program: RuleProgram,
+    engine: Engine,
+    facts: &FactSet,
+    extra: &[(&str, Vec<u32>)],
+    carried: &RowsByName,
+    keep: &dyn Fn(&str) -> bool,
+) -> RowsByName {
     use programs::*;
     match (program, engine) {
-        (RuleProgram::Sync1, Engine::Ascent) => run_generated!(sync1::ascent, facts, extra, keep),
+        (RuleProgram::Sync1, Engine::Ascent) => {
+            run_generated!(sync1::ascent, facts, extra, carried, keep)
+        }
         #[cfg(feature = "reference-engine")]
         (RuleProgram::Sync1, Engine::Crepe) => {
-            run_generated!(sync1::crepe::engine, facts, extra, keep)
+            run_generated!(sync1::crepe::engine, facts, extra, carried, keep)
         }
-        (RuleProgram::Sync2, Engine::Ascent) => run_generated!(sync2::ascent, facts, extra, keep),
+        (RuleProgram::Sync2, Engine::Ascent) => {
+            run_generated!(sync2::ascent, facts, extra, carried, keep)
+        }
         #[cfg(feature = "reference-engine")]
         (RuleProgram::Sync2, Engine::Crepe) => {
-            run_generated!(sync2::crepe::engine, facts, extra, keep)
+            run_generated!(sync2::crepe::engine, facts, extra, carried, keep)
         }
-        (RuleProgram::Sync3, Engine::Ascent) => run_generated!(sync3::ascent, facts, extra, keep),
+        (RuleProgram::Counts, Engine::Ascent) => {
+            run_generated!(counts::ascent, facts, extra, carried, keep)
+        }
+        #[cfg(feature = "reference-engine")]
+        (RuleProgram::Counts, Engine::Crepe) => {
+            run_generated!(counts::crepe::engine, facts, extra, carried, keep)
+        }
+        (RuleProgram::Sync3, Engine::Ascent) => {
+            run_generated!(sync3::ascent, facts, extra, carried, keep)
+        }
         #[cfg(feature = "reference-engine")]
         (RuleProgram::Sync3, Engine::Crepe) => {
-            run_generated!(sync3::crepe::engine, facts, extra, keep)
+            run_generated!(sync3::crepe::engine, facts, extra, carried, keep)
         }
-        (RuleProgram::Hb, Engine::Ascent) => run_generated!(hb::ascent, facts, extra, keep),
+        (RuleProgram::Hb, Engine::Ascent) => {
+            run_generated!(hb::ascent, facts, extra, carried, keep)
+        }
         #[cfg(feature = "reference-engine")]
-        (RuleProgram::Hb, Engine::Crepe) => run_generated!(hb::crepe::engine, facts, extra, keep),
-        (RuleProgram::Cia, Engine::Ascent) => run_generated!(cia::ascent, facts, extra, keep),
+        (RuleProgram::Hb, Engine::Crepe) => {
+            run_generated!(hb::crepe::engine, facts, extra, carried, keep)
+        }
+        (RuleProgram::Cia, Engine::Ascent) => {
+            run_generated!(cia::ascent, facts, extra, carried, keep)
+        }
         #[cfg(feature = "reference-engine")]
-        (RuleProgram::Cia, Engine::Crepe) => run_generated!(cia::crepe::engine, facts, extra, keep),
+        (RuleProgram::Cia, Engine::Crepe) => {
+            run_generated!(cia::crepe::engine, facts, extra, carried, keep)
+        }
         (RuleProgram::Pointsto, Engine::Ascent) => {
-            run_generated!(pointsto::ascent, facts, extra, keep)
+            run_generated!(pointsto::ascent, facts, extra, carried, keep)
         }
         #[cfg(feature = "reference-engine")]
         (RuleProgram::Pointsto, Engine::Crepe) => {
-            run_generated!(pointsto::crepe::engine, facts, extra, keep)
+            run_generated!(pointsto::crepe::engine, facts, extra, carried, keep)
         }
     }
 }
@@ -306,6 +432,27 @@ macro_rules! fill_input {
     ($e:ident, $facts:expr) => {
         $crate::datalog::fill_input!($e, |name| $facts.rows(name))
     };
+    // a program by name: a staged one also gets its base chain's rows
+    ($e:ident, $facts:expr, $program:expr, $engine:expr) => {{
+        let carried = match $crate::datalog::RuleProgram::from_name($program) {
+            Some(p) => $crate::datalog::chain_rows(
+                p,
+                $engine,
+                $facts,
+                &$e::INPUT_RELATIONS.iter().map(|(n, _)| *n).collect(),
+            ),
+            None => Default::default(),
+        };
+        let mut input = $crate::datalog::fill_input!($e, $facts);
+        for (name, rows) in &carried {
+            for row in rows {
+                input
+                    .push_row(name, row)
+                    .expect("a base program and its staged program share the columns");
+            }
+        }
+        input
+    }};
 }
 
 /// Evaluate the rule program `$prog` (a module of [`programs`]) with
@@ -320,7 +467,7 @@ macro_rules! run_program {
             $crate::datalog::Engine::Ascent => {
                 use $crate::datalog::programs::$prog::ascent as e;
                 #[allow(unused_mut)]
-                let mut $inp = $crate::datalog::fill_input!(e, $facts);
+                let mut $inp = $crate::datalog::fill_input!(e, $facts, stringify!($prog), $engine);
                 $prepare;
                 let $out = e::run(&$inp);
                 $read
@@ -329,7 +476,7 @@ macro_rules! run_program {
             $crate::datalog::Engine::Crepe => {
                 use $crate::datalog::programs::$prog::crepe::engine as e;
                 #[allow(unused_mut)]
-                let mut $inp = $crate::datalog::fill_input!(e, $facts);
+                let mut $inp = $crate::datalog::fill_input!(e, $facts, stringify!($prog), $engine);
                 $prepare;
                 let $out = e::run(&$inp);
                 $read

@@ -9,7 +9,12 @@
 //! itself (for `concord query hb_may`); `counts`: rank2_may and rank3_no of
 //! one version (for `diff --counts`); `cia`: change impact; `pointsto`: points-to,
 //! call graph and thread starts; `diffN`: the rank-N two-version diff.
-//! concord's `analysis` module runs them over extracted facts.
+//! concord's `analysis` module runs them over extracted facts. `sync2`,
+//! `counts` and `sync3` are compiled from their own layer only and read
+//! their base chain's outputs (`sync2` and `counts` on `sync1`, `sync3` on
+//! `counts`; concord's `datalog::chain_rows` runs the chain); a `diffN` module holds
+//! one direction of the comparison, run twice with the versions swapped.
+//! `OUTPUT_COLUMNS` and the Soufflé and Z3 texts are of the whole program.
 
 #![allow(clippy::all, unused, non_snake_case, non_camel_case_types)]
 

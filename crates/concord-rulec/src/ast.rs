@@ -276,6 +276,65 @@ impl Program {
         carried.into_iter().collect()
     }
 
+    /// Swaps the two arguments of every atom of the binary relations in
+    /// `rels`, in rule heads and bodies and in facts. With
+    /// [`Program::rename_relations`] this mirrors a program whose rules
+    /// relate two sides through a map: the rules of one direction (rows
+    /// only in old, through `dmap(old, new)`) become those of the other.
+    pub fn swap_arguments(&mut self, rels: &[&str]) {
+        let swap = |a: &mut Atom| {
+            if a.args.len() == 2 && rels.contains(&a.rel.as_str()) {
+                a.args.swap(0, 1);
+            }
+        };
+        for r in &mut self.rules {
+            swap(&mut r.head);
+            for l in &mut r.body {
+                if let Literal::Pos(a) | Literal::Neg(a) = l {
+                    swap(a);
+                }
+            }
+        }
+        for f in &mut self.facts {
+            if f.values.len() == 2 && rels.contains(&f.rel.as_str()) {
+                f.values.swap(0, 1);
+            }
+        }
+    }
+
+    /// Keeps only the outputs in `outputs` and what they need: the rules,
+    /// declarations, inputs and facts of the relations they read,
+    /// transitively (negated atoms and inline views included). Inputs named
+    /// in `keep_inputs` stay (a caller that fills them by field). Used to
+    /// compile one direction of a two-sided program.
+    pub fn retain_needed_by(&mut self, outputs: &[&str], keep_inputs: &[&str]) {
+        use std::collections::BTreeSet;
+        self.outputs.retain(|o| outputs.contains(&o.rel.as_str()));
+        let mut needed: BTreeSet<String> = self.outputs.iter().map(|o| o.rel.clone()).collect();
+        needed.extend(
+            self.inputs
+                .iter()
+                .filter(|i| keep_inputs.contains(&i.rel.as_str()))
+                .map(|i| i.rel.clone()),
+        );
+        let mut todo: Vec<String> = needed.iter().cloned().collect();
+        while let Some(rel) = todo.pop() {
+            for r in self.rules.iter().filter(|r| r.head.rel == rel) {
+                for l in &r.body {
+                    if let Literal::Pos(a) | Literal::Neg(a) = l {
+                        if needed.insert(a.rel.clone()) {
+                            todo.push(a.rel.clone());
+                        }
+                    }
+                }
+            }
+        }
+        self.rules.retain(|r| needed.contains(&r.head.rel));
+        self.facts.retain(|f| needed.contains(&f.rel));
+        self.inputs.retain(|i| needed.contains(&i.rel));
+        self.decls.retain(|d| needed.contains(&d.name));
+    }
+
     /// Renames every relation (declarations, IO directives, rule atoms and
     /// facts) through `rename`. Used to load one program twice side by side,
     /// e.g. the rules of an old and a new version with prefixed relations.

@@ -291,3 +291,53 @@ fn carried_layers_become_inputs_and_their_views_stay() {
     let inputs: Vec<&str> = checked.inputs().map(|r| r.name.as_str()).collect();
     assert_eq!(inputs, ["p"]);
 }
+
+/// The program transformations build.rs uses for the diff programs: the
+/// mirror of one direction (`swap_arguments`) and one direction kept with
+/// what it reads of the other (`retain_needed_by`).
+#[test]
+fn swap_arguments_and_retain_needed_by() {
+    let src = ".decl m(o: unsigned, n: unsigned)\n.input m\n.decl e(x: unsigned)\n.input e\n\
+               .decl f(x: unsigned)\n.input f\n\
+               .decl a_old(x: unsigned)\n.output a_old\n.decl a_new(x: unsigned)\n.output a_new\n\
+               .decl h(x: unsigned)\n.decl unused(x: unsigned)\n\
+               a_old(X) :- e(X), m(X, Y), !h(Y).\nh(Y) :- f(Y).\na_new(Y) :- f(Y), m(_, Y).\n\
+               unused(X) :- f(X).\nm(1, 2).\n";
+    let mut p = concord_rulec::parse_sources(&[("t.dl", src)]).unwrap_or_else(|e| panic!("{e}"));
+    let mut swapped = p.clone();
+    swapped.swap_arguments(&["m"]);
+    assert_eq!(
+        swapped.rules[0].to_string(),
+        "a_old(X) :- e(X), m(Y, X), !h(Y)."
+    );
+    assert_eq!(swapped.rules[2].to_string(), "a_new(Y) :- f(Y), m(Y, _).");
+    assert_eq!(swapped.facts[0].values, [2, 1]);
+    // a unary relation of the list and other relations keep their order
+    swapped.swap_arguments(&["e", "h"]);
+    assert_eq!(
+        swapped.rules[0].to_string(),
+        "a_old(X) :- e(X), m(Y, X), !h(Y)."
+    );
+
+    let mut kept = p.clone();
+    kept.retain_needed_by(&["a_new"], &["e"]);
+    assert_eq!(
+        kept.decls
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>(),
+        ["m", "e", "f", "a_new"],
+        "e is kept although a_new does not read it"
+    );
+    p.retain_needed_by(&["a_old"], &[]);
+    let names = |p: &concord_rulec::Program| -> Vec<String> {
+        p.decls.iter().map(|d| d.name.clone()).collect()
+    };
+    // a_old reads e, m and (negated) h, which reads f; a_new and unused go
+    assert_eq!(names(&p), ["m", "e", "f", "a_old", "h"]);
+    assert_eq!(p.outputs.len(), 1);
+    assert_eq!(p.rules.len(), 2);
+    assert_eq!(p.facts.len(), 1, "m's fact stays: a_old reads m");
+    assert_eq!(p.inputs.len(), 3);
+    concord_rulec::check(p).unwrap_or_else(|e| panic!("{e}"));
+}
