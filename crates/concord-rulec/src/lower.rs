@@ -11,7 +11,9 @@
 //!   rows (the delta) with the rest, and the engines join left to right, so
 //!   an atom of the rule's other relations in front would be scanned whole
 //!   on every iteration (rf.dl's `rf_near_store`: 546 iterations over
-//!   420,000 rows, 6 of rank 1's 14 s on the 5 KLoC synthetic program);
+//!   420,000 rows, 6 of rank 1's 14 s on the 5 KLoC synthetic program),
+//!   and the other atoms follow it by shared variables (one sharing none
+//!   would be scanned whole for each new row);
 //! * body items are ordered so that each condition and negation comes right
 //!   after the positive atom that binds its last variable;
 //! * names are mapped to Rust identifiers (snake_case fields, CamelCase crepe
@@ -334,6 +336,7 @@ pub(crate) fn lower(p: &CheckedProgram) -> Result<Lowered, Error> {
                 if at > 0 {
                     let atom = positives.remove(at);
                     positives.insert(0, atom);
+                    positives = connected_order(positives);
                 }
             }
         }
@@ -441,6 +444,36 @@ fn recursive_atoms(p: &CheckedProgram, index: &HashMap<String, usize>) -> Vec<Ve
         .collect()
 }
 
+/// `atoms` with the first kept in front and the rest joined greedily: next
+/// the first (in the text's order) whose variables are all bound (a pure
+/// test), else the first sharing a bound variable, else the first left.
+/// Once the recursive atom has moved to the front, the text's order may
+/// start with an atom sharing nothing with it, which the engines (joining
+/// left to right) would scan whole for every new row: pointsto.dl's
+/// `pt_var(..) :- ir_alloc(I, V, O), ir_insn_func(I, F), pt_reach(C, F)`
+/// scanned every allocation per new context.
+fn connected_order(mut atoms: Vec<(usize, Vec<String>)>) -> Vec<(usize, Vec<String>)> {
+    if atoms.len() < 3 {
+        return atoms;
+    }
+    let mut rest = atoms.split_off(1);
+    let mut bound: BTreeSet<String> = atoms[0].1.iter().cloned().collect();
+    while !rest.is_empty() {
+        let pick = rest
+            .iter()
+            .position(|(_, vs)| vs.iter().all(|v| bound.contains(v)))
+            .or_else(|| {
+                rest.iter()
+                    .position(|(_, vs)| vs.iter().any(|v| bound.contains(v)))
+            })
+            .unwrap_or(0);
+        let atom = rest.remove(pick);
+        bound.extend(atom.1.iter().cloned());
+        atoms.push(atom);
+    }
+    atoms
+}
+
 /// The index among the positive atoms of `body` of the literal at `at`.
 fn positives_index(body: &[Literal], at: usize) -> usize {
     body[..at]
@@ -485,8 +518,9 @@ mod tests {
              s(X, Y) :- e(X, Y), r(Y, X).\n"
         ));
         assert_eq!(bodies[0], ["e"]);
-        // the recursive atom moves to the front, the others keep their order
-        assert_eq!(bodies[1], ["r", "e", "f"]);
+        // the recursive atom moves to the front, the others follow by
+        // shared variables: `f(Y, Y2)` joins `r(Y2, Z)`, then `e(X, Y)`
+        assert_eq!(bodies[1], ["r", "f", "e"]);
         // `s` is not recursive: its order is the text's
         assert_eq!(bodies[2], ["e", "r"]);
     }
