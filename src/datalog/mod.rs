@@ -14,20 +14,22 @@ use crate::facts::FactSet;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The generated programs, compiled from `rules/*.dl`: per program its
-/// ascent module, texts and columns (crate `concord-programs`) and its crepe
+/// ascent module, texts and columns (crates `concord-programs` and, for the
+/// diffs, `concord-diff-programs`) and its crepe
 /// module (`crepe`, crate `concord-reference`). `syncN`: happens-before,
 /// read-from and rank-N read-from sets (sync1 also has the lock-order rules).
 pub mod programs {
     macro_rules! both_engines {
-        ($($name:ident),*) => {$(
+        ($crate_name:ident: $($name:ident),*) => {$(
             pub mod $name {
-                pub use concord_programs::$name::*;
+                pub use $crate_name::$name::*;
                 #[cfg(feature = "reference-engine")]
                 pub use concord_reference::$name as crepe;
             }
         )*};
     }
-    both_engines!(sync1, sync2, sync3, counts, hb, cia, pointsto, diff1, diff2, diff3);
+    both_engines!(concord_programs: sync1, sync2, sync3, counts, hb, cia, pointsto);
+    both_engines!(concord_diff_programs: diff1, diff2, diff3);
 }
 
 /// The two-version diff programs, one per rank (`rules/diff*.dl` over two

@@ -8,42 +8,19 @@
 //! has the lock-order rules); `hb`: happens-before with the mayHb set
 //! itself (for `concord query hb_may`); `counts`: rank2_may and rank3_no of
 //! one version (for `diff --counts`); `cia`: change impact; `pointsto`: points-to,
-//! call graph and thread starts; `diffN`: the rank-N two-version diff.
+//! call graph and thread starts. The two-version diffs `diffN` are the
+//! crate `concord-diff-programs`, built by the same script: two crates
+//! compile side by side, where one rustc compiled all programs mostly on
+//! one core (docs/results/2026-11-28.md).
 //! concord's `analysis` module runs them over extracted facts. `sync2`,
 //! `counts` and `sync3` are compiled from their own layer only and read
 //! their base chain's outputs (`sync2` and `counts` on `sync1`, `sync3` on
-//! `counts`; concord's `datalog::chain_rows` runs the chain); a `diffN` module holds
-//! one direction of the comparison, run twice with the versions swapped.
+//! `counts`; concord's `datalog::chain_rows` runs the chain).
 //! `OUTPUT_COLUMNS` and the Soufflé and Z3 texts are of the whole program.
 
 #![allow(clippy::all, unused, non_snake_case, non_camel_case_types)]
 
-macro_rules! rule_program {
-    ($name:ident) => {
-        pub mod $name {
-            pub mod ascent {
-                include!(concat!(
-                    env!("OUT_DIR"),
-                    "/",
-                    stringify!($name),
-                    "_ascent.rs"
-                ));
-            }
-            include!(concat!(
-                env!("OUT_DIR"),
-                "/",
-                stringify!($name),
-                "_columns.rs"
-            ));
-            /// The program in Soufflé syntax (input declarations included).
-            pub const SOUFFLE: &str =
-                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".dl"));
-            /// The program for Z3's fixedpoint engine (facts and queries appended by the caller).
-            pub const Z3: &str =
-                include_str!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".smt2"));
-        }
-    };
-}
+include!("rule_program.rs");
 
 rule_program!(sync1);
 rule_program!(sync2);
@@ -52,6 +29,3 @@ rule_program!(counts);
 rule_program!(hb);
 rule_program!(cia);
 rule_program!(pointsto);
-rule_program!(diff1);
-rule_program!(diff2);
-rule_program!(diff3);
