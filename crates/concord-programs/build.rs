@@ -74,8 +74,7 @@ fn derived_by(name: &str) -> std::collections::BTreeSet<String> {
         Some((_, _, own)) => own.to_vec(),
         None => files_of(name),
     };
-    let sources: Vec<(String, String)> = files.iter().map(|f| read_rules(f)).collect();
-    let p = concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
+    let p = parse_files(&files);
     let inline: Vec<&str> = p
         .decls
         .iter()
@@ -154,6 +153,12 @@ pub const DIFF_PROGRAMS: &[DiffProgram] = &[
 /// The single-version program whose outputs the diff programs carry in.
 const CARRIER: &str = "sync1";
 
+/// `files` parsed as one program (no input declarations).
+fn parse_files(files: &[&str]) -> concord_rulec::Program {
+    let sources: Vec<(String, String)> = files.iter().map(|f| read_rules(f)).collect();
+    concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn read_rules(file: &str) -> (String, String) {
     let path = Path::new(RULES).join(file);
     println!("cargo:rerun-if-changed={}", path.display());
@@ -173,8 +178,7 @@ fn version_copy(
     sources.extend(carried.iter().map(|f| read_rules(f)));
     let mut p = concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
     p.carry_derived();
-    let own: Vec<(String, String)> = layers.iter().map(|f| read_rules(f)).collect();
-    p.extend(concord_rulec::parse_sources(&own).unwrap_or_else(|e| panic!("{e}")));
+    p.extend(parse_files(layers));
     // the diff reads only the diff rules' outputs
     p.outputs.clear();
     p.rename_relations(|r| format!("{prefix}{r}"));
@@ -220,15 +224,11 @@ fn both_versions(
     direction_file: &str,
     one_direction: bool,
 ) -> concord_rulec::Program {
-    let parse = |files: &[&str]| {
-        let sources: Vec<(String, String)> = files.iter().map(|f| read_rules(f)).collect();
-        concord_rulec::parse_sources(&sources).unwrap_or_else(|e| panic!("{e}"))
-    };
-    let forward = parse(&[direction_file]);
+    let forward = parse_files(&[direction_file]);
     let forward_outputs: Vec<String> = forward.outputs.iter().map(|o| o.rel.clone()).collect();
     let mut p = version_copy(inputs, carried, layers, "old_");
     p.extend(version_copy(inputs, carried, layers, "new_"));
-    p.extend(parse(&[SHARED_DIFF]));
+    p.extend(parse_files(&[SHARED_DIFF]));
     let backward = mirrored(&forward);
     p.extend(forward);
     p.extend(backward);
@@ -272,6 +272,15 @@ fn write_program(
         columns.push_str(&format!("    ({:?}, &[{}]),\n", rel.name, cols.join(", ")));
     }
     columns.push_str("];\n");
+    // The base a staged program reads from (concord runs the chain).
+    let base = STAGED
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, b, _)| *b);
+    columns.push_str(&format!(
+        "/// The program this one is staged on (build.rs `STAGED`), if any.\n\
+         pub const BASE: Option<&str> = {base:?};\n"
+    ));
     std::fs::write(Path::new(out).join(format!("{name}_columns.rs")), columns).unwrap();
 }
 
@@ -347,8 +356,7 @@ fn main() {
     for (name, base, own) in STAGED {
         let mut p = parse_with_inputs(name, &files_of(base));
         p.carry_derived();
-        let own_sources: Vec<(String, String)> = own.iter().map(|f| read_rules(f)).collect();
-        p.extend(concord_rulec::parse_sources(&own_sources).unwrap_or_else(|e| panic!("{e}")));
+        p.extend(parse_files(own));
         p.drop_unused_inputs(&[]);
         // each carried relation comes from the program of the chain that derives it
         let chain = chain_of(name);

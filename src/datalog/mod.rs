@@ -87,6 +87,42 @@ pub enum RuleProgram {
     Pointsto,
 }
 
+/// `$e` with `$m` standing for the program's module of [`programs`].
+macro_rules! with_module {
+    ($program:expr, $m:ident => $e:expr) => {
+        match $program {
+            RuleProgram::Sync1 => {
+                use programs::sync1 as $m;
+                $e
+            }
+            RuleProgram::Sync2 => {
+                use programs::sync2 as $m;
+                $e
+            }
+            RuleProgram::Counts => {
+                use programs::counts as $m;
+                $e
+            }
+            RuleProgram::Sync3 => {
+                use programs::sync3 as $m;
+                $e
+            }
+            RuleProgram::Hb => {
+                use programs::hb as $m;
+                $e
+            }
+            RuleProgram::Cia => {
+                use programs::cia as $m;
+                $e
+            }
+            RuleProgram::Pointsto => {
+                use programs::pointsto as $m;
+                $e
+            }
+        }
+    };
+}
+
 impl RuleProgram {
     pub const ALL: [RuleProgram; 7] = [
         RuleProgram::Sync1,
@@ -120,51 +156,24 @@ impl RuleProgram {
     }
 
     pub fn souffle(self) -> &'static str {
-        match self {
-            RuleProgram::Sync1 => programs::sync1::SOUFFLE,
-            RuleProgram::Sync2 => programs::sync2::SOUFFLE,
-            RuleProgram::Counts => programs::counts::SOUFFLE,
-            RuleProgram::Sync3 => programs::sync3::SOUFFLE,
-            RuleProgram::Hb => programs::hb::SOUFFLE,
-            RuleProgram::Cia => programs::cia::SOUFFLE,
-            RuleProgram::Pointsto => programs::pointsto::SOUFFLE,
-        }
+        with_module!(self, m => m::SOUFFLE)
     }
 
     pub fn z3(self) -> &'static str {
-        match self {
-            RuleProgram::Sync1 => programs::sync1::Z3,
-            RuleProgram::Sync2 => programs::sync2::Z3,
-            RuleProgram::Counts => programs::counts::Z3,
-            RuleProgram::Sync3 => programs::sync3::Z3,
-            RuleProgram::Hb => programs::hb::Z3,
-            RuleProgram::Cia => programs::cia::Z3,
-            RuleProgram::Pointsto => programs::pointsto::Z3,
-        }
+        with_module!(self, m => m::Z3)
     }
 
     /// `(name, column names)` of the relations the program derives and reports.
     pub fn outputs(self) -> &'static [(&'static str, &'static [&'static str])] {
-        match self {
-            RuleProgram::Sync1 => programs::sync1::OUTPUT_COLUMNS,
-            RuleProgram::Sync2 => programs::sync2::OUTPUT_COLUMNS,
-            RuleProgram::Counts => programs::counts::OUTPUT_COLUMNS,
-            RuleProgram::Sync3 => programs::sync3::OUTPUT_COLUMNS,
-            RuleProgram::Hb => programs::hb::OUTPUT_COLUMNS,
-            RuleProgram::Cia => programs::cia::OUTPUT_COLUMNS,
-            RuleProgram::Pointsto => programs::pointsto::OUTPUT_COLUMNS,
-        }
+        with_module!(self, m => m::OUTPUT_COLUMNS)
     }
 
     /// The program a staged program builds on (build.rs `STAGED`): it
     /// reads the relations its base chain derived instead of deriving
     /// them again.
     pub fn base(self) -> Option<RuleProgram> {
-        match self {
-            RuleProgram::Sync2 | RuleProgram::Counts => Some(RuleProgram::Sync1),
-            RuleProgram::Sync3 => Some(RuleProgram::Counts),
-            RuleProgram::Sync1 | RuleProgram::Hb | RuleProgram::Cia | RuleProgram::Pointsto => None,
-        }
+        with_module!(self, m => m::BASE)
+            .map(|name| RuleProgram::from_name(name).expect("a base is a single-version program"))
     }
 
     /// The program named `name` (a module of [`programs`]), if it is a
@@ -176,15 +185,7 @@ impl RuleProgram {
     /// The relations the compiled program reads: extracted facts and, for
     /// a staged program, what its base chain derived.
     pub fn input_relations(self) -> Vec<&'static str> {
-        let table = match self {
-            RuleProgram::Sync1 => programs::sync1::ascent::INPUT_RELATIONS,
-            RuleProgram::Sync2 => programs::sync2::ascent::INPUT_RELATIONS,
-            RuleProgram::Counts => programs::counts::ascent::INPUT_RELATIONS,
-            RuleProgram::Sync3 => programs::sync3::ascent::INPUT_RELATIONS,
-            RuleProgram::Hb => programs::hb::ascent::INPUT_RELATIONS,
-            RuleProgram::Cia => programs::cia::ascent::INPUT_RELATIONS,
-            RuleProgram::Pointsto => programs::pointsto::ascent::INPUT_RELATIONS,
-        };
+        let table = with_module!(self, m => m::ascent::INPUT_RELATIONS);
         table.iter().map(|(name, _)| *name).collect()
     }
 
@@ -212,19 +213,7 @@ pub type Relations = BTreeMap<String, BTreeSet<Vec<u32>>>;
 macro_rules! run_generated {
     ($engine:path, $facts:expr, $extra:expr, $carried:expr, $keep:expr) => {{
         use $engine as e;
-        let mut input = e::Input::default();
-        for (name, _) in e::INPUT_RELATIONS {
-            for row in $facts.rows(name) {
-                input
-                    .push_row(name, row)
-                    .expect("the extractor and the rules share one schema");
-            }
-            for row in $carried.get(*name).into_iter().flatten() {
-                input
-                    .push_row(name, row)
-                    .expect("a base program and its staged program share the columns");
-            }
-        }
+        let mut input = $crate::datalog::fill_input!(e, $facts, carried $carried);
         for (name, row) in $extra {
             input
                 .push_row(name, row)
@@ -292,7 +281,7 @@ fn run_keeping(
 }
 
 /// Rows by relation name.
-type RowsByName = BTreeMap<String, Vec<Vec<u32>>>;
+pub(crate) type RowsByName = BTreeMap<String, Vec<Vec<u32>>>;
 
 /// Evaluate a rule program; the outputs `keep` accepts as sorted rows
 /// without duplicates. A staged program's base chain runs first (each
@@ -314,10 +303,23 @@ fn run_sorted(
             .map(|(n, _)| *n)
             .filter(|n| reported(n)),
     );
-    let carried = chain_rows(program, engine, facts, &wanted);
-    let mut rows = run_one(program, engine, facts, extra, &carried, &reported);
+    run_with_chain(program, engine, facts, extra, &reported, &wanted)
+}
+
+/// `program` run after its base chain (asked for `chain_wanted`): the
+/// relations `keep` accepts, of the program's outputs and the chain's.
+fn run_with_chain(
+    program: RuleProgram,
+    engine: Engine,
+    facts: &FactSet,
+    extra: &[(&str, Vec<u32>)],
+    keep: &dyn Fn(&str) -> bool,
+    chain_wanted: &BTreeSet<&str>,
+) -> RowsByName {
+    let carried = chain_rows(program, engine, facts, chain_wanted);
+    let mut rows = run_one(program, engine, facts, extra, &carried, keep);
     for (name, r) in carried {
-        if reported(&name) {
+        if keep(&name) {
             rows.entry(name).or_insert(r);
         }
     }
@@ -339,14 +341,14 @@ pub(crate) fn chain_rows(
     };
     let mut base_wanted = wanted.clone();
     base_wanted.extend(base.input_relations());
-    let carried = chain_rows(base, engine, facts, &base_wanted);
-    let mut rows = run_one(base, engine, facts, &[], &carried, &|n| wanted.contains(n));
-    for (name, r) in carried {
-        if wanted.contains(name.as_str()) {
-            rows.entry(name).or_insert(r);
-        }
-    }
-    rows
+    run_with_chain(
+        base,
+        engine,
+        facts,
+        &[],
+        &|n| wanted.contains(n),
+        &base_wanted,
+    )
 }
 
 /// Evaluate one compiled program over the facts, `carried` rows of the
@@ -360,58 +362,11 @@ fn run_one(
     carried: &RowsByName,
     keep: &dyn Fn(&str) -> bool,
 ) -> RowsByName {
-    use programs::*;
-    match (program, engine) {
-        (RuleProgram::Sync1, Engine::Ascent) => {
-            run_generated!(sync1::ascent, facts, extra, carried, keep)
-        }
+    with_module!(program, m => match engine {
+        Engine::Ascent => run_generated!(m::ascent, facts, extra, carried, keep),
         #[cfg(feature = "reference-engine")]
-        (RuleProgram::Sync1, Engine::Crepe) => {
-            run_generated!(sync1::crepe::engine, facts, extra, carried, keep)
-        }
-        (RuleProgram::Sync2, Engine::Ascent) => {
-            run_generated!(sync2::ascent, facts, extra, carried, keep)
-        }
-        #[cfg(feature = "reference-engine")]
-        (RuleProgram::Sync2, Engine::Crepe) => {
-            run_generated!(sync2::crepe::engine, facts, extra, carried, keep)
-        }
-        (RuleProgram::Counts, Engine::Ascent) => {
-            run_generated!(counts::ascent, facts, extra, carried, keep)
-        }
-        #[cfg(feature = "reference-engine")]
-        (RuleProgram::Counts, Engine::Crepe) => {
-            run_generated!(counts::crepe::engine, facts, extra, carried, keep)
-        }
-        (RuleProgram::Sync3, Engine::Ascent) => {
-            run_generated!(sync3::ascent, facts, extra, carried, keep)
-        }
-        #[cfg(feature = "reference-engine")]
-        (RuleProgram::Sync3, Engine::Crepe) => {
-            run_generated!(sync3::crepe::engine, facts, extra, carried, keep)
-        }
-        (RuleProgram::Hb, Engine::Ascent) => {
-            run_generated!(hb::ascent, facts, extra, carried, keep)
-        }
-        #[cfg(feature = "reference-engine")]
-        (RuleProgram::Hb, Engine::Crepe) => {
-            run_generated!(hb::crepe::engine, facts, extra, carried, keep)
-        }
-        (RuleProgram::Cia, Engine::Ascent) => {
-            run_generated!(cia::ascent, facts, extra, carried, keep)
-        }
-        #[cfg(feature = "reference-engine")]
-        (RuleProgram::Cia, Engine::Crepe) => {
-            run_generated!(cia::crepe::engine, facts, extra, carried, keep)
-        }
-        (RuleProgram::Pointsto, Engine::Ascent) => {
-            run_generated!(pointsto::ascent, facts, extra, carried, keep)
-        }
-        #[cfg(feature = "reference-engine")]
-        (RuleProgram::Pointsto, Engine::Crepe) => {
-            run_generated!(pointsto::crepe::engine, facts, extra, carried, keep)
-        }
-    }
+        Engine::Crepe => run_generated!(m::crepe::engine, facts, extra, carried, keep),
+    })
 }
 
 /// Fill a generated program's `Input`: every input relation the program
@@ -434,6 +389,20 @@ macro_rules! fill_input {
     ($e:ident, $facts:expr) => {
         $crate::datalog::fill_input!($e, |name| $facts.rows(name))
     };
+    // the facts, then `carried` rows of the inputs (a staged program's
+    // base chain)
+    ($e:ident, $facts:expr, carried $carried:expr) => {{
+        let carried: &$crate::datalog::RowsByName = $carried;
+        let mut input = $crate::datalog::fill_input!($e, $facts);
+        for (name, _) in $e::INPUT_RELATIONS {
+            for row in carried.get(*name).into_iter().flatten() {
+                input
+                    .push_row(name, row)
+                    .expect("a base program and its staged program share the columns");
+            }
+        }
+        input
+    }};
     // a program by name: a staged one also gets its base chain's rows
     ($e:ident, $facts:expr, $program:expr, $engine:expr) => {{
         let carried = match $crate::datalog::RuleProgram::from_name($program) {
@@ -445,15 +414,7 @@ macro_rules! fill_input {
             ),
             None => Default::default(),
         };
-        let mut input = $crate::datalog::fill_input!($e, $facts);
-        for (name, rows) in &carried {
-            for row in rows {
-                input
-                    .push_row(name, row)
-                    .expect("a base program and its staged program share the columns");
-            }
-        }
-        input
+        $crate::datalog::fill_input!($e, $facts, carried & carried)
     }};
 }
 
@@ -490,3 +451,43 @@ macro_rules! run_program {
     };
 }
 pub(crate) use {fill_input, run_program};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A staged program reads what its base chain derived: every input is
+    /// an extracted relation or an output of a program of its chain
+    /// (otherwise `chain_rows` would hand it nothing, and it would run on
+    /// an empty relation without a word). Programs without a base may
+    /// read rows their callers add (`cia`'s seeds).
+    #[test]
+    fn every_input_is_extracted_or_derived_by_the_base_chain() {
+        let mut staged = 0;
+        for program in RuleProgram::ALL {
+            let mut chain = Vec::new();
+            let mut base = program.base();
+            while let Some(b) = base {
+                assert!(!chain.contains(&b), "{}: cyclic chain", program.name());
+                chain.push(b);
+                base = b.base();
+            }
+            if chain.is_empty() {
+                continue;
+            }
+            staged += 1;
+            for input in program.input_relations() {
+                let extracted = crate::facts::schema::relation(input).is_some();
+                let derived = chain
+                    .iter()
+                    .any(|b| b.outputs().iter().any(|(n, _)| *n == input));
+                assert!(
+                    extracted || derived,
+                    "{}: input `{input}` is neither extracted nor derived by {chain:?}",
+                    program.name()
+                );
+            }
+        }
+        assert!(staged > 0, "some program is staged");
+    }
+}
