@@ -197,18 +197,77 @@ fn lock_removed_explores_only_the_runs_that_realise_the_new_pair() {
     );
 }
 
-/// The unrelated interleavings run alongside the racing loads: the
-/// directed run answers as the full one and claims the guarantee; its run
-/// count is measured, not asserted (README: a run realising the pair can
-/// interleave with any order of the unrelated sections).
+/// At most a tenth of the full run's runs: the directed slice leaves the
+/// unrelated `mix` sections (`y`, mutex `n`) out of DPOR's dependence,
+/// so they are explored in one order (README).
+fn assert_tenth(d: &SymexOutcome, full: &SymexOutcome) {
+    let o = diff_outcome(d);
+    assert!(
+        runs(full) >= 10 * o.new_runs,
+        "full {} runs, directed {}: {o:?}",
+        runs(full),
+        o.new_runs
+    );
+}
+
+/// The unrelated interleavings run alongside the racing loads: no target
+/// reader reaches the check of `y`, so the order of the `mix` sections
+/// cannot matter to the new pair (README).
 #[test]
-fn lock_removed_with_concurrent_unrelated_threads_answers_as_full_new() {
-    expect_new_behaviour(&NewBehaviour {
+fn lock_removed_with_concurrent_unrelated_threads_explores_one_order_of_them() {
+    let (d, full) = expect_new_behaviour(&NewBehaviour {
         pair: "lock-removed-concurrent",
         violation_at: Some("@51:"),
         old_verdict: Some(Verdict::Verified),
         new_only: &[(2, Some(2)), (1, None)],
     });
+    assert_tenth(&d, &full);
+}
+
+/// The same threads, but one check reads `x` and `y` together: the new
+/// pair violates it only with one order of the `mix` sections (README), so
+/// that order must stay explored — the slice keeps `y` and `n`.
+#[test]
+fn entangled_unrelated_threads_stay_in_the_dependence() {
+    let (d, _) = expect_new_behaviour(&NewBehaviour {
+        pair: "lock-removed-entangled",
+        violation_at: Some("@50:"),
+        old_verdict: Some(Verdict::Verified),
+        new_only: &[(2, Some(2)), (1, None)],
+    });
+    // more runs than the 4 x-traces: the mix orders are explored
+    assert!(diff_outcome(&d).new_runs > 10, "{:?}", diff_outcome(&d));
+}
+
+#[test]
+fn init_moved_after_with_concurrent_unrelated_threads_explores_one_order_of_them() {
+    // README: one rank-1 edge, the initial value of `config` -> the load
+    let (d, full) = expect_new_behaviour(&NewBehaviour {
+        pair: "init-moved-after-concurrent",
+        violation_at: Some("@40:"),
+        old_verdict: Some(Verdict::Verified),
+        new_only: &[(1, Some(1))],
+    });
+    assert_tenth(&d, &full);
+}
+
+/// The wait of a changed family makes every run new; the deadlock is
+/// found and the answer is the full run's. The run count is measured, not
+/// asserted (README: a thread blocked on the condition makes DPOR try
+/// every enabled thread at its race, the `mix` threads included).
+#[test]
+fn wait_moved_with_concurrent_unrelated_threads_finds_the_deadlock() {
+    let (d, _) = expect_new_behaviour(&NewBehaviour {
+        pair: "wait-moved-concurrent",
+        violation_at: Some("@27:"),
+        old_verdict: Some(Verdict::Verified),
+        new_only: &[(1, Some(1))],
+    });
+    assert!(d
+        .exploration
+        .findings
+        .iter()
+        .any(|f| f.kind == concord::symex::FindingKind::Deadlock));
 }
 
 #[test]

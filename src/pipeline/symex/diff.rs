@@ -151,8 +151,8 @@ pub(super) struct Inputs<'a> {
 /// NEW's options for the directed exploration: `dpor` (or `dpor+ag`,
 /// `none` when asked: ODPOR's wakeup trees are not used with targets), no
 /// store (summaries are recorded on hit paths only, see
-/// `engine/diff_targets.rs`), no static slice (an access the slice leaves
-/// out would not be seen realising a target), no +CIA.
+/// `engine/diff_targets.rs`), the directed slice (the targets' own,
+/// `diff_targets::slice`, unless `--no-slice`), no +CIA.
 fn directed_options(base: &SymexOptions, targets: &DiffTargets) -> SymexOptions {
     SymexOptions {
         reduction: match base.reduction {
@@ -160,7 +160,6 @@ fn directed_options(base: &SymexOptions, targets: &DiffTargets) -> SymexOptions 
             Reduction::Dpor | Reduction::Odpor => Reduction::Dpor,
             Reduction::DporAg | Reduction::OdporAg => Reduction::DporAg,
         },
-        slice: false,
         store: None,
         impacted: None,
         directed: None,
@@ -261,12 +260,21 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
     let opts = match &class_search {
         // the options OLD's classes were explored with: every execution of
         // NEW is one of OLD's under the same loop bound (docs/symex.md)
+        // (and no slice: the findings OLD's classes violate need not be
+        // reachable from the reads their targets keep)
         Some(t) => SymexOptions {
             loop_bound: old_res.stats.loop_bound,
             max_loop_bound: None,
+            slice: false,
             ..directed_options(new_opts, t)
         },
-        None => directed_options(new_opts, &plan.targets),
+        None => directed_options(
+            new_opts,
+            &DiffTargets {
+                old_verified: old_res.stats.verdict == Verdict::Verified,
+                ..plan.targets.clone()
+            },
+        ),
     };
     let mut new_res = if (plan.nothing_new() && class_search.is_none()) || carried {
         outcome.new_not_run = true;

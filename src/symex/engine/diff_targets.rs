@@ -26,7 +26,7 @@
 use super::state::State;
 use super::transitions::{Access, Res};
 use super::{callee_name, Engine};
-use crate::symex::slice::InstrId;
+use crate::symex::slice::{Criteria, InstrId, Slice};
 use llvm_ir::{Constant, Instruction, Module, Operand};
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -57,6 +57,10 @@ pub struct DiffTargets {
     pub tuples: Vec<Vec<usize>>,
     /// Instructions whose execution makes the run a target run.
     pub instrs: BTreeSet<InstrId>,
+    /// OLD was verified: a finding no target reader or changed instruction
+    /// reaches behaves as in OLD and passes in every run of NEW (docs/
+    /// symex.md, "Diff-directed mode"), so it cannot end a run early.
+    pub old_verified: bool,
 }
 
 /// A path's progress towards the targets (shared with its parent).
@@ -112,6 +116,34 @@ impl DiffDirected {
             .iter()
             .any(|s| self.block_reach[f][*s])
     }
+}
+
+/// The slice of a diff-directed run: the findings a target reader or a
+/// changed instruction may reach are its full criteria, and every target
+/// instruction is one (so the accesses that realise a target stay
+/// scheduling points). Accesses to globals outside it, and mutexes only
+/// code outside it takes, are left out of DPOR's dependence: the unrelated
+/// interleavings that run alongside the patched code are explored in one
+/// order (what this assumes is in docs/symex.md, "Diff-directed mode").
+pub(super) fn slice(m: &Module, targets: &DiffTargets, entry: &str) -> Slice {
+    let mut sources: BTreeSet<InstrId> = targets.instrs.clone();
+    let mut also: BTreeSet<InstrId> = targets.instrs.clone();
+    for e in &targets.edges {
+        sources.extend(e.readers.iter().copied());
+        also.extend(e.readers.iter().copied());
+        if let TargetWriter::At(w) = &e.writer {
+            also.extend(w.iter().copied());
+        }
+    }
+    Slice::compute_with(
+        m,
+        Criteria::Directed {
+            sources: &sources,
+            also: &also,
+            entry,
+            unreached_pass: targets.old_verified,
+        },
+    )
 }
 
 /// The functions a call instruction may enter: its callee, and every

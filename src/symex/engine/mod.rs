@@ -416,6 +416,12 @@ impl<'c, 'm> Engine<'c, 'm> {
             );
             e.stats.slice_size = sl.size() as u64;
             e.slice = Some(sl);
+        } else if let (Some(t), true) = (&e.opts.diff_targets, e.opts.slice) {
+            // Diff-directed: the slice of what the targets can reach, in
+            // every mode (`engine/diff_targets.rs`).
+            let sl = diff_targets::slice(m, t, &e.opts.entry);
+            e.stats.slice_size = sl.size() as u64;
+            e.slice = Some(sl);
         } else if e.track_wp && e.opts.slice {
             let sl = crate::symex::slice::Slice::compute(m);
             e.stats.slice_size = sl.size() as u64;

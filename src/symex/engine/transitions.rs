@@ -84,13 +84,18 @@ impl<'c, 'm> Engine<'c, 'm> {
         }
     }
 
-    /// Drop accesses to globals that no instruction of the slice reads:
-    /// their order cannot matter (§6.1).
+    /// Drop accesses to globals that no instruction of the slice reads,
+    /// and (diff-directed slice) operations on mutexes only code outside
+    /// the slice takes: their order cannot matter (§6.1).
     pub(super) fn relevant_acc(&self, mut acc: Vec<Access>) -> Vec<Access> {
         if let Some(sl) = &self.slice {
             acc.retain(|a| match &a.res {
                 Res::Mem(o, _, _) => match self.obj_global.get(o) {
                     Some(g) => sl.global_relevant(g),
+                    None => true,
+                },
+                Res::Mutex((o, _)) => match self.obj_global.get(o) {
+                    Some(g) => sl.mutex_relevant(g),
                     None => true,
                 },
                 _ => true,

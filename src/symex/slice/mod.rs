@@ -21,6 +21,9 @@
 //! * accesses to globals that no relevant instruction reads are left out of
 //!   the DPOR dependence relation (their order cannot matter).
 
+mod forward;
+mod mutexes;
+
 use crate::calls;
 use crate::ir::{callee_name, instr_operands};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator};
@@ -42,6 +45,9 @@ pub struct Slice {
     relevant: HashSet<Id>,
     relevant_mem: HashSet<Name>,
     all_mem: bool,
+    /// Global mutexes whose acquisition order cannot matter to the slice
+    /// (`Criteria::Directed` only; empty otherwise).
+    irrelevant_mutexes: HashSet<Name>,
 }
 
 /// Which finding-producing instructions are the slicing criteria.
@@ -58,12 +64,30 @@ pub struct Slice {
 /// checked: it lies in the entry function (one activation, one thread),
 /// every impacted finding does too, and none of them is reachable from the
 /// branch that decides it.  Any other finding stays a full criterion.
+///
+/// `Directed` is the slice of the diff-directed run of NEW
+/// (`engine/diff_targets.rs`): the findings that the forward closure of
+/// `sources` (target readers and changed instructions) reaches are full
+/// criteria, the others are treated as in `Impacted`, and the instructions
+/// of `also` (every target instruction, writers included) are criteria too,
+/// so that the accesses realising a target stay scheduling points. In this
+/// mode a mutex that only code outside the slice locks is left out of the
+/// dependence relation as well ([`Slice::mutex_relevant`]).
 #[derive(Clone, Copy)]
 pub enum Criteria<'a> {
     Every,
     Impacted {
         impacted: &'a dyn Fn(Id) -> bool,
         entry: &'a str,
+    },
+    Directed {
+        sources: &'a BTreeSet<Id>,
+        also: &'a BTreeSet<Id>,
+        entry: &'a str,
+        /// The findings `sources` cannot reach pass in every run (OLD was
+        /// verified): none can end a run before a reached one, so all are
+        /// control-only.
+        unreached_pass: bool,
     },
 }
 
@@ -94,7 +118,7 @@ impl Slice {
         let mut finding_seeds: Vec<Id> = Vec::new();
         // +CIA: direct accesses to a function's stack variables are their
         // own memory (stores through pointers stay `Any` and reach them).
-        let cia = matches!(criteria, Criteria::Impacted { .. });
+        let cia = !matches!(criteria, Criteria::Every);
         let allocas: Vec<HashSet<Name>> = m
             .functions
             .iter()
@@ -245,15 +269,43 @@ impl Slice {
         }
         // Control-only criteria: findings outside the impacted set.
         let mut control_only: Vec<Id> = Vec::new();
-        if let Criteria::Impacted { impacted, entry } = criteria {
+        let graph = forward::Graph {
+            m,
+            defs: &defs,
+            cd: &cd,
+            call_sites: &call_sites,
+            stores: &stores,
+            globals: &globals,
+            allocas: &allocas,
+        };
+        let reached: HashSet<Id> = match criteria {
+            Criteria::Directed { sources, .. } => graph.forward(sources.iter().copied()),
+            _ => HashSet::new(),
+        };
+        type Restricted<'r> = (&'r dyn Fn(Id) -> bool, &'r str, bool);
+        let restricted: Option<Restricted<'_>> = match criteria {
+            Criteria::Every => None,
+            Criteria::Impacted { impacted, entry } => Some((impacted, entry, false)),
+            Criteria::Directed {
+                also,
+                entry,
+                unreached_pass,
+                ..
+            } => {
+                work.extend(also.iter().copied());
+                Some((&|id| reached.contains(&id), entry, unreached_pass))
+            }
+        };
+        if let Some((impacted, entry, unreached_pass)) = restricted {
             let (hit, rest): (Vec<Id>, Vec<Id>) =
                 finding_seeds.into_iter().partition(|id| impacted(*id));
             let entry = fidx.get(entry).copied();
             let all_in_entry = hit.iter().all(|a| Some(a.0) == entry);
             for n in rest {
-                if all_in_entry
-                    && Some(n.0) == entry
-                    && !blocks_later_findings(&m.functions[n.0], n.1, &hit)
+                if unreached_pass
+                    || all_in_entry
+                        && Some(n.0) == entry
+                        && !blocks_later_findings(&m.functions[n.0], n.1, &hit)
                 {
                     control_only.push(n);
                 } else {
@@ -289,27 +341,18 @@ impl Slice {
                 work.push((fi, *a, m.functions[fi].basic_blocks[*a].instrs.len()));
             }
             let b = &f.basic_blocks[bi];
-            let mut ops: Vec<&Operand> = Vec::new();
-            if ii == b.instrs.len() {
-                match &b.term {
-                    Terminator::CondBr(c) => ops.push(&c.condition),
-                    Terminator::Switch(s) => ops.push(&s.operand),
-                    Terminator::Ret(r) => ops.extend(r.return_operand.iter()),
-                    _ => {}
-                }
-            } else {
+            let ops = operands_of(f, bi, ii);
+            if ii < b.instrs.len() {
                 let i = &b.instrs[ii];
                 match i {
                     Instruction::Phi(p) => {
-                        for (o, pred) in &p.incoming_values {
-                            ops.push(o);
+                        for (_, pred) in &p.incoming_values {
                             if let Some(pb) = f.basic_blocks.iter().position(|x| &x.name == pred) {
                                 work.push((fi, pb, f.basic_blocks[pb].instrs.len()));
                             }
                         }
                     }
                     Instruction::Load(l) => {
-                        ops.push(&l.address);
                         let lm = mem_of(&l.address, &globals, locals(fi));
                         mem.insert(lm.clone());
                         for (sid, sm) in &stores {
@@ -319,7 +362,6 @@ impl Slice {
                         }
                     }
                     Instruction::Call(c) => {
-                        ops.extend(c.arguments.iter().map(|a| &a.0));
                         if let Some(t) = callee_name(c).and_then(|n| fidx.get(n).copied()) {
                             for (bj, bb) in m.functions[t].basic_blocks.iter().enumerate() {
                                 if let Terminator::Ret(_) = bb.term {
@@ -328,7 +370,7 @@ impl Slice {
                             }
                         }
                     }
-                    _ => ops.extend(instr_operands(i)),
+                    _ => {}
                 }
             }
             for o in ops {
@@ -369,10 +411,15 @@ impl Slice {
                 }
             })
             .collect();
+        let irrelevant_mutexes = match criteria {
+            Criteria::Directed { .. } => mutexes::irrelevant(m, &rel, &call_sites, &globals),
+            _ => HashSet::new(),
+        };
         Slice {
             relevant: rel,
             relevant_mem,
             all_mem,
+            irrelevant_mutexes,
         }
     }
 
@@ -386,9 +433,36 @@ impl Slice {
         self.relevant.contains(&(f, bb, term_index))
     }
 
+    /// May the order in which threads take global mutex `g` matter to
+    /// the slice? (Always, except for the mutexes `Criteria::Directed`
+    /// found that only code outside the slice names.)
+    pub fn mutex_relevant(&self, g: &Name) -> bool {
+        !self.irrelevant_mutexes.contains(g)
+    }
+
     /// May a relevant instruction read global `g`?
     pub fn global_relevant(&self, g: &Name) -> bool {
         self.all_mem || self.relevant_mem.contains(g)
+    }
+}
+
+/// The SSA values instruction `ii` of block `bi` uses (`ii` = the block's
+/// length: its terminator's condition, switch operand or returned value).
+fn operands_of(f: &Function, bi: usize, ii: usize) -> Vec<&Operand> {
+    let b = &f.basic_blocks[bi];
+    let Some(i) = b.instrs.get(ii) else {
+        return match &b.term {
+            Terminator::CondBr(c) => vec![&c.condition],
+            Terminator::Switch(s) => vec![&s.operand],
+            Terminator::Ret(r) => r.return_operand.iter().collect(),
+            _ => vec![],
+        };
+    };
+    match i {
+        Instruction::Phi(p) => p.incoming_values.iter().map(|(o, _)| o).collect(),
+        Instruction::Load(l) => vec![&l.address],
+        Instruction::Call(c) => c.arguments.iter().map(|a| &a.0).collect(),
+        _ => instr_operands(i),
     }
 }
 
