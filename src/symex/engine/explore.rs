@@ -74,7 +74,11 @@ impl<'c, 'm> Engine<'c, 'm> {
 
     /// Each unfinished thread of a deadlocked state: where it is, which
     /// locks it holds and what it waits for.
-    fn deadlock_story(&self, st: &State<'c>, nexts: &[Next]) -> String {
+    fn deadlock_story(&self, st: &State<'c>) -> String {
+        // every access, also those a slice leaves out of the dependence
+        let nexts: Vec<Next> = (0..st.threads.len())
+            .map(|t| self.next_of_raw(st, t))
+            .collect();
         let mut parts = Vec::new();
         for (t, n) in nexts.iter().enumerate() {
             if matches!(n, Next::Done) {
@@ -304,7 +308,7 @@ impl<'c, 'm> Engine<'c, 'm> {
                 format!(
                     "deadlock: {} blocked; {}",
                     blocked.join(", "),
-                    self.deadlock_story(&st, &nexts)
+                    self.deadlock_story(&st)
                 ),
                 loc.0,
                 loc.1,

@@ -87,6 +87,7 @@ fn to_stored(fps: &Fingerprints, t: usize, a: &Access, after: u64) -> StoredAcce
         ),
         Res::ThreadEnd(u) => (StoredRes::ThreadEnd(*u), None),
         Res::All => (StoredRes::All, None),
+        Res::Independent => (StoredRes::Independent, None),
     };
     StoredAccess {
         thread: t,
@@ -110,6 +111,7 @@ fn from_stored(fps: &Fingerprints, s: &StoredAccess) -> Option<(usize, Access, u
         (StoredRes::Cond { offset, .. }, Some(o)) => Res::Cond((o, *offset)),
         (StoredRes::ThreadEnd(u), _) => Res::ThreadEnd(*u),
         (StoredRes::All, _) => Res::All,
+        (StoredRes::Independent, _) => Res::Independent,
         _ => return None,
     };
     Some((

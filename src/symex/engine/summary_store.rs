@@ -104,6 +104,7 @@ pub enum StoredRes {
     Cond { object: u32, offset: u64 },
     ThreadEnd(usize),
     All,
+    Independent,
 }
 
 #[cfg(test)]

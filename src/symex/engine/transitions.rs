@@ -16,6 +16,10 @@ pub(super) enum Res {
     Cond(Addr),
     ThreadEnd(usize),
     All,
+    /// Stands for a visible operation whose every access the directed
+    /// slice left out: it conflicts with nothing. (An empty list means
+    /// "not predicted", as for a thread's end, and ends sleep sets.)
+    Independent,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,6 +29,9 @@ pub(super) struct Access {
 }
 
 pub(super) fn conflict(a: &Access, b: &Access) -> bool {
+    if matches!(a.res, Res::Independent) || matches!(b.res, Res::Independent) {
+        return false;
+    }
     if matches!(a.res, Res::All) || matches!(b.res, Res::All) {
         return true;
     }
@@ -89,6 +96,7 @@ impl<'c, 'm> Engine<'c, 'm> {
     /// the slice takes: their order cannot matter (§6.1).
     pub(super) fn relevant_acc(&self, mut acc: Vec<Access>) -> Vec<Access> {
         if let Some(sl) = &self.slice {
+            let before = acc.len();
             acc.retain(|a| match &a.res {
                 Res::Mem(o, _, _) => match self.obj_global.get(o) {
                     Some(g) => sl.global_relevant(g),
@@ -100,6 +108,14 @@ impl<'c, 'm> Engine<'c, 'm> {
                 },
                 _ => true,
             });
+            // Diff-directed: say "independent" rather than "unknown", so
+            // that sleep sets keep the orders of unrelated threads cut.
+            if acc.is_empty() && before > 0 && self.diff.is_some() {
+                acc.push(Access {
+                    res: Res::Independent,
+                    write: false,
+                });
+            }
         }
         acc
     }
