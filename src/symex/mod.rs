@@ -147,6 +147,13 @@ pub struct SymexOptions {
     /// it realised (`Exploration::violating_classes`; the carry-over of a
     /// fix, [`carry_over`]).
     pub rf_classes: bool,
+    /// With `rf_classes`: the locations (`file:line:col`) of every
+    /// violation a complete exploration of the program found. The slice is
+    /// then theirs alone: other findings never fail, so they are only
+    /// control criteria, and accesses and mutexes outside it are left out
+    /// of the dependence and of the classes' edges (docs/symex.md,
+    /// "Carry-over of a fix").
+    pub violated_slice: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
 }
 
 impl Default for SymexOptions {
@@ -179,6 +186,7 @@ impl Default for SymexOptions {
             thread_order: engine::ThreadOrder::default(),
             first_pass: true,
             rf_classes: false,
+            violated_slice: None,
         }
     }
 }

@@ -376,14 +376,29 @@ fn carry_over(inp: &Inputs<'_>, plan: &DiffPlan) -> Result<(CarryOver, Option<Di
         }
     }
     // every violating class of OLD: plain DPOR (assertion-guided pruning
-    // would cut paths into violations already found), one loop bound
+    // would cut paths into violations already found), one loop bound;
+    // when OLD's exploration was complete, the slice of the locations it
+    // violated (no other finding can fail: classes that differ only in
+    // what that slice leaves out are one)
+    let old_stats = &inp.old_res.stats;
+    let violated: std::collections::BTreeSet<String> = inp
+        .old_res
+        .findings
+        .iter()
+        .filter(|f| f.kind.is_violation())
+        .map(|f| f.location.clone())
+        .collect();
+    let complete = !old_stats.incomplete && old_stats.cut_runs == 0;
+    let violated_slice =
+        (complete && !violated.is_empty() && !violated.contains("")).then(|| Arc::new(violated));
     let opts = SymexOptions {
         reduction: Reduction::Dpor,
         rf_classes: true,
         first_pass: false,
         loop_bound: inp.old_res.stats.loop_bound,
         max_loop_bound: None,
-        slice: false,
+        slice: violated_slice.is_some(),
+        violated_slice,
         store: None,
         impacted: None,
         directed: None,

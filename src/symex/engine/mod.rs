@@ -18,7 +18,7 @@
 
 use super::{Exploration, Finding, FindingKind, Stats, SymexError, SymexOptions};
 use llvm_ir::instruction as ins;
-use llvm_ir::{Module, Name};
+use llvm_ir::{HasDebugLoc, Module, Name};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
@@ -422,6 +422,10 @@ impl<'c, 'm> Engine<'c, 'm> {
             let sl = diff_targets::slice(m, t, &e.opts.entry);
             e.stats.slice_size = sl.size() as u64;
             e.slice = Some(sl);
+        } else if let (Some(locs), true) = (&e.opts.violated_slice, e.opts.slice) {
+            let sl = violated_slice(m, locs, &e.opts.entry);
+            e.stats.slice_size = sl.size() as u64;
+            e.slice = Some(sl);
         } else if e.track_wp && e.opts.slice {
             let sl = crate::symex::slice::Slice::compute(m);
             e.stats.slice_size = sl.size() as u64;
@@ -432,6 +436,40 @@ impl<'c, 'm> Engine<'c, 'm> {
 }
 
 use crate::ir::constant_int_value as const_int;
+
+/// The slice of the violations found at `locs` (`file:line:col`): every
+/// instruction there is a criterion, and the findings they cannot reach
+/// are control-only (they never fail: `SymexOptions::violated_slice`).
+fn violated_slice(
+    m: &Module,
+    locs: &std::collections::BTreeSet<String>,
+    entry: &str,
+) -> crate::symex::slice::Slice {
+    let mut at = std::collections::BTreeSet::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        for (bi, b) in f.basic_blocks.iter().enumerate() {
+            let dls = b
+                .instrs
+                .iter()
+                .map(|i| i.get_debug_loc())
+                .chain([b.term.get_debug_loc()]);
+            for (ii, dl) in dls.enumerate() {
+                if dl.is_some() && locs.contains(&loc_of(dl).0) {
+                    at.insert((fi, bi, ii));
+                }
+            }
+        }
+    }
+    crate::symex::slice::Slice::compute_with(
+        m,
+        crate::symex::slice::Criteria::Directed {
+            sources: &at,
+            also: &at,
+            entry,
+            unreached_pass: true,
+        },
+    )
+}
 
 fn peak_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")

@@ -91,7 +91,14 @@ impl<'c, 'm> Engine<'c, 'm> {
                         (Some(a), Some(b)) => a.0 == b.0 && Rc::ptr_eq(&a.1, &b.1),
                         _ => false,
                     });
+                    let left_out = match (&self.slice, self.obj_global.get(&o)) {
+                        (Some(sl), Some(g)) => !sl.global_relevant(g),
+                        _ => false,
+                    };
                     match (same, first) {
+                        // an access the slice leaves out may read another
+                        // writer in an execution this one stands for
+                        _ if left_out => RfWriter::Unknown,
                         (false, _) => RfWriter::Unknown,
                         (true, None) => match self.obj_global.get(&o) {
                             Some(g) => RfWriter::Init(crate::ir::plain_name(g)),

@@ -110,7 +110,7 @@ impl<'c, 'm> Engine<'c, 'm> {
             });
             // Diff-directed: say "independent" rather than "unknown", so
             // that sleep sets keep the orders of unrelated threads cut.
-            if acc.is_empty() && before > 0 && self.diff.is_some() {
+            if acc.is_empty() && before > 0 && self.independent_marks() {
                 acc.push(Access {
                     res: Res::Independent,
                     write: false,
@@ -118,6 +118,13 @@ impl<'c, 'm> Engine<'c, 'm> {
             }
         }
         acc
+    }
+
+    /// Does a transition whose accesses the slice left out count as
+    /// independent (the directed and violated-location slices, whose
+    /// soundness arguments take it so), rather than as not predicted?
+    fn independent_marks(&self) -> bool {
+        self.diff.is_some() || (self.opts.violated_slice.is_some() && self.opts.slice)
     }
 
     /// Record the transition that just ended in the parent node.
