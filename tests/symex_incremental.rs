@@ -168,6 +168,26 @@ fn version_chains_report_the_violations_of_new_alone() {
     }
 }
 
+/// Only `memcmp` reads the racing buffer (tests/fixtures/symex_slice_reads,
+/// README): the incremental slice must follow the memory a library call
+/// reads, or it drops the two stores from the dependence and misses NEW's
+/// violation.
+#[test]
+fn library_reads_are_in_the_slice() {
+    let d = root().join("tests/fixtures/symex_slice_reads");
+    check_pair(&d.join("memcmp_old.c"), &d.join("memcmp_new.c"));
+    let alone = explore(
+        &load(&d.join("memcmp_new.c")).program.module,
+        &opts(Reduction::DporAg),
+    )
+    .unwrap();
+    assert!(
+        alone.findings.iter().any(|f| f.kind.is_violation()),
+        "{:?}",
+        alone.findings
+    );
+}
+
 #[test]
 fn symex_program_pairs_both_directions() {
     let pairs = [

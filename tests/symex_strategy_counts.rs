@@ -8,7 +8,11 @@
 //! f728e89, before the strategies were moved (the code under test did not
 //! write it).  Issue 29 changed the thread order (threads that have not
 //! run yet first) and regenerated it: 61 rows changed, no finding;
-//! docs/symex.md ("Needles") explains each kind of change.  Set `CONCORD_WRITE_STRATEGY_COUNTS=FILE` to print the
+//! docs/symex.md ("Needles") explains each kind of change. On 2026-11-28
+//! the slice began to count a read-modify-write's read of memory: in
+//! `ticket_lock` the two fetch-adds on `next_ticket` became dependent, so
+//! `dpor+ag` and `odpor+ag` explore both ticket orders (2 rows changed:
+//! more partial and cut runs, the same findings).  Set `CONCORD_WRITE_STRATEGY_COUNTS=FILE` to print the
 //! current rows into FILE instead of comparing (to inspect a change, not
 //! to bless one).
 //!

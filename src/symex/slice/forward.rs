@@ -22,6 +22,7 @@ pub(super) struct Graph<'a> {
     pub(super) cd: &'a [HashMap<usize, Vec<usize>>],
     pub(super) call_sites: &'a HashMap<usize, Vec<Id>>,
     pub(super) stores: &'a [(Id, Mem)],
+    pub(super) call_reads: &'a HashMap<Id, Vec<Mem>>,
     pub(super) globals: &'a HashSet<&'a Name>,
     pub(super) allocas: &'a [HashSet<Name>],
 }
@@ -48,8 +49,14 @@ impl Graph<'_> {
                             }
                         }
                     }
-                    if let Some(Instruction::Load(l)) = b.instrs.get(ii) {
-                        let lm = mem_of(&l.address, self.globals, Some((fi, &self.allocas[fi])));
+                    let read = match b.instrs.get(ii) {
+                        Some(Instruction::Load(l)) => Some(&l.address),
+                        Some(Instruction::AtomicRMW(a)) => Some(&a.address),
+                        Some(Instruction::CmpXchg(a)) => Some(&a.address),
+                        _ => None,
+                    };
+                    if let Some(address) = read {
+                        let lm = mem_of(address, self.globals, Some((fi, &self.allocas[fi])));
                         loads.entry(lm).or_default().push((fi, bi, ii));
                     }
                 }
@@ -61,6 +68,11 @@ impl Graph<'_> {
                 }
             }
             controlled.push(c);
+        }
+        for (id, mems) in self.call_reads {
+            for lm in mems {
+                loads.entry(lm.clone()).or_default().push(*id);
+            }
         }
         let mut callees: HashMap<Id, Vec<usize>> = HashMap::new();
         for (t, sites) in self.call_sites {

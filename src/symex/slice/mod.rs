@@ -6,7 +6,8 @@
 //! call into an undefined function.  The slice is the closure over SSA data
 //! dependences, flow-insensitive memory dependences (a load depends on every
 //! store to the same global, or on every store when either address is not a
-//! plain global), control dependences (post-dominator based), call sites of
+//! plain global; read-modify-writes, and library calls through the
+//! arguments the call table says they read, are loads too), control dependences (post-dominator based), call sites of
 //! functions containing relevant code, and callee returns of relevant calls.
 //!
 //! Two concurrency-aware additions keep a branch in the slice although no
@@ -114,6 +115,9 @@ impl Slice {
         let mut cd: Vec<HashMap<usize, Vec<usize>>> = Vec::new();
         let mut call_sites: HashMap<usize, Vec<Id>> = HashMap::new();
         let mut stores: Vec<(Id, Mem)> = Vec::new();
+        // Library calls that read memory through their arguments
+        // (`memcmp`, `strlen`, `memcpy`'s source): loads of that memory.
+        let mut call_reads: HashMap<Id, Vec<Mem>> = HashMap::new();
         let mut work: Vec<Id> = Vec::new();
         let mut finding_seeds: Vec<Id> = Vec::new();
         // +CIA: direct accesses to a function's stack variables are their
@@ -192,6 +196,16 @@ impl Slice {
                                 // write no program memory.
                                 if !(cia && calls::writes_no_memory(name)) {
                                     stores.push((id, Mem::Any));
+                                }
+                                let reads =
+                                    calls::lookup(name).map_or(&[][..], |c| c.footprint.reads);
+                                let read: Vec<Mem> = reads
+                                    .iter()
+                                    .filter_map(|k| c.arguments.get(*k))
+                                    .map(|(a, _)| mem_of(a, &globals, locals(fi)))
+                                    .collect();
+                                if !read.is_empty() {
+                                    call_reads.insert(id, read);
                                 }
                             }
                             if calls::role(name) == calls::Role::ThreadCreate {
@@ -275,6 +289,7 @@ impl Slice {
             cd: &cd,
             call_sites: &call_sites,
             stores: &stores,
+            call_reads: &call_reads,
             globals: &globals,
             allocas: &allocas,
         };
@@ -361,7 +376,29 @@ impl Slice {
                             }
                         }
                     }
+                    // read-modify-writes read what earlier stores wrote
+                    Instruction::AtomicRMW(_) | Instruction::CmpXchg(_) => {
+                        let lm = match i {
+                            Instruction::AtomicRMW(a) => mem_of(&a.address, &globals, locals(fi)),
+                            Instruction::CmpXchg(a) => mem_of(&a.address, &globals, locals(fi)),
+                            _ => unreachable!(),
+                        };
+                        mem.insert(lm.clone());
+                        for (sid, sm) in &stores {
+                            if lm == Mem::Any || *sm == Mem::Any || *sm == lm {
+                                work.push(*sid);
+                            }
+                        }
+                    }
                     Instruction::Call(c) => {
+                        for lm in call_reads.get(&id).into_iter().flatten() {
+                            mem.insert(lm.clone());
+                            for (sid, sm) in &stores {
+                                if *lm == Mem::Any || *sm == Mem::Any || sm == lm {
+                                    work.push(*sid);
+                                }
+                            }
+                        }
                         if let Some(t) = callee_name(c).and_then(|n| fidx.get(n).copied()) {
                             for (bj, bb) in m.functions[t].basic_blocks.iter().enumerate() {
                                 if let Terminator::Ret(_) = bb.term {
