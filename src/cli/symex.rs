@@ -245,10 +245,15 @@ pub fn run(a: &SymexArgs, quiet: bool) -> Result<i32> {
             Some(inc) => {
                 let s = &inc.new_stats;
                 let scia = opts.store.is_some() && opts.reduction == Reduction::DporAg;
+                // the diff-directed run is neither +CIA nor +SCIA
+                let mode = if inc.diff.as_ref().is_some_and(|d| d.claimed) {
+                    "diff-directed".to_string()
+                } else {
+                    format!("+CIA{}", if scia { "+SCIA" } else { "" })
+                };
                 note!(
-                    "[symex] OLD: {} runs; NEW (+CIA{}, {}): {} runs ({} complete, {} error), {} partial, {} cut, {} stored summaries reused, {:.2}s; {} findings unchanged from OLD",
+                    "[symex] OLD: {} runs; NEW ({mode}, {}): {} runs ({} complete, {} error), {} partial, {} cut, {} stored summaries reused, {:.2}s; {} findings unchanged from OLD",
                     inc.stats.old_runs,
-                    if scia { "+SCIA" } else { "" },
                     opts.reduction,
                     s.runs(),
                     s.complete_runs,
