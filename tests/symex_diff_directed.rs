@@ -351,6 +351,27 @@ fn fixes_with_unrelated_threads_carry_over_in_one_order_of_them() {
     }
 }
 
+/// The partial fix with unrelated threads alongside: OLD's classes are
+/// searched for in NEW with the slice of OLD's violated location, so the
+/// `mix` orders are not (README); at most a tenth of the full run's runs,
+/// the replay of OLD's test case included.
+#[test]
+fn partial_fix_with_unrelated_threads_searches_one_order_of_them() {
+    let (old, new) = pair("lock-added-one-side-concurrent");
+    let (d, full) = check(&old, &new);
+    assert_eq!(d.exploration.stats.verdict, Verdict::Violation);
+    assert!(
+        violations(&d).iter().any(|v| v.contains("@50:")),
+        "{:?}",
+        violations(&d)
+    );
+    let o = diff_outcome(&d);
+    assert!(o.claimed, "{o:?}");
+    let c = o.carry_over.as_ref().expect("carry-over tried");
+    assert_eq!(c.searched, c.violating_classes, "{c:?}");
+    assert!(10 * o.all_new_runs() <= runs(&full), "{o:?}");
+}
+
 /// A fix the carry-over must not conclude on: the lock is added around
 /// one of two increments only (a restricting change), so a run of NEW
 /// still loses an update — the unlocked thread reads 0 before the locked

@@ -260,12 +260,12 @@ pub(super) fn attempt(inp: &Inputs<'_>) -> Result<Attempt> {
     let opts = match &class_search {
         // the options OLD's classes were explored with: every execution of
         // NEW is one of OLD's under the same loop bound (docs/symex.md)
-        // (and no slice: the findings OLD's classes violate need not be
-        // reachable from the reads their targets keep)
+        // (with the slice of OLD's violated locations in NEW when they all
+        // map: `DiffTargets::violated`)
         Some(t) => SymexOptions {
             loop_bound: old_res.stats.loop_bound,
             max_loop_bound: None,
-            slice: false,
+            slice: new_opts.slice && t.violated.is_some(),
             ..directed_options(new_opts, t)
         },
         None => directed_options(

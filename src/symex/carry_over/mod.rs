@@ -334,6 +334,24 @@ pub fn class_targets(
         (!out.is_empty()).then_some(out)
     };
     let mut targets = DiffTargets::default();
+    // the locations OLD violated, in NEW (for the search's slice): each
+    // location's statements (an instruction without one, such as the
+    // `unreachable` after an error call, has no counterpart to find), and
+    // every location must have one, or the search runs without a slice
+    let mut violated: Option<BTreeSet<InstrId>> = Some(BTreeSet::new());
+    for c in classes {
+        let one = BTreeSet::from([c.location.clone()]);
+        let mapped: BTreeSet<InstrId> = crate::symex::engine::instructions_at(old.module, &one)
+            .into_iter()
+            .filter_map(in_new)
+            .flatten()
+            .collect();
+        match (&mut violated, mapped.is_empty() || c.location.is_empty()) {
+            (Some(v), false) => v.extend(mapped),
+            _ => violated = None,
+        }
+    }
+    targets.violated = violated;
     let mut edge_ids: BTreeMap<(Option<BTreeSet<InstrId>>, BTreeSet<InstrId>), usize> =
         BTreeMap::new();
     let mut tuples: BTreeSet<Vec<usize>> = BTreeSet::new();

@@ -61,6 +61,12 @@ pub struct DiffTargets {
     /// reaches behaves as in OLD and passes in every run of NEW (docs/
     /// symex.md, "Diff-directed mode"), so it cannot end a run early.
     pub old_verified: bool,
+    /// A search for OLD's violating classes (the carry-over): the
+    /// instructions of NEW at the locations OLD violated, when every one
+    /// maps. They stay full criteria of the slice and every other finding
+    /// is control-only (under the carry-over's restricting patch, a
+    /// finding OLD never violated never fails in NEW). `None`: no slice.
+    pub violated: Option<BTreeSet<InstrId>>,
 }
 
 /// A path's progress towards the targets (shared with its parent).
@@ -128,6 +134,10 @@ impl DiffDirected {
 pub(super) fn slice(m: &Module, targets: &DiffTargets, entry: &str) -> Slice {
     let mut sources: BTreeSet<InstrId> = targets.instrs.clone();
     let mut also: BTreeSet<InstrId> = targets.instrs.clone();
+    if let Some(v) = &targets.violated {
+        sources.extend(v.iter().copied());
+        also.extend(v.iter().copied());
+    }
     for e in &targets.edges {
         sources.extend(e.readers.iter().copied());
         also.extend(e.readers.iter().copied());
@@ -141,7 +151,7 @@ pub(super) fn slice(m: &Module, targets: &DiffTargets, entry: &str) -> Slice {
             sources: &sources,
             also: &also,
             entry,
-            unreached_pass: targets.old_verified,
+            unreached_pass: targets.old_verified || targets.violated.is_some(),
         },
     )
 }

@@ -445,6 +445,24 @@ fn violated_slice(
     locs: &std::collections::BTreeSet<String>,
     entry: &str,
 ) -> crate::symex::slice::Slice {
+    let at = instructions_at(m, locs);
+    crate::symex::slice::Slice::compute_with(
+        m,
+        crate::symex::slice::Criteria::Directed {
+            sources: &at,
+            also: &at,
+            entry,
+            unreached_pass: true,
+        },
+    )
+}
+
+/// The instructions (terminators included) whose source location, as
+/// findings print it (`file:line:col`), is one of `locs`.
+pub fn instructions_at(
+    m: &Module,
+    locs: &std::collections::BTreeSet<String>,
+) -> std::collections::BTreeSet<crate::symex::slice::InstrId> {
     let mut at = std::collections::BTreeSet::new();
     for (fi, f) in m.functions.iter().enumerate() {
         for (bi, b) in f.basic_blocks.iter().enumerate() {
@@ -460,15 +478,7 @@ fn violated_slice(
             }
         }
     }
-    crate::symex::slice::Slice::compute_with(
-        m,
-        crate::symex::slice::Criteria::Directed {
-            sources: &at,
-            also: &at,
-            entry,
-            unreached_pass: true,
-        },
-    )
+    at
 }
 
 fn peak_rss_kb() -> u64 {
