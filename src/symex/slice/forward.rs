@@ -10,7 +10,7 @@
 //! sites, and a call site (or thread start) to all of its callee, whose
 //! execution it decides.
 
-use super::{mem_of, operands_of, successors, Id, Mem};
+use super::{mem_of, operands_of, read_address, successor_lists, successors, Id, Mem};
 use crate::calls;
 use llvm_ir::{Function, Instruction, Module, Name, Operand, Terminator};
 use std::collections::{HashMap, HashSet};
@@ -49,13 +49,7 @@ impl Graph<'_> {
                             }
                         }
                     }
-                    let read = match b.instrs.get(ii) {
-                        Some(Instruction::Load(l)) => Some(&l.address),
-                        Some(Instruction::AtomicRMW(a)) => Some(&a.address),
-                        Some(Instruction::CmpXchg(a)) => Some(&a.address),
-                        _ => None,
-                    };
-                    if let Some(address) = read {
+                    if let Some(address) = b.instrs.get(ii).and_then(read_address) {
                         let lm = mem_of(address, self.globals, Some((fi, &self.allocas[fi])));
                         loads.entry(lm).or_default().push((fi, bi, ii));
                     }
@@ -146,11 +140,7 @@ impl Graph<'_> {
 /// or `abort`, then `unreachable`), never returning nor ending otherwise?
 fn violation_only(f: &Function) -> Vec<bool> {
     let n = f.basic_blocks.len();
-    let succ: Vec<Vec<usize>> = f
-        .basic_blocks
-        .iter()
-        .map(|b| successors(f, &b.term))
-        .collect();
+    let succ: Vec<Vec<usize>> = successor_lists(f);
     let fails_here = |b: &llvm_ir::BasicBlock| {
         matches!(b.term, Terminator::Unreachable(_))
             && b.instrs.iter().rev().find_map(|i| match i {

@@ -243,11 +243,7 @@ impl Slice {
         // it controls accesses memory or calls a function (visible
         // operations whose timing matters to other threads).
         for (fi, f) in m.functions.iter().enumerate() {
-            let succ: Vec<Vec<usize>> = f
-                .basic_blocks
-                .iter()
-                .map(|b| successors(f, &b.term))
-                .collect();
+            let succ: Vec<Vec<usize>> = successor_lists(f);
             let mut controlled: HashMap<usize, Vec<usize>> = HashMap::new();
             for (b, deps) in &cd[fi] {
                 for a in deps {
@@ -367,37 +363,17 @@ impl Slice {
                             }
                         }
                     }
-                    Instruction::Load(l) => {
-                        let lm = mem_of(&l.address, &globals, locals(fi));
-                        mem.insert(lm.clone());
-                        for (sid, sm) in &stores {
-                            if lm == Mem::Any || *sm == Mem::Any || *sm == lm {
-                                work.push(*sid);
-                            }
-                        }
-                    }
-                    // read-modify-writes read what earlier stores wrote
-                    Instruction::AtomicRMW(_) | Instruction::CmpXchg(_) => {
-                        let lm = match i {
-                            Instruction::AtomicRMW(a) => mem_of(&a.address, &globals, locals(fi)),
-                            Instruction::CmpXchg(a) => mem_of(&a.address, &globals, locals(fi)),
-                            _ => unreachable!(),
-                        };
-                        mem.insert(lm.clone());
-                        for (sid, sm) in &stores {
-                            if lm == Mem::Any || *sm == Mem::Any || *sm == lm {
-                                work.push(*sid);
-                            }
+                    Instruction::Load(_) | Instruction::AtomicRMW(_) | Instruction::CmpXchg(_) => {
+                        if let Some(address) = read_address(i) {
+                            let lm = mem_of(address, &globals, locals(fi));
+                            mem.insert(lm.clone());
+                            work.extend(stores_reaching(&lm, &stores));
                         }
                     }
                     Instruction::Call(c) => {
                         for lm in call_reads.get(&id).into_iter().flatten() {
                             mem.insert(lm.clone());
-                            for (sid, sm) in &stores {
-                                if *lm == Mem::Any || *sm == Mem::Any || sm == lm {
-                                    work.push(*sid);
-                                }
-                            }
+                            work.extend(stores_reaching(lm, &stores));
                         }
                         if let Some(t) = callee_name(c).and_then(|n| fidx.get(n).copied()) {
                             for (bj, bb) in m.functions[t].basic_blocks.iter().enumerate() {
@@ -506,11 +482,7 @@ fn operands_of(f: &Function, bi: usize, ii: usize) -> Vec<&Operand> {
 /// May one of `hit` (findings of `f`) run after the branch deciding
 /// whether block `b` runs?  (Reachability from `b`'s predecessors.)
 fn blocks_later_findings(f: &Function, b: usize, hit: &[Id]) -> bool {
-    let succ: Vec<Vec<usize>> = f
-        .basic_blocks
-        .iter()
-        .map(|x| successors(f, &x.term))
-        .collect();
+    let succ: Vec<Vec<usize>> = successor_lists(f);
     let mut from: Vec<usize> = (0..succ.len()).filter(|p| succ[*p].contains(&b)).collect();
     from.push(b);
     hit.iter()
@@ -547,6 +519,33 @@ fn mem_of(
         },
         _ => Mem::Any,
     }
+}
+
+/// The address an instruction reads memory at: loads, and
+/// read-modify-writes (which read what earlier stores wrote).
+fn read_address(i: &Instruction) -> Option<&Operand> {
+    match i {
+        Instruction::Load(l) => Some(&l.address),
+        Instruction::AtomicRMW(a) => Some(&a.address),
+        Instruction::CmpXchg(a) => Some(&a.address),
+        _ => None,
+    }
+}
+
+/// The stores a read of `lm` may read from (flow-insensitively).
+fn stores_reaching<'a>(lm: &'a Mem, stores: &'a [(Id, Mem)]) -> impl Iterator<Item = Id> + 'a {
+    stores
+        .iter()
+        .filter(move |(_, sm)| *lm == Mem::Any || *sm == Mem::Any || sm == lm)
+        .map(|(sid, _)| *sid)
+}
+
+/// Each block's successor blocks.
+fn successor_lists(f: &Function) -> Vec<Vec<usize>> {
+    f.basic_blocks
+        .iter()
+        .map(|b| successors(f, &b.term))
+        .collect()
 }
 
 /// Successor blocks of a terminator (indices into `f.basic_blocks`).
@@ -592,11 +591,7 @@ fn successors(f: &Function, t: &Terminator) -> Vec<usize> {
 /// Block -> the branching blocks it is control dependent on.
 pub(crate) fn control_deps(f: &Function) -> HashMap<usize, Vec<usize>> {
     let n = f.basic_blocks.len();
-    let succ: Vec<Vec<usize>> = f
-        .basic_blocks
-        .iter()
-        .map(|b| successors(f, &b.term))
-        .collect();
+    let succ: Vec<Vec<usize>> = successor_lists(f);
     let all: BTreeSet<usize> = (0..n).collect();
     let mut pdom: Vec<BTreeSet<usize>> = (0..n)
         .map(|b| {
