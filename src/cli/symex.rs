@@ -69,7 +69,8 @@ pub struct SymexArgs {
     /// Maximal number of weakest preconditions merged into one summary.
     #[arg(long, default_value_t = cli_defaults().summary_max_merges)]
     pub summary_merges: u32,
-    /// Do not use the static slice of the assertions.
+    /// Do not use the static slice of the assertions (nor, with OLD, the
+    /// diff-directed run's slice of what the patch reaches).
     #[arg(long)]
     pub no_slice: bool,
     /// Skip the first pass (short searches under other thread orders
