@@ -15,7 +15,7 @@
 //! not count.
 
 use super::{Id, InstrId};
-use crate::calls::{self, Role};
+use crate::calls::{self, PthreadOp, Role, Semantics};
 use crate::ir::callee_name;
 use llvm_ir::{Constant, Instruction, Module, Name, Operand};
 use std::collections::{HashMap, HashSet};
@@ -66,7 +66,13 @@ pub(super) fn irrelevant(
                             naming.entry(g).or_default().insert(fi);
                         }
                     }
-                    _ if name == "pthread_mutex_init" || name == "pthread_mutex_destroy" => {
+                    _ if matches!(
+                        calls::semantics(name),
+                        Some(Semantics::Pthread(
+                            PthreadOp::MutexInit | PthreadOp::MutexDestroy
+                        ))
+                    ) =>
+                    {
                         for g in named {
                             ops.entry(g).or_default().insert((fi, bi, ii));
                         }
