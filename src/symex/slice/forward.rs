@@ -75,7 +75,7 @@ impl Graph<'_> {
             }
         }
         let store_mem: HashMap<Id, &Mem> = self.stores.iter().map(|(id, sm)| (*id, sm)).collect();
-        let all_loads: Vec<Id> = loads.values().flatten().copied().collect();
+        let mut loads_pushed: HashSet<Mem> = HashSet::new();
 
         let mut seen: HashSet<Id> = HashSet::new();
         let mut entered: HashSet<usize> = HashSet::new();
@@ -91,12 +91,15 @@ impl Graph<'_> {
             }
             let f = &m.functions[fi];
             let b = &f.basic_blocks[bi];
+            // each memory's loads are pushed once (many stores share it)
             if let Some(sm) = store_mem.get(&id) {
-                match sm {
-                    Mem::Any => work.extend(all_loads.iter().copied()),
-                    _ => {
-                        work.extend(loads.get(sm).into_iter().flatten().copied());
-                        work.extend(loads.get(&Mem::Any).into_iter().flatten().copied());
+                let reached: Vec<&Mem> = match sm {
+                    Mem::Any => loads.keys().collect(),
+                    _ => vec![*sm, &Mem::Any],
+                };
+                for lm in reached {
+                    if loads_pushed.insert(lm.clone()) {
+                        work.extend(loads.get(lm).into_iter().flatten().copied());
                     }
                 }
             }
