@@ -28,7 +28,7 @@ pub mod slice;
 pub mod store;
 pub mod testutil;
 
-pub use engine::MemberNames;
+pub use engine::{instructions_at, MemberNames};
 pub use engine::{
     DiffTargets, RfEvent, RfWriter, ThreadOrigin, ViolatingClass, MAX_VIOLATING_CLASSES,
 };

@@ -389,8 +389,13 @@ fn carry_over(inp: &Inputs<'_>, plan: &DiffPlan) -> Result<(CarryOver, Option<Di
         .map(|f| f.location.clone())
         .collect();
     let complete = !old_stats.incomplete && old_stats.cut_runs == 0;
-    let violated_slice =
-        (complete && !violated.is_empty() && !violated.contains("")).then(|| Arc::new(violated));
+    // every location must name instructions (a finding without debug
+    // information names a block): else no slice
+    let located = violated.iter().all(|l| {
+        let one = std::collections::BTreeSet::from([l.clone()]);
+        !crate::symex::instructions_at(&inp.old.program.module, &one).is_empty()
+    });
+    let violated_slice = (complete && located && !violated.is_empty()).then(|| Arc::new(violated));
     let opts = SymexOptions {
         reduction: Reduction::Dpor,
         rf_classes: true,
