@@ -87,6 +87,13 @@ enum Entry {
 }
 
 fn read_program(path: &Path, compile: &CompileOptions, entry: Entry) -> Result<Program> {
+    let mut clock = facts::extract::StepClock::start(path);
+    let program = read_program_unclocked(path, compile, entry);
+    clock.lap("front end (compile, link, parse)");
+    program
+}
+
+fn read_program_unclocked(path: &Path, compile: &CompileOptions, entry: Entry) -> Result<Program> {
     if crate::filelist::is_list(path) {
         let list = crate::filelist::parse(path)?;
         frontend::load_units(&list.root, list.units, path, compile)

@@ -22,6 +22,8 @@ pub mod program;
 mod rows;
 pub mod sections;
 mod statements;
+mod step_clock;
+pub use self::step_clock::StepClock;
 pub mod struct_types;
 mod sync_objects;
 mod unreached;
@@ -58,19 +60,27 @@ const CONDITION_SLICE_DEPTH: usize = 8;
 /// sections, synchronisation idioms, flag guards, event order, then the
 /// relations themselves (`rows`).
 pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
+    let mut clock = step_clock::StepClock::start(&program.input);
     let pt = PointsTo::compute(IrFacts::build(&program.module));
+    clock.lap("points-to");
     let model = ProgramModel::build(&program.module, &program.input, opts, &pt)?;
+    clock.lap("thread model");
     let scan = AccessScan::collect(&model, &pt);
     let sharing = Sharing::new(&model, &pt, &scan);
+    clock.lap("accesses and sharing");
     let deps = Dependences::compute(&model);
+    clock.lap("dependences");
     let mut events = Events::collect(&scan, &sharing);
     let sections = CriticalSections::compute(&model, &deps.graphs, &scan, &events, &sharing);
+    clock.lap("critical sections");
     let idioms = SyncIdioms::find(&model, &deps, &scan, &events, &sections);
     events.all.extend(idioms.busy.iter().map(|&(_, _, x)| x));
     let flag_guards = flag_guards(&model, &pt, &deps, &scan, &events, &sections, &sharing);
+    clock.lap("idioms and flag guards");
     let mut rows = Rows::default();
     let locs = LocationIds::number(&scan);
     let flagged = event_order(&mut rows, &deps.graphs, &scan, &events, &locs);
+    clock.lap("event order");
     rows.threads(&model, &scan);
     rows.synchronisation(&scan, &locs);
     rows.idioms(&idioms, &flagged, &flag_guards, &locs);
@@ -78,7 +88,8 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     rows.accesses(&scan, &events, &locs);
     rows.dependences(&model, &deps, &scan);
     rows.model_gaps(&model, &model_gaps::ModelGaps::find(&model, &pt, &scan));
-    Ok(fact_set(
+    clock.lap("rows");
+    let facts = fact_set(
         program,
         &model,
         &pt,
@@ -86,7 +97,9 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         &locs,
         &scan.correlated,
         rows,
-    ))
+    );
+    clock.lap("fact set");
+    Ok(facts)
 }
 
 /// Which cells count as shared.
