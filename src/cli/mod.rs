@@ -234,6 +234,16 @@ pub struct InputArgs {
         help_heading = "Modelling"
     )]
     pub call_depth: usize,
+    /// Statements a thread may have before calls stop being cloned per call
+    /// path and link to one shared instance of the callee (precision for
+    /// size: past it, two calls of a helper share its statements).
+    #[arg(
+        long,
+        default_value_t = ExtractOptions::default().clone_budget,
+        value_name = "N",
+        help_heading = "Modelling"
+    )]
+    pub clone_budget: usize,
 }
 
 impl InputArgs {
@@ -244,6 +254,7 @@ impl InputArgs {
         ExtractOptions {
             thread_loop_bound: self.thread_loop_bound.max(1),
             call_depth_bound: self.call_depth.max(1),
+            clone_budget: self.clone_budget,
             ..ExtractOptions::default()
         }
     }
