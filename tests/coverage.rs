@@ -605,3 +605,41 @@ fn every_documented_blind_spot_is_counted_in_the_account() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("1 joins matched to no thread"), "{stderr}");
 }
+
+#[test]
+fn clone_budget_decides_which_calls_link_to_a_shared_instance() {
+    // main stores, then calls `helper` twice. Within the default budget both
+    // calls get their own clone (no call_cut); with `--clone-budget 0` main
+    // is past its budget at either call, so both link to the shared
+    // instance: two call_cut rows, `why` 1 (the clone budget).
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("twice.c");
+    std::fs::write(
+        &src,
+        "int hits;\n\
+         static void helper(void) { hits++; }\n\
+         int main(void) {\n\
+             hits = 1;\n\
+             helper();\n\
+             helper();\n\
+             return hits;\n\
+         }\n",
+    )
+    .unwrap();
+    let cuts = |extra: &[&str]| -> Vec<String> {
+        let out = dir.path().join(format!("f{}", extra.len()));
+        let mut args = vec!["facts", src.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = concord(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(out.join("call_cut.facts"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(cuts(&[]).is_empty());
+    let cut = cuts(&["--clone-budget", "0"]);
+    assert_eq!(cut.len(), 2, "{cut:?}");
+    assert!(cut.iter().all(|l| l.ends_with("\t1")), "{cut:?}");
+}
