@@ -88,13 +88,7 @@ enum Entry {
 
 fn read_program(path: &Path, compile: &CompileOptions, entry: Entry) -> Result<Program> {
     let mut clock = facts::extract::StepClock::start(path);
-    let program = read_program_unclocked(path, compile, entry);
-    clock.lap("front end (compile, link, parse)");
-    program
-}
-
-fn read_program_unclocked(path: &Path, compile: &CompileOptions, entry: Entry) -> Result<Program> {
-    if crate::filelist::is_list(path) {
+    let program = if crate::filelist::is_list(path) {
         let list = crate::filelist::parse(path)?;
         frontend::load_units(&list.root, list.units, path, compile)
     } else if path.is_dir() && (entry == Entry::Main || crate::compdb::find(path).is_some()) {
@@ -104,7 +98,9 @@ fn read_program_unclocked(path: &Path, compile: &CompileOptions, entry: Entry) -
     } else {
         // A directory that is no build is refused here, as any non-file.
         frontend::load_module(path, compile)
-    }
+    };
+    clock.lap("front end (compile, link, parse)");
+    program
 }
 
 /// Compile (if needed) and load the module of one program, build or list

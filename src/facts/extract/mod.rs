@@ -60,7 +60,7 @@ const CONDITION_SLICE_DEPTH: usize = 8;
 /// sections, synchronisation idioms, flag guards, event order, then the
 /// relations themselves (`rows`).
 pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
-    let mut clock = step_clock::StepClock::start(&program.input);
+    let mut clock = StepClock::start(&program.input);
     let pt = PointsTo::compute(IrFacts::build(&program.module));
     clock.lap("points-to");
     let model = ProgramModel::build(&program.module, &program.input, opts, &pt)?;
