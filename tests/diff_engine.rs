@@ -11,7 +11,7 @@ use common::*;
 
 use crate::synth;
 
-use concord::analysis::diff::{sync_diff, DiffOptions, SyncDiff};
+use concord::analysis::diff::{sync_diff, DiffOptions, Side, SyncDiff};
 use concord::analysis::diff_reference::sync_diff_reference;
 use concord::analysis::{run, Engine, RuleProgram};
 use concord::budget::Budget;
@@ -610,4 +610,102 @@ fn rules_equal_reference_when_a_patch_changes_a_rank2_exclusion() {
     // first reads the other's initial value (rank2_no rule 3), so the pair
     // is a rank-2 difference in both directions of the patch
     assert_rank2_differences(&pairs, |p| p.name.starts_with("unlock"));
+}
+
+/// Rank 1 lists only the edges in one thread and the pairs in two threads
+/// that MayRf leaves out (rules/diff1.dl); an edge in two threads changes
+/// through one of three kinds of patch, each enumerated from its own side.
+const CROSS_BASE: &str = r#"#include <pthread.h>
+int x, y, r1;
+int *target = &x;
+void *wa(void *p) { *target = 1; return 0; }
+void *rb(void *p) { r1 = x; return 0; }
+int main(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, wa, 0);
+  pthread_create(&b, 0, rb, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  return 0;
+}
+"#;
+
+fn cross_pairs(dir: &Path) -> Vec<Pair> {
+    let variants: [(&str, String, String); 3] = [
+        // (a) the unchanged store `*target = 1` now writes y: its edge to
+        // rb's load of x is lost
+        (
+            "retarget",
+            CROSS_BASE.into(),
+            CROSS_BASE.replace("int *target = &x;", "int *target = &y;"),
+        ),
+        // (b) the store and main's load now run in one thread: main calls
+        // wa after its load instead of creating a thread for it (thread b
+        // keeps x shared)
+        (
+            "one thread",
+            CROSS_BASE.replace(
+                "  pthread_join(a, 0);\n",
+                "  rb(0);\n  pthread_join(a, 0);\n",
+            ),
+            CROSS_BASE
+                .replace("  pthread_create(&a, 0, wa, 0);\n", "")
+                .replace("  pthread_join(a, 0);\n", "  rb(0);\n  wa(0);\n"),
+        ),
+        // (c) main's store moves after the join of the reader: the load
+        // must happen before it, so the new version leaves the pair out
+        (
+            "store after join",
+            CROSS_BASE
+                .replace("  pthread_create(&a, 0, wa, 0);\n", "")
+                .replace("  pthread_join(a, 0);\n", "")
+                .replace(
+                    "  pthread_join(b, 0);\n",
+                    "  x = 2;\n  pthread_join(b, 0);\n",
+                ),
+            CROSS_BASE
+                .replace("  pthread_create(&a, 0, wa, 0);\n", "")
+                .replace("  pthread_join(a, 0);\n", "")
+                .replace(
+                    "  pthread_join(b, 0);\n",
+                    "  pthread_join(b, 0);\n  x = 2;\n",
+                ),
+        ),
+    ];
+    patch_pairs(dir, variants)
+}
+
+#[test]
+fn rules_equal_reference_when_a_patch_changes_an_edge_between_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = cross_pairs(dir.path());
+    let mut bad = Vec::new();
+    for p in &pairs {
+        bad.extend(check_agree(p, Engine::Ascent));
+        #[cfg(feature = "reference-engine")]
+        bad.extend(check_agree(p, Engine::Crepe));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // not vacuous: each patch drops an edge between two threads, so the
+    // old version of each has a rank-1 difference or an edge through the
+    // change, on the old side
+    let budget = Budget::unlimited();
+    let opts = DiffOptions {
+        max_rank: 1,
+        ..DiffOptions::default()
+    };
+    for p in pairs.iter().filter(|p| !p.name.ends_with("(reversed)")) {
+        let d = sync_diff(&p.old, &p.new, &p.m, &opts, &budget).unwrap();
+        let old_side = d
+            .differences
+            .iter()
+            .chain(&d.through_changes)
+            .any(|d| d.rank == 1 && d.only_in == Side::Old);
+        assert!(
+            old_side,
+            "{}: no edge only in old: {}",
+            p.name,
+            observable(&d)
+        );
+    }
 }

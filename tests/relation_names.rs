@@ -19,7 +19,7 @@ fn relation_names() -> BTreeSet<&'static str> {
             names.extend(programs::$p::ascent::OUTPUT_RELATIONS.iter().map(|(n, _)| *n));
         )*};
     }
-    program_names!(sync1, sync2, counts, sync3, hb, cia, pointsto, diff1, diff2, diff3);
+    program_names!(sync1_core, sync1, sync2, counts, sync3, hb, cia, pointsto, diff1, diff2, diff3);
     names
 }
 

@@ -19,8 +19,10 @@ const RULES: &str = "../../rules";
 /// analysis facts extraction derives with its results.
 pub const PROGRAMS: &[(&str, &[&str])] = &[
     ("pointsto", &["pointsto.dl"]),
+    // happens-before, MayRf in two parts (rf.dl), lock order: what rank 1
+    // of a diff reads
     (
-        "sync1",
+        "sync1_core",
         &["order.dl", "hb.dl", "hb_out.dl", "rf.dl", "lockorder.dl"],
     ),
     // mayHb itself: only for `concord query hb_may` and the laws tests
@@ -36,6 +38,8 @@ pub const PROGRAMS: &[(&str, &[&str])] = &[
 /// chain (`sync1`, then `sync2`, ...), handing each program the outputs of
 /// those before it. Soufflé and Z3 get each program whole.
 pub const STAGED: &[(&str, &str, &[&str])] = &[
+    // MayRf listed (rf_may.dl): `query rf_may`, ranks 2 and 3
+    ("sync1", "sync1_core", &["rf_may.dl"]),
     (
         "sync2",
         "sync1",
@@ -105,8 +109,9 @@ fn chain_of(name: &str) -> Vec<&'static str> {
 /// an input `old_*` / `new_*`; their inline views stay views), the layers
 /// the diff program computes itself for both versions (relations prefixed
 /// `old_` / `new_`), and the rule file of one direction (rows only in
-/// old). Rank 1 runs the two `sync1` programs on separate cores; ranks 2
-/// and 3 reuse what they derived instead of computing it again.
+/// old). Rank 1 runs the two `sync1_core` programs on separate cores;
+/// ranks 2 and 3 reuse what they derived (and the `rf_may` that `sync1`,
+/// staged on it, lists) instead of computing it again.
 ///
 /// The other direction (rows only in new) is the same rules with the
 /// versions swapped ([`mirrored`]): the generated program holds one
@@ -138,19 +143,21 @@ pub const DIFF_PROGRAMS: &[DiffProgram] = &[
     },
     DiffProgram {
         name: "diff2",
-        carried: &["order.dl", "hb.dl", "rf.dl"],
+        carried: &["order.dl", "hb.dl", "rf.dl", "rf_may.dl"],
         layers: &["rank2.dl"],
         direction: "diff2.dl",
     },
     DiffProgram {
         name: "diff3",
-        carried: &["order.dl", "hb.dl", "rf.dl"],
+        carried: &["order.dl", "hb.dl", "rf.dl", "rf_may.dl"],
         layers: &["rank2.dl"],
         direction: "diff3.dl",
     },
 ];
 
-/// The single-version program whose outputs the diff programs carry in.
+/// The single-version program whose outputs (and its base chain's) the
+/// diff programs carry in: rank 1 runs its base `sync1_core`, ranks 2 and
+/// 3 read `sync1`'s `rf_may` too.
 const CARRIER: &str = "sync1";
 
 /// `files` parsed as one program (no input declarations).
@@ -335,10 +342,15 @@ fn main() {
     // relations in: sync1 for the diffs, each base for its staged programs.
     let mut extra_outputs: std::collections::BTreeMap<&str, std::collections::BTreeSet<String>> =
         Default::default();
-    extra_outputs
-        .entry(CARRIER)
-        .or_default()
-        .extend(carried_outputs);
+    let mut carriers = chain_of(CARRIER);
+    carriers.push(CARRIER);
+    for rel in carried_outputs {
+        let from = carriers
+            .iter()
+            .find(|c| derived_by(c).contains(&rel))
+            .unwrap_or_else(|| panic!("a diff program reads `{rel}`, which no carrier derives"));
+        extra_outputs.entry(*from).or_default().insert(rel);
+    }
     let parse_with_inputs = |name: &str, files: &[&str]| {
         let inputs = if name == "pointsto" {
             ir_inputs.clone()

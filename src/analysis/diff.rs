@@ -23,6 +23,7 @@
 use super::lockorder::LockOrderRow;
 use super::may_hb::MayHb;
 use super::must_hb::MustHb;
+use super::rf_parts::{with_rf_may, LayerRows, RfParts};
 use super::{diff_counts, programs, Engine};
 use crate::budget::Budget;
 use crate::error::Result;
@@ -105,43 +106,38 @@ struct RankOutput {
     /// mustHb and mayHb counts per version (rank 1, when asked for).
     hb_counts: [Option<(usize, usize)>; 2],
     lock_order: [Vec<LockOrderRow>; 2],
-    /// Each version's `sync1` outputs (rank 1, when a higher rank may
-    /// follow): ranks 2 and 3 carry in the layers they derived.
+    /// Each version's `sync1_core` outputs (rank 1, when a higher rank
+    /// may follow): ranks 2 and 3 carry in the layers they derived.
     layers: [Option<LayerRows>; 2],
 }
 
-/// A version's `sync1` outputs by relation name (the generated program's
-/// `rows`), kept from rank 1 so that ranks 2 and 3 take its order,
-/// happens-before and read-from layers instead of computing them again.
-type LayerRows = Box<dyn Fn(&str) -> Option<Vec<Vec<u32>>> + Send + Sync>;
-
-/// What rank 1 needs of one version, from its `sync1` run: MayRf, the
-/// lock order, when asked the counts of mustHb and mayHb (from the stored
-/// hub parts of mustHb and the facts: neither relation is built) and,
-/// when asked, the run's outputs for the ranks after it.
+/// What rank 1 needs of one version, from its `sync1_core` run: MayRf in
+/// two parts, the lock order, when asked the counts of mustHb and mayHb
+/// (from the stored hub parts of mustHb and the facts: neither relation
+/// is built) and, when asked, the run's outputs for the ranks after it.
 struct Rank1Side {
-    rf_may: Vec<(u32, u32)>,
+    rf: RfParts,
     lock_order: Vec<LockOrderRow>,
     hb_counts: Option<(usize, usize)>,
     layers: Option<LayerRows>,
 }
 
 fn rank1_side(engine: Engine, facts: &FactSet, keep_layers: bool, count_hb: bool) -> Rank1Side {
-    crate::datalog::run_program!(sync1, engine, facts, |o| {
+    crate::datalog::run_program!(sync1_core, engine, facts, |o| {
         let hb_counts = count_hb.then(|| {
             let must = MustHb::new(facts, &o.hb_from_hub, &o.hb_to_hub);
             MayHb::new(&must).counts(facts)
         });
         let lock_order = o.lock_order.iter().map(|&row| row.into()).collect();
-        let (rf_may, layers) = if keep_layers {
-            let rf_may = o.rf_may.clone();
-            let rows: LayerRows = Box::new(move |name: &str| o.rows(name));
-            (rf_may, Some(rows))
-        } else {
-            (o.rf_may, None)
+        let rf = RfParts {
+            local: o.rf_may_local.clone(),
+            cross_out: o.rf_cross_out.clone(),
+            write_in: o.rf_write_in.clone(),
+            read_in: o.rf_read_in.clone(),
         };
+        let layers = keep_layers.then(|| -> LayerRows { Box::new(move |name: &str| o.rows(name)) });
         Rank1Side {
-            rf_may,
+            rf,
             lock_order,
             hb_counts,
             layers,
@@ -254,7 +250,7 @@ macro_rules! diff_input {
                         .expect("the extractor and the rules share one schema");
                 }
             } else if let Some(layer) = &v.layers[side] {
-                let rows = layer(base).expect("a carried relation is a sync1 output");
+                let rows = layer(base).expect("a carried relation is a sync1_core or sync1 output");
                 for row in rows {
                     input
                         .push_row(name, &row)
@@ -309,25 +305,24 @@ macro_rules! eval_rank {
     };
 }
 
-/// Run rank `rank`'s program. Rank 1 runs each version's `sync1` (and
+/// Run rank `rank`'s program. Rank 1 runs each version's `sync1_core` (and
 /// keeps its outputs in the result's `layers` when `keep_layers`); ranks 2
 /// and 3 carry in the layers rank 1 derived (`versions.layers`).
 fn eval(rank: u32, opts: &DiffOptions, versions: &Versions, keep_layers: bool) -> RankOutput {
     let (engine, count_hb) = (opts.engine, opts.counts);
     match rank {
         1 => {
-            // Each version's layers (sync1) are independent of the other's:
+            // Each version's layers (sync1_core) are independent of the other's:
             // one core each; the diff rules then read both MayRf.
             let sides = crate::parallel::map(&versions.facts, |&facts| {
                 rank1_side(engine, facts, keep_layers, count_hb)
             });
             let [o1, n1]: [Rank1Side; 2] = sides.try_into().ok().expect("two versions");
-            let may_rf_count = [o1.rf_may.len(), n1.rf_may.len()];
-            let rf = [o1.rf_may, n1.rf_may];
+            let may_rf_count = [o1.rf.may_rf_count(), n1.rf.may_rf_count()];
+            let rf = [&o1.rf, &n1.rf];
             let no_layers: [Option<LayerRows>; 2] = [None, None];
             let rank1 = Versions {
                 layers: &no_layers,
-                lmap: &[],
                 ..*versions
             };
             let [(old_only, through_old), (new_only, through_new)] = eval_rank!(
@@ -335,8 +330,15 @@ fn eval(rank: u32, opts: &DiffOptions, versions: &Versions, keep_layers: bool) -
                 engine,
                 &rank1,
                 |i, dir| {
-                    i.old_rf_may = rf[dir.first()].clone();
-                    i.new_rf_may = rf[1 - dir.first()].clone();
+                    let (a, b) = (rf[dir.first()], rf[1 - dir.first()]);
+                    i.old_rf_may_local = a.local.clone();
+                    i.old_rf_cross_out = a.cross_out.clone();
+                    i.old_rf_write_in = a.write_in.clone();
+                    i.old_rf_read_in = a.read_in.clone();
+                    i.new_rf_may_local = b.local.clone();
+                    i.new_rf_cross_out = b.cross_out.clone();
+                    i.new_rf_write_in = b.write_in.clone();
+                    i.new_rf_read_in = b.read_in.clone();
                 },
                 |o| (pairs(o.diff1_old), pairs(o.through1_old))
             );
@@ -404,7 +406,8 @@ pub fn sync_diff(
 ) -> Result<SyncDiff> {
     let mut out = SyncDiff::default();
     let max_rank = opts.max_rank.clamp(1, 3);
-    // each version's sync1 outputs, from rank 1 for the ranks after it
+    // each version's sync1_core outputs, from rank 1 for the ranks after
+    // it (with MayRf listed from rank 2 on)
     let mut layers: [Option<LayerRows>; 2] = [None, None];
     // rank2_may of each version, listed only for --counts
     let mut rank2_pairs: [Vec<(u32, u32, u32, u32)>; 2] = Default::default();
@@ -413,6 +416,17 @@ pub fn sync_diff(
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
         let keep_layers = max_rank >= 2;
+        if rank == 2 {
+            // ranks 2 and 3 join MayRf edges: list them now, on the
+            // parts rank 1 derived (each version on its own core)
+            let cores = std::mem::take(&mut layers).map(std::sync::Mutex::new);
+            let listed = crate::parallel::map(&[0, 1], |&i| {
+                let core = cores[i].lock().expect("one worker per version").take();
+                core.map(|core| with_rf_may(opts.engine, [old, new][i], core))
+            });
+            let [o, n]: [Option<LayerRows>; 2] = listed.try_into().ok().expect("two versions");
+            layers = [o, n];
+        }
         let versions = Versions {
             facts: [old, new],
             layers: &layers,

@@ -40,12 +40,18 @@ fn single_version(rank: u32, engine: Engine, facts: &FactSet, count_hb: bool) ->
             } else {
                 (None, None)
             };
+            // lock_order is derived by sync1's base (the reference runs it twice)
+            let lock_order = crate::datalog::run_program!(sync1_core, engine, facts, |out| out
+                .lock_order
+                .iter()
+                .map(|&row| row.into())
+                .collect());
             crate::datalog::run_program!(sync1, engine, facts, |out| SingleVersion {
                 tuples: out.rf_may.iter().map(|&(w, r)| vec![(w, r)]).collect(),
                 must_hb,
                 may_hb,
                 may_rf: out.rf_may.len(),
-                lock_order: out.lock_order.iter().map(|&row| row.into()).collect(),
+                lock_order,
             })
         }
         2 => crate::datalog::run_program!(sync2, engine, facts, |out| SingleVersion {

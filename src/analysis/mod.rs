@@ -10,6 +10,7 @@ pub mod impact;
 pub mod lockorder;
 pub mod may_hb;
 pub mod must_hb;
+mod rf_parts;
 pub mod unseen;
 
 use serde::Serialize;

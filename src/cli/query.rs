@@ -143,6 +143,8 @@ pub enum RulesTarget {
 /// Every rule program `concord rules` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RulesProgram {
+    #[value(name = "sync1-core")]
+    Sync1Core,
     Sync1,
     Sync2,
     Sync3,
@@ -159,7 +161,7 @@ pub struct RulesArgs {
     /// Target engine.
     #[arg(long, value_enum)]
     pub emit: RulesTarget,
-    /// Which analysis: sync1 (happens-before, read-from, lock order), sync2 (+ rank 2), sync3 (+ rank 3: every synchronisation rule), hb (happens-before with the mayHb set itself), cia (change impact), pointsto (points-to, call graph and threads over the ir_* facts), diff1..diff3 (the two-version diff of `concord diff` at that rank: inputs old_*, new_* and dmap).
+    /// Which analysis: sync1-core (happens-before, read-from in two parts: the edges in one thread and the pairs in two threads it leaves out, lock order), sync1 (the same with read-from listed), sync2 (+ rank 2), sync3 (+ rank 3: every synchronisation rule), hb (happens-before with the mayHb set itself), cia (change impact), pointsto (points-to, call graph and threads over the ir_* facts), diff1..diff3 (the two-version diff of `concord diff` at that rank: inputs old_*, new_* and dmap).
     #[arg(long, value_enum, default_value_t = RulesProgram::Sync3)]
     pub program: RulesProgram,
 }
@@ -174,6 +176,7 @@ pub fn run_rules(args: &RulesArgs) -> Result<i32> {
         RulesTarget::Z3 => p.z3(),
     };
     emit(match args.program {
+        RulesProgram::Sync1Core => single(RuleProgram::Sync1Core),
         RulesProgram::Sync1 => single(RuleProgram::Sync1),
         RulesProgram::Sync2 => single(RuleProgram::Sync2),
         RulesProgram::Sync3 => single(RuleProgram::Sync3),

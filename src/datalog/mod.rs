@@ -28,7 +28,7 @@ pub mod programs {
             }
         )*};
     }
-    both_engines!(concord_programs: sync1, sync2, sync3, counts, hb, cia, pointsto);
+    both_engines!(concord_programs: sync1_core, sync1, sync2, sync3, counts, hb, cia, pointsto);
     both_engines!(concord_diff_programs: diff1, diff2, diff3);
 }
 
@@ -71,6 +71,10 @@ impl DiffProgram {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RuleProgram {
+    /// Happens-before, MayRf in two parts (the edges in one thread, the
+    /// pairs in two threads it leaves out) and lock order: rank 1 of a
+    /// diff. `Sync1` is staged on it and lists MayRf.
+    Sync1Core,
     Sync1,
     Sync2,
     /// rank2_may and rank3_no of one version (`diff --counts`): sync3
@@ -91,6 +95,10 @@ pub enum RuleProgram {
 macro_rules! with_module {
     ($program:expr, $m:ident => $e:expr) => {
         match $program {
+            RuleProgram::Sync1Core => {
+                use programs::sync1_core as $m;
+                $e
+            }
             RuleProgram::Sync1 => {
                 use programs::sync1 as $m;
                 $e
@@ -124,7 +132,8 @@ macro_rules! with_module {
 }
 
 impl RuleProgram {
-    pub const ALL: [RuleProgram; 7] = [
+    pub const ALL: [RuleProgram; 8] = [
+        RuleProgram::Sync1Core,
         RuleProgram::Sync1,
         RuleProgram::Sync2,
         RuleProgram::Counts,
@@ -136,6 +145,7 @@ impl RuleProgram {
 
     pub fn name(self) -> &'static str {
         match self {
+            RuleProgram::Sync1Core => "sync1_core",
             RuleProgram::Sync1 => "sync1",
             RuleProgram::Sync2 => "sync2",
             RuleProgram::Counts => "counts",

@@ -19,6 +19,7 @@ macro_rules! reference_program {
     };
 }
 
+reference_program!(sync1_core);
 reference_program!(sync1);
 reference_program!(sync2);
 reference_program!(sync3);

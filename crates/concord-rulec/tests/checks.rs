@@ -186,6 +186,7 @@ fn real_rules_compile() {
             "hb_out.dl",
             "hb_may.dl",
             "rf.dl",
+            "rf_may.dl",
             "rank2.dl",
             "rank2_store.dl",
             "rank2_may.dl",

@@ -18,6 +18,7 @@ pub const CASES: &[(&[&str], &str, &str, &str)] = &[
             "../../rules/hb_out.dl",
             "../../rules/hb_may.dl",
             "../../rules/rf.dl",
+            "../../rules/rf_may.dl",
             "../../rules/rank2.dl",
             "../../rules/rank2_store.dl",
             "../../rules/rank2_may.dl",
