@@ -98,6 +98,9 @@ pub trait TypedRelation: Sized + Copy + Ord {
     /// the extractor both build them from this schema).
     fn from_row(row: &[u32]) -> Self;
     fn to_row(&self) -> Row;
+    /// Append the row's values to flat rows (`RowSet`'s layout): no
+    /// allocation per row.
+    fn push_to(&self, flat: &mut Vec<u32>);
 }
 
 /// The Rust type of a declared column kind.
@@ -163,6 +166,10 @@ macro_rules! typed_relation {
 
             fn to_row(&self) -> Row {
                 vec![$(Column::id(self.$col)),*]
+            }
+
+            fn push_to(&self, flat: &mut Vec<u32>) {
+                $(flat.push(Column::id(self.$col));)*
             }
         }
     };

@@ -119,6 +119,18 @@ impl RowSet {
     }
 
     /// Adds many rows at once (one sort).
+    /// Rows in any order, duplicates allowed, as flat values.
+    pub fn extend_flat(&mut self, flat: Vec<u32>) {
+        let data = if self.data.is_empty() {
+            flat
+        } else {
+            let mut data = std::mem::take(&mut self.data);
+            data.extend_from_slice(&flat);
+            data
+        };
+        *self = RowSet::from_flat(self.arity, data);
+    }
+
     pub fn extend<R: AsRef<[u32]>>(&mut self, rows: impl IntoIterator<Item = R>) {
         let mut data = std::mem::take(&mut self.data);
         for r in rows {

@@ -671,17 +671,17 @@ fn fact_set(
 /// collected rows, sorted and without duplicates.
 fn sorted_relations(
     ir: &BTreeMap<&'static str, BTreeSet<Row>>,
-    collected: BTreeMap<&'static str, Vec<Row>>,
+    collected: BTreeMap<&'static str, Vec<u32>>,
 ) -> BTreeMap<&'static str, RowSet> {
     let mut out = FactSet::empty_relations();
     for (name, rows) in ir {
         let set = out.get_mut(name).expect("declared relation");
         *set = RowSet::from_rows(set.arity(), rows);
     }
-    for (name, rows) in collected {
+    for (name, flat) in collected {
         let set = out.get_mut(name).expect("declared relation");
         // One sort for the whole relation instead of an insert per row.
-        set.extend(rows);
+        set.extend_flat(flat);
     }
     out
 }

@@ -20,12 +20,14 @@ use crate::facts::relations::{
     StmtCaller, StmtThread, SyncDropped, SyncUnmodelled, ThreadBound, ThreadCreate, ThreadEndCall,
     ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
-use crate::facts::{FactSet, Row};
+use crate::facts::FactSet;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// Rows per relation, unsorted.
+/// Rows per relation, unsorted, flat (`RowSet`'s layout: a 50 KLoC
+/// program collects 9.4 million rows, and a vector per row was a tenth of
+/// its extraction).
 pub(super) struct Rows {
-    pub(super) collected: BTreeMap<&'static str, Vec<Row>>,
+    pub(super) collected: BTreeMap<&'static str, Vec<u32>>,
 }
 
 impl Default for Rows {
@@ -42,10 +44,7 @@ impl Default for Rows {
 impl Rows {
     /// Collects one row of `R`.
     pub(super) fn add<R: TypedRelation>(&mut self, row: R) {
-        self.collected
-            .get_mut(R::NAME)
-            .expect("declared relation")
-            .push(row.to_row());
+        row.push_to(self.collected.get_mut(R::NAME).expect("declared relation"));
     }
 
     /// Threads, program order, creates and joins.
