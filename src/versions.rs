@@ -685,7 +685,7 @@ fn match_group(
             let candidates = by_line.get(&target).cloned().unwrap_or_default();
             // The source line is the same text, so `__LINE__` (as in assert)
             // is the one constant allowed to differ.
-            let own_o = without_line_number(&norm_o[i], s.line);
+            let own_o = without_line_number(norm_o[i], s.line);
             let sized_o = sides.old_layouts.sizes_named(&own_o);
             let exact = candidates.iter().copied().find(|&j| {
                 // Same text, or the same once each side's own line
@@ -699,7 +699,7 @@ fn match_group(
                 if norm_n[j] == norm_o[i] {
                     return true;
                 }
-                let own_n = without_line_number(&norm_n[j], ns[j].line);
+                let own_n = without_line_number(norm_n[j], ns[j].line);
                 own_n == own_o || sides.new_layouts.sizes_named(&own_n) == sized_o
             });
             let same_kind = || {
