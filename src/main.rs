@@ -4,26 +4,14 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-// mimalloc's runtime options (mimalloc.h, `mi_option_e`; the same index in
-// its v2 and v3): the linked library exports the setter.
-extern "C" {
-    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-}
-const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-
 fn main() {
-    // A run frees and reallocates gigabytes between phases (each version's
-    // rules, then the diff); by default mimalloc hands freed pages back to
-    // the kernel after 10 ms, which zeroes them again when they come back:
-    // a fifth of a 50 KLoC diff's CPU time. A run is one short process, so
-    // keep them (docs/results/2026-11-29.md: 22.4 -> 19.9 s, peak +3%).
-    // SAFETY: sets an integer option of the allocator, before any thread.
-    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
-    // mimalloc asks for transparent huge pages, and the kernel zeroes 2 MiB
-    // on a fault in one, however little of it a phase touches: two thirds of
-    // the same diff's system time (6.5 -> 2.2 s, 21.0 -> 19.8 s). Plain
-    // pages for this process and its children (clang); failing leaves the
-    // default.
+    // mimalloc's memory is eligible for transparent huge pages, and the
+    // kernel zeroes 2 MiB on a fault in one however little of it a phase
+    // touches; phases free and reallocate gigabytes, so that was most of
+    // a 50 KLoC diff's system time (6.5 -> 2.2 s; docs/results/2026-11-29.md).
+    // Plain pages for this process and its children (clang); failing
+    // leaves the default. (Keeping freed pages instead, mimalloc's purge
+    // delay -1, saved less and raised the peak by a quarter.)
     // SAFETY: prctl with integer arguments only.
     #[cfg(target_os = "linux")]
     unsafe {
