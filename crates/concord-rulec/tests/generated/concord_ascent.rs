@@ -3,7 +3,7 @@
 //   0: stmt_thread, stmt_caller, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_cyclic, po_scc_next, po_chain, po_chain_before, dom_parent, dom_path, dom_path_above, dom_near_store, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, sync_dropped, sync_unmodelled, shared_read, shared_write, mem_read, mem_write, access_no_target, def_use, control_dep, assert_site, call_arg, external_callback, fork_call, inline_asm, library_memory, join_unmatched, thread_bound, call_cut, thread_end_call, callback_escape, po_scc_reach, po_chain_reached, po_loop, dom, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_guard_dom, hb_join_early, hb_create_edge, hb_always, hb_post_edge, hb_pre_loop_dom, rf_covered_store, rf_covered_load, rf_write_in, rf_read_in, rf_pair_local
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge, hb_pre_hub
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max, rf_cross_out
 //   6: rf_may_local, rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
@@ -596,6 +596,7 @@ use super::rulec_u32;
     relation rf_rev_must(u32, u32);
     relation rf_pair_ordered(u32, u32);
     relation rf_ordered_may(u32, u32);
+    relation rf_local_must(u32, u32);
     // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), dom(H0, X).
     hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), hb_pre_hub(v_h0), dom(v_h0, v_x);
     // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl11T), stmt_thread(X, Inl11T).
@@ -672,8 +673,12 @@ use super::rulec_u32;
     rf_pair_ordered(v_w, v_r) <-- rf_pair_local(v_w, v_r);
     // rf_pair_ordered(W, R) :- rf_rev_must(R, W).
     rf_pair_ordered(v_w, v_r) <-- rf_rev_must(v_r, v_w);
-    // rf_ordered_may(W, R) :- rf_pair_ordered(W, R), hb_must(W, R).
-    rf_ordered_may(v_w, v_r) <-- rf_pair_ordered(v_w, v_r), hb_must(v_w, v_r);
+    // rf_local_must(W, R) :- rf_pair_local(W, R), hb_must(W, R).
+    rf_local_must(v_w, v_r) <-- rf_pair_local(v_w, v_r), hb_must(v_w, v_r);
+    // rf_ordered_may(W, R) :- rf_local_must(W, R).
+    rf_ordered_may(v_w, v_r) <-- rf_local_must(v_w, v_r);
+    // rf_ordered_may(W, R) :- rf_rev_must(R, W), hb_must(W, R).
+    rf_ordered_may(v_w, v_r) <-- rf_rev_must(v_r, v_w), hb_must(v_w, v_r);
     // rf_ordered_may(W, R) :- rf_pair_ordered(W, R), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
     rf_ordered_may(v_w, v_r) <-- rf_pair_ordered(v_w, v_r), po_scc(v_w, v_c1), po_scc(v_r, v_c2), po_scc_reach(v_c1, v_c2);
 }
@@ -690,14 +695,23 @@ use super::rulec_u32;
     relation diff_critical_section(u32, u32, u32);
     relation shared_read(u32, u32);
     relation shared_write(u32, u32);
+    relation hb_from_hub(u32, u32);
+    relation hb_to_hub(u32, u32);
+    relation hb_hub_end(u32, u32);
     relation hb_must(u32, u32);
     relation hb_post(u32, u32);
     relation hb_pre(u32, u32);
     relation rf_covered_store(u32, u32, u32);
     relation rf_covered_load(u32, u32, u32);
+    relation rf_write_in(u32, u32, u32);
+    relation rf_read_in(u32, u32, u32);
     relation rf_pair_local(u32, u32);
+    relation rf_hub_write(u32, u32, u32);
     relation rf_rev_must(u32, u32);
     relation rf_ordered_may(u32, u32);
+    relation rf_local_must(u32, u32);
+    relation rf_hub_read(u32, u32, u32);
+    relation rf_must_before(u32, u32);
     relation rf_no(u32, u32);
     relation rf_overwrites(u32, u32, u32);
     relation rf_kill_post(u32, u32, u32);
@@ -712,8 +726,20 @@ use super::rulec_u32;
     relation rf_may_local(u32, u32);
     relation rf_cross_out(u32, u32);
     relation rf_may(u32, u32);
-    // rf_overwrites(W1, W2, V) :- shared_write(W1, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2).
-    rf_overwrites(v_w1, v_w2, v_v) <-- shared_write(v_w1, v_v), shared_write(v_w2, v_v), if rulec_u32(v_w1) != rulec_u32(v_w2), hb_must(v_w1, v_w2);
+    // rf_hub_read(H, V, R) :- hb_from_hub(H, R), shared_read(R, V).
+    rf_hub_read(v_h, v_v, v_r) <-- hb_from_hub(v_h, v_r), shared_read(v_r, v_v);
+    // rf_must_before(W, R) :- rf_local_must(W, R).
+    rf_must_before(v_w, v_r) <-- rf_local_must(v_w, v_r);
+    // rf_must_before(W, R) :- hb_hub_end(W, R), shared_write(W, V), shared_read(R, V), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2.
+    rf_must_before(v_w, v_r) <-- hb_hub_end(v_w, v_r), shared_write(v_w, v_v), shared_read(v_r, v_v), stmt_thread(v_w, v_t1), stmt_thread(v_r, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+    // rf_must_before(W, R) :- hb_to_hub(W, H), shared_write(W, V), rf_hub_read(H, V, R), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2.
+    rf_must_before(v_w, v_r) <-- hb_to_hub(v_w, v_h), shared_write(v_w, v_v), rf_hub_read(v_h, v_v, v_r), stmt_thread(v_w, v_t1), stmt_thread(v_r, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+    // rf_overwrites(W1, W2, V) :- rf_write_in(W1, V, T), rf_write_in(W2, V, T), W1 != W2, hb_must(W1, W2).
+    rf_overwrites(v_w1, v_w2, v_v) <-- rf_write_in(v_w1, v_v, v_t), rf_write_in(v_w2, v_v, v_t), if rulec_u32(v_w1) != rulec_u32(v_w2), hb_must(v_w1, v_w2);
+    // rf_overwrites(W1, W2, V) :- hb_hub_end(W1, W2), rf_write_in(W1, V, T1), rf_write_in(W2, V, T2), T1 != T2.
+    rf_overwrites(v_w1, v_w2, v_v) <-- hb_hub_end(v_w1, v_w2), rf_write_in(v_w1, v_v, v_t1), rf_write_in(v_w2, v_v, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
+    // rf_overwrites(W1, W2, V) :- hb_to_hub(W1, H), rf_write_in(W1, V, T1), rf_hub_write(H, V, W2), stmt_thread(W2, T2), T1 != T2.
+    rf_overwrites(v_w1, v_w2, v_v) <-- hb_to_hub(v_w1, v_h), rf_write_in(v_w1, v_v, v_t1), rf_hub_write(v_h, v_v, v_w2), stmt_thread(v_w2, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
     // rf_kill_post(W1, W2, V) :- rf_overwrites(W1, W2, V), hb_post(W1, W2).
     rf_kill_post(v_w1, v_w2, v_v) <-- rf_overwrites(v_w1, v_w2, v_v), hb_post(v_w1, v_w2);
     // rf_kill_post_near(W1, W2, V) :- rf_kill_post(W1, W2, V), dom_near_store(W2, V, W1).
@@ -724,8 +750,8 @@ use super::rulec_u32;
     rf_kill_post_min(v_w1, v_w2, v_v) <-- rf_kill_post_near(v_w1, v_w2, v_v);
     // rf_kill_post_min(W1, W2, V) :- rf_kill_post(W1, W2, V), !rf_kill_post_covered(W1, W2, V).
     rf_kill_post_min(v_w1, v_w2, v_v) <-- rf_kill_post(v_w1, v_w2, v_v), !rf_kill_post_covered(v_w1, v_w2, v_v);
-    // rf_kill_pre(W2, R, V) :- shared_read(R, V), shared_write(W2, V), hb_pre(W2, R), hb_must(W2, R).
-    rf_kill_pre(v_w2, v_r, v_v) <-- shared_read(v_r, v_v), shared_write(v_w2, v_v), hb_pre(v_w2, v_r), hb_must(v_w2, v_r);
+    // rf_kill_pre(W2, R, V) :- rf_must_before(W2, R), shared_write(W2, V), shared_read(R, V), hb_pre(W2, R).
+    rf_kill_pre(v_w2, v_r, v_v) <-- rf_must_before(v_w2, v_r), shared_write(v_w2, v_v), shared_read(v_r, v_v), hb_pre(v_w2, v_r);
     // rf_store_cyclic(W) :- shared_write(W, _), hb_must(W, W).
     rf_store_cyclic(v_w) <-- shared_write(v_w, _w0), hb_must(v_w, e1), if rulec_u32(e1) == rulec_u32(v_w);
     // rf_kill_pre_near(W2, R, V) :- rf_kill_pre(W2, R, V), dom_near_store(R, V, W2), !rf_store_cyclic(W2).
@@ -740,16 +766,16 @@ use super::rulec_u32;
     rf_no(v_w1, v_r) <-- rf_kill_post_min(v_w1, v_w2, v_v), shared_read(v_r, v_v), hb_must(v_w2, v_r);
     // rf_no(W1, R) :- rf_kill_pre_max(W2, R, V), rf_overwrites(W1, W2, V).
     rf_no(v_w1, v_r) <-- rf_kill_pre_max(v_w2, v_r, v_v), rf_overwrites(v_w1, v_w2, v_v);
-    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), shared_write(W, Inl26V), shared_read(R, Inl26V), stmt_thread(W, Inl26T1), stmt_thread(R, Inl26T2), Inl26T1 != Inl26T2, !rf_rev_must(R, W).
-    rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_v, v_m), diff_critical_section(v_w, v_r, v_m), !rf_rev_must(v_r, v_w), shared_write(v_w, v_v), shared_write(v_w, v_inl26_v), shared_read(v_r, v_inl26_v), stmt_thread(v_w, v_inl26_t1), stmt_thread(v_r, v_inl26_t2), if rulec_u32(v_inl26_t1) != rulec_u32(v_inl26_t2);
+    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_write_in(W, Inl26V, Inl26T1), rf_read_in(R, Inl26V, Inl26T2), Inl26T1 != Inl26T2, !rf_rev_must(R, W).
+    rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_v, v_m), diff_critical_section(v_w, v_r, v_m), !rf_rev_must(v_r, v_w), shared_write(v_w, v_v), rf_write_in(v_w, v_inl26_v, v_inl26_t1), rf_read_in(v_r, v_inl26_v, v_inl26_t2), if rulec_u32(v_inl26_t1) != rulec_u32(v_inl26_t2);
     // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_ordered_may(W, R).
     rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_v, v_m), diff_critical_section(v_w, v_r, v_m), shared_write(v_w, v_v), rf_ordered_may(v_w, v_r);
     // rf_no(W, R) :- rf_covered_store(W, V, M), diff_critical_section(W, R, M), shared_read(R, V).
     rf_no(v_w, v_r) <-- rf_covered_store(v_w, v_v, v_m), diff_critical_section(v_w, v_r, v_m), shared_read(v_r, v_v);
     // rf_may_local(W, R) :- rf_pair_local(W, R), rf_ordered_may(W, R), !rf_no(W, R).
     rf_may_local(v_w, v_r) <-- rf_pair_local(v_w, v_r), !rf_no(v_w, v_r), rf_ordered_may(v_w, v_r);
-    // rf_cross_out(W, R) :- rf_no(W, R), shared_write(W, Inl28V), shared_read(R, Inl28V), stmt_thread(W, Inl28T1), stmt_thread(R, Inl28T2), Inl28T1 != Inl28T2.
-    rf_cross_out(v_w, v_r) <-- rf_no(v_w, v_r), shared_write(v_w, v_inl28_v), shared_read(v_r, v_inl28_v), stmt_thread(v_w, v_inl28_t1), stmt_thread(v_r, v_inl28_t2), if rulec_u32(v_inl28_t1) != rulec_u32(v_inl28_t2);
+    // rf_cross_out(W, R) :- rf_no(W, R), rf_write_in(W, Inl28V, Inl28T1), rf_read_in(R, Inl28V, Inl28T2), Inl28T1 != Inl28T2.
+    rf_cross_out(v_w, v_r) <-- rf_no(v_w, v_r), rf_write_in(v_w, v_inl28_v, v_inl28_t1), rf_read_in(v_r, v_inl28_v, v_inl28_t2), if rulec_u32(v_inl28_t1) != rulec_u32(v_inl28_t2);
     // rf_cross_out(W, R) :- rf_rev_must(R, W), !rf_ordered_may(W, R).
     rf_cross_out(v_w, v_r) <-- rf_rev_must(v_r, v_w), !rf_ordered_may(v_w, v_r);
     // rf_may(W, R) :- rf_may_local(W, R).
@@ -1022,9 +1048,13 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_covered_load: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_rf_write_in: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_rf_read_in: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_pair_local: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rf_hub_write: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_rev_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_ordered_may: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rf_local_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_no: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_may_local: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_cross_out: ::std::vec::Vec<(u32, u32)>;
@@ -1141,7 +1171,7 @@ pub fn run(input: &Input) -> Output {
         prog.hb_event = rel_hb_event.clone();
         prog.hb_from_hub = rel_hb_from_hub.clone();
         prog.hb_to_hub = rel_hb_to_hub.clone();
-        prog.hb_hub_end = ::std::mem::take(&mut rel_hb_hub_end);
+        prog.hb_hub_end = rel_hb_hub_end.clone();
         prog.hb_must = rel_hb_must.clone();
         prog.hb_always = ::std::mem::take(&mut rel_hb_always);
         prog.hb_pre_loop_dom = ::std::mem::take(&mut rel_hb_pre_loop_dom);
@@ -1163,9 +1193,13 @@ pub fn run(input: &Input) -> Output {
         rel_hb_may = ::std::mem::take(&mut prog.hb_may);
         rel_rf_covered_store = ::std::mem::take(&mut prog.rf_covered_store);
         rel_rf_covered_load = ::std::mem::take(&mut prog.rf_covered_load);
+        rel_rf_write_in = ::std::mem::take(&mut prog.rf_write_in);
+        rel_rf_read_in = ::std::mem::take(&mut prog.rf_read_in);
         rel_rf_pair_local = ::std::mem::take(&mut prog.rf_pair_local);
+        rel_rf_hub_write = ::std::mem::take(&mut prog.rf_hub_write);
         rel_rf_rev_must = ::std::mem::take(&mut prog.rf_rev_must);
         rel_rf_ordered_may = ::std::mem::take(&mut prog.rf_ordered_may);
+        rel_rf_local_must = ::std::mem::take(&mut prog.rf_local_must);
     }
     {
         let mut prog = stage_3::ConcordProgram::default();
@@ -1174,14 +1208,21 @@ pub fn run(input: &Input) -> Output {
         prog.diff_critical_section = ::std::mem::take(&mut rel_diff_critical_section);
         prog.shared_read = rel_shared_read.clone();
         prog.shared_write = rel_shared_write.clone();
+        prog.hb_from_hub = rel_hb_from_hub.clone();
+        prog.hb_to_hub = rel_hb_to_hub.clone();
+        prog.hb_hub_end = ::std::mem::take(&mut rel_hb_hub_end);
         prog.hb_must = rel_hb_must.clone();
         prog.hb_post = rel_hb_post.clone();
         prog.hb_pre = rel_hb_pre.clone();
         prog.rf_covered_store = rel_rf_covered_store.clone();
         prog.rf_covered_load = rel_rf_covered_load.clone();
+        prog.rf_write_in = ::std::mem::take(&mut rel_rf_write_in);
+        prog.rf_read_in = ::std::mem::take(&mut rel_rf_read_in);
         prog.rf_pair_local = ::std::mem::take(&mut rel_rf_pair_local);
+        prog.rf_hub_write = ::std::mem::take(&mut rel_rf_hub_write);
         prog.rf_rev_must = ::std::mem::take(&mut rel_rf_rev_must);
         prog.rf_ordered_may = ::std::mem::take(&mut rel_rf_ordered_may);
+        prog.rf_local_must = ::std::mem::take(&mut rel_rf_local_must);
         let started = ::std::time::Instant::now();
         prog.run();
         if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {

@@ -5,7 +5,7 @@ pub mod concord_crepe {
 //   0: stmt_thread, stmt_caller, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_cyclic, po_scc_next, po_chain, po_chain_before, dom_parent, dom_path, dom_path_above, dom_near_store, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, sync_dropped, sync_unmodelled, shared_read, shared_write, mem_read, mem_write, access_no_target, def_use, control_dep, assert_site, call_arg, external_callback, fork_call, inline_asm, library_memory, join_unmatched, thread_bound, call_cut, thread_end_call, callback_escape, po_scc_reach, po_chain_reached, po_loop, dom, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_guard_dom, hb_join_early, hb_create_edge, hb_always, hb_post_edge, hb_pre_loop_dom, rf_covered_store, rf_covered_load, rf_write_in, rf_read_in, rf_pair_local
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge, hb_pre_hub
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max, rf_cross_out
 //   6: rf_may_local, rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
@@ -729,16 +729,21 @@ mod stage_2 {
     struct RfCoveredStore(u32, u32, u32);
     @output
     struct RfCoveredLoad(u32, u32, u32);
+    @output
     struct RfWriteIn(u32, u32, u32);
+    @output
     struct RfReadIn(u32, u32, u32);
     @output
     struct RfPairLocal(u32, u32);
+    @output
     struct RfHubWrite(u32, u32, u32);
     @output
     struct RfRevMust(u32, u32);
     struct RfPairOrdered(u32, u32);
     @output
     struct RfOrderedMay(u32, u32);
+    @output
+    struct RfLocalMust(u32, u32);
     // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), dom(H0, X).
     HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), HbPreHub(v_h0), Dom(v_h0, v_x);
     // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl11T), stmt_thread(X, Inl11T).
@@ -815,12 +820,16 @@ mod stage_2 {
     RfPairOrdered(v_w, v_r) <- RfPairLocal(v_w, v_r);
     // rf_pair_ordered(W, R) :- rf_rev_must(R, W).
     RfPairOrdered(v_w, v_r) <- RfRevMust(v_r, v_w);
-    // rf_ordered_may(W, R) :- rf_pair_ordered(W, R), hb_must(W, R).
-    RfOrderedMay(v_w, v_r) <- RfPairOrdered(v_w, v_r), HbMust(v_w, v_r);
+    // rf_local_must(W, R) :- rf_pair_local(W, R), hb_must(W, R).
+    RfLocalMust(v_w, v_r) <- RfPairLocal(v_w, v_r), HbMust(v_w, v_r);
+    // rf_ordered_may(W, R) :- rf_local_must(W, R).
+    RfOrderedMay(v_w, v_r) <- RfLocalMust(v_w, v_r);
+    // rf_ordered_may(W, R) :- rf_rev_must(R, W), hb_must(W, R).
+    RfOrderedMay(v_w, v_r) <- RfRevMust(v_r, v_w), HbMust(v_w, v_r);
     // rf_ordered_may(W, R) :- rf_pair_ordered(W, R), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
     RfOrderedMay(v_w, v_r) <- RfPairOrdered(v_w, v_r), PoScc(v_w, v_c1), PoScc(v_r, v_c2), PoSccReach(v_c1, v_c2);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_always: &[(u32,)], rel_hb_pre_loop_dom: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)], rel_hb_pre_hub: &[(u32,)], rel_hb_pre_in_thread: &[(u32, u32)], rel_hb_pre_thread_creates: &[(u32, u32)], rel_hb_pre_thread_edge: &[(u32, u32)], rel_hb_pre_hub_creates: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_always: &[(u32,)], rel_hb_pre_loop_dom: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)], rel_hb_pre_hub: &[(u32,)], rel_hb_pre_in_thread: &[(u32, u32)], rel_hb_pre_thread_creates: &[(u32, u32)], rel_hb_pre_thread_edge: &[(u32, u32)], rel_hb_pre_hub_creates: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
@@ -844,8 +853,8 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)]
     runtime.extend(rel_hb_pre_thread_creates.iter().map(|&(a0, a1)| HbPreThreadCreates(a0, a1)));
     runtime.extend(rel_hb_pre_thread_edge.iter().map(|&(a0, a1)| HbPreThreadEdge(a0, a1)));
     runtime.extend(rel_hb_pre_hub_creates.iter().map(|&(a0, a1)| HbPreHubCreates(a0, a1)));
-    let (out_hb_pre, out_hb_may, out_rf_covered_store, out_rf_covered_load, out_rf_pair_local, out_rf_rev_must, out_rf_ordered_may,) = runtime.run();
-    (out_hb_pre.into_iter().map(|HbPre(a0, a1)| (a0, a1)).collect(), out_hb_may.into_iter().map(|HbMay(a0, a1)| (a0, a1)).collect(), out_rf_covered_store.into_iter().map(|RfCoveredStore(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_covered_load.into_iter().map(|RfCoveredLoad(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_pair_local.into_iter().map(|RfPairLocal(a0, a1)| (a0, a1)).collect(), out_rf_rev_must.into_iter().map(|RfRevMust(a0, a1)| (a0, a1)).collect(), out_rf_ordered_may.into_iter().map(|RfOrderedMay(a0, a1)| (a0, a1)).collect(), )
+    let (out_hb_pre, out_hb_may, out_rf_covered_store, out_rf_covered_load, out_rf_write_in, out_rf_read_in, out_rf_pair_local, out_rf_hub_write, out_rf_rev_must, out_rf_ordered_may, out_rf_local_must,) = runtime.run();
+    (out_hb_pre.into_iter().map(|HbPre(a0, a1)| (a0, a1)).collect(), out_hb_may.into_iter().map(|HbMay(a0, a1)| (a0, a1)).collect(), out_rf_covered_store.into_iter().map(|RfCoveredStore(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_covered_load.into_iter().map(|RfCoveredLoad(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_write_in.into_iter().map(|RfWriteIn(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_read_in.into_iter().map(|RfReadIn(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_pair_local.into_iter().map(|RfPairLocal(a0, a1)| (a0, a1)).collect(), out_rf_hub_write.into_iter().map(|RfHubWrite(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_rev_must.into_iter().map(|RfRevMust(a0, a1)| (a0, a1)).collect(), out_rf_ordered_may.into_iter().map(|RfOrderedMay(a0, a1)| (a0, a1)).collect(), out_rf_local_must.into_iter().map(|RfLocalMust(a0, a1)| (a0, a1)).collect(), )
 }
 }
 
@@ -863,6 +872,12 @@ mod stage_3 {
     @input
     struct SharedWrite(u32, u32);
     @input
+    struct HbFromHub(u32, u32);
+    @input
+    struct HbToHub(u32, u32);
+    @input
+    struct HbHubEnd(u32, u32);
+    @input
     struct HbMust(u32, u32);
     @input
     struct HbPost(u32, u32);
@@ -873,11 +888,21 @@ mod stage_3 {
     @input
     struct RfCoveredLoad(u32, u32, u32);
     @input
+    struct RfWriteIn(u32, u32, u32);
+    @input
+    struct RfReadIn(u32, u32, u32);
+    @input
     struct RfPairLocal(u32, u32);
+    @input
+    struct RfHubWrite(u32, u32, u32);
     @input
     struct RfRevMust(u32, u32);
     @input
     struct RfOrderedMay(u32, u32);
+    @input
+    struct RfLocalMust(u32, u32);
+    struct RfHubRead(u32, u32, u32);
+    struct RfMustBefore(u32, u32);
     @output
     struct RfNo(u32, u32);
     struct RfOverwrites(u32, u32, u32);
@@ -896,8 +921,20 @@ mod stage_3 {
     struct RfCrossOut(u32, u32);
     @output
     struct RfMay(u32, u32);
-    // rf_overwrites(W1, W2, V) :- shared_write(W1, V), shared_write(W2, V), W1 != W2, hb_must(W1, W2).
-    RfOverwrites(v_w1, v_w2, v_v) <- SharedWrite(v_w1, v_v), SharedWrite(v_w2, v_v), (v_w1 != v_w2), HbMust(v_w1, v_w2);
+    // rf_hub_read(H, V, R) :- hb_from_hub(H, R), shared_read(R, V).
+    RfHubRead(v_h, v_v, v_r) <- HbFromHub(v_h, v_r), SharedRead(v_r, v_v);
+    // rf_must_before(W, R) :- rf_local_must(W, R).
+    RfMustBefore(v_w, v_r) <- RfLocalMust(v_w, v_r);
+    // rf_must_before(W, R) :- hb_hub_end(W, R), shared_write(W, V), shared_read(R, V), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2.
+    RfMustBefore(v_w, v_r) <- HbHubEnd(v_w, v_r), SharedWrite(v_w, v_v), SharedRead(v_r, v_v), StmtThread(v_w, v_t1), StmtThread(v_r, v_t2), (v_t1 != v_t2);
+    // rf_must_before(W, R) :- hb_to_hub(W, H), shared_write(W, V), rf_hub_read(H, V, R), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2.
+    RfMustBefore(v_w, v_r) <- HbToHub(v_w, v_h), SharedWrite(v_w, v_v), RfHubRead(v_h, v_v, v_r), StmtThread(v_w, v_t1), StmtThread(v_r, v_t2), (v_t1 != v_t2);
+    // rf_overwrites(W1, W2, V) :- rf_write_in(W1, V, T), rf_write_in(W2, V, T), W1 != W2, hb_must(W1, W2).
+    RfOverwrites(v_w1, v_w2, v_v) <- RfWriteIn(v_w1, v_v, v_t), RfWriteIn(v_w2, v_v, v_t), (v_w1 != v_w2), HbMust(v_w1, v_w2);
+    // rf_overwrites(W1, W2, V) :- hb_hub_end(W1, W2), rf_write_in(W1, V, T1), rf_write_in(W2, V, T2), T1 != T2.
+    RfOverwrites(v_w1, v_w2, v_v) <- HbHubEnd(v_w1, v_w2), RfWriteIn(v_w1, v_v, v_t1), RfWriteIn(v_w2, v_v, v_t2), (v_t1 != v_t2);
+    // rf_overwrites(W1, W2, V) :- hb_to_hub(W1, H), rf_write_in(W1, V, T1), rf_hub_write(H, V, W2), stmt_thread(W2, T2), T1 != T2.
+    RfOverwrites(v_w1, v_w2, v_v) <- HbToHub(v_w1, v_h), RfWriteIn(v_w1, v_v, v_t1), RfHubWrite(v_h, v_v, v_w2), StmtThread(v_w2, v_t2), (v_t1 != v_t2);
     // rf_kill_post(W1, W2, V) :- rf_overwrites(W1, W2, V), hb_post(W1, W2).
     RfKillPost(v_w1, v_w2, v_v) <- RfOverwrites(v_w1, v_w2, v_v), HbPost(v_w1, v_w2);
     // rf_kill_post_near(W1, W2, V) :- rf_kill_post(W1, W2, V), dom_near_store(W2, V, W1).
@@ -908,8 +945,8 @@ mod stage_3 {
     RfKillPostMin(v_w1, v_w2, v_v) <- RfKillPostNear(v_w1, v_w2, v_v);
     // rf_kill_post_min(W1, W2, V) :- rf_kill_post(W1, W2, V), !rf_kill_post_covered(W1, W2, V).
     RfKillPostMin(v_w1, v_w2, v_v) <- RfKillPost(v_w1, v_w2, v_v), !RfKillPostCovered(v_w1, v_w2, v_v);
-    // rf_kill_pre(W2, R, V) :- shared_read(R, V), shared_write(W2, V), hb_pre(W2, R), hb_must(W2, R).
-    RfKillPre(v_w2, v_r, v_v) <- SharedRead(v_r, v_v), SharedWrite(v_w2, v_v), HbPre(v_w2, v_r), HbMust(v_w2, v_r);
+    // rf_kill_pre(W2, R, V) :- rf_must_before(W2, R), shared_write(W2, V), shared_read(R, V), hb_pre(W2, R).
+    RfKillPre(v_w2, v_r, v_v) <- RfMustBefore(v_w2, v_r), SharedWrite(v_w2, v_v), SharedRead(v_r, v_v), HbPre(v_w2, v_r);
     // rf_store_cyclic(W) :- shared_write(W, _), hb_must(W, W).
     RfStoreCyclic(v_w) <- SharedWrite(v_w, _w0), HbMust(v_w, e1), (e1 == v_w);
     // rf_kill_pre_near(W2, R, V) :- rf_kill_pre(W2, R, V), dom_near_store(R, V, W2), !rf_store_cyclic(W2).
@@ -924,16 +961,16 @@ mod stage_3 {
     RfNo(v_w1, v_r) <- RfKillPostMin(v_w1, v_w2, v_v), SharedRead(v_r, v_v), HbMust(v_w2, v_r);
     // rf_no(W1, R) :- rf_kill_pre_max(W2, R, V), rf_overwrites(W1, W2, V).
     RfNo(v_w1, v_r) <- RfKillPreMax(v_w2, v_r, v_v), RfOverwrites(v_w1, v_w2, v_v);
-    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), shared_write(W, Inl26V), shared_read(R, Inl26V), stmt_thread(W, Inl26T1), stmt_thread(R, Inl26T2), Inl26T1 != Inl26T2, !rf_rev_must(R, W).
-    RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), !RfRevMust(v_r, v_w), SharedWrite(v_w, v_v), SharedWrite(v_w, v_inl26_v), SharedRead(v_r, v_inl26_v), StmtThread(v_w, v_inl26_t1), StmtThread(v_r, v_inl26_t2), (v_inl26_t1 != v_inl26_t2);
+    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_write_in(W, Inl26V, Inl26T1), rf_read_in(R, Inl26V, Inl26T2), Inl26T1 != Inl26T2, !rf_rev_must(R, W).
+    RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), !RfRevMust(v_r, v_w), SharedWrite(v_w, v_v), RfWriteIn(v_w, v_inl26_v, v_inl26_t1), RfReadIn(v_r, v_inl26_v, v_inl26_t2), (v_inl26_t1 != v_inl26_t2);
     // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_ordered_may(W, R).
     RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedWrite(v_w, v_v), RfOrderedMay(v_w, v_r);
     // rf_no(W, R) :- rf_covered_store(W, V, M), diff_critical_section(W, R, M), shared_read(R, V).
     RfNo(v_w, v_r) <- RfCoveredStore(v_w, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedRead(v_r, v_v);
     // rf_may_local(W, R) :- rf_pair_local(W, R), rf_ordered_may(W, R), !rf_no(W, R).
     RfMayLocal(v_w, v_r) <- RfPairLocal(v_w, v_r), !RfNo(v_w, v_r), RfOrderedMay(v_w, v_r);
-    // rf_cross_out(W, R) :- rf_no(W, R), shared_write(W, Inl28V), shared_read(R, Inl28V), stmt_thread(W, Inl28T1), stmt_thread(R, Inl28T2), Inl28T1 != Inl28T2.
-    RfCrossOut(v_w, v_r) <- RfNo(v_w, v_r), SharedWrite(v_w, v_inl28_v), SharedRead(v_r, v_inl28_v), StmtThread(v_w, v_inl28_t1), StmtThread(v_r, v_inl28_t2), (v_inl28_t1 != v_inl28_t2);
+    // rf_cross_out(W, R) :- rf_no(W, R), rf_write_in(W, Inl28V, Inl28T1), rf_read_in(R, Inl28V, Inl28T2), Inl28T1 != Inl28T2.
+    RfCrossOut(v_w, v_r) <- RfNo(v_w, v_r), RfWriteIn(v_w, v_inl28_v, v_inl28_t1), RfReadIn(v_r, v_inl28_v, v_inl28_t2), (v_inl28_t1 != v_inl28_t2);
     // rf_cross_out(W, R) :- rf_rev_must(R, W), !rf_ordered_may(W, R).
     RfCrossOut(v_w, v_r) <- RfRevMust(v_r, v_w), !RfOrderedMay(v_w, v_r);
     // rf_may(W, R) :- rf_may_local(W, R).
@@ -941,21 +978,28 @@ mod stage_3 {
     // rf_may(W, R) :- shared_write(W, V), shared_read(R, V), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2, !rf_cross_out(W, R).
     RfMay(v_w, v_r) <- SharedWrite(v_w, v_v), SharedRead(v_r, v_v), !RfCrossOut(v_w, v_r), StmtThread(v_w, v_t1), StmtThread(v_r, v_t2), (v_t1 != v_t2);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_dom_near_store: &[(u32, u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_hb_pre: &[(u32, u32)], rel_rf_covered_store: &[(u32, u32, u32)], rel_rf_covered_load: &[(u32, u32, u32)], rel_rf_pair_local: &[(u32, u32)], rel_rf_rev_must: &[(u32, u32)], rel_rf_ordered_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_dom_near_store: &[(u32, u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_hb_pre: &[(u32, u32)], rel_rf_covered_store: &[(u32, u32, u32)], rel_rf_covered_load: &[(u32, u32, u32)], rel_rf_write_in: &[(u32, u32, u32)], rel_rf_read_in: &[(u32, u32, u32)], rel_rf_pair_local: &[(u32, u32)], rel_rf_hub_write: &[(u32, u32, u32)], rel_rf_rev_must: &[(u32, u32)], rel_rf_ordered_may: &[(u32, u32)], rel_rf_local_must: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_dom_near_store.iter().map(|&(a0, a1, a2)| DomNearStore(a0, a1, a2)));
     runtime.extend(rel_diff_critical_section.iter().map(|&(a0, a1, a2)| DiffCriticalSection(a0, a1, a2)));
     runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
     runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
+    runtime.extend(rel_hb_from_hub.iter().map(|&(a0, a1)| HbFromHub(a0, a1)));
+    runtime.extend(rel_hb_to_hub.iter().map(|&(a0, a1)| HbToHub(a0, a1)));
+    runtime.extend(rel_hb_hub_end.iter().map(|&(a0, a1)| HbHubEnd(a0, a1)));
     runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
     runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
     runtime.extend(rel_hb_pre.iter().map(|&(a0, a1)| HbPre(a0, a1)));
     runtime.extend(rel_rf_covered_store.iter().map(|&(a0, a1, a2)| RfCoveredStore(a0, a1, a2)));
     runtime.extend(rel_rf_covered_load.iter().map(|&(a0, a1, a2)| RfCoveredLoad(a0, a1, a2)));
+    runtime.extend(rel_rf_write_in.iter().map(|&(a0, a1, a2)| RfWriteIn(a0, a1, a2)));
+    runtime.extend(rel_rf_read_in.iter().map(|&(a0, a1, a2)| RfReadIn(a0, a1, a2)));
     runtime.extend(rel_rf_pair_local.iter().map(|&(a0, a1)| RfPairLocal(a0, a1)));
+    runtime.extend(rel_rf_hub_write.iter().map(|&(a0, a1, a2)| RfHubWrite(a0, a1, a2)));
     runtime.extend(rel_rf_rev_must.iter().map(|&(a0, a1)| RfRevMust(a0, a1)));
     runtime.extend(rel_rf_ordered_may.iter().map(|&(a0, a1)| RfOrderedMay(a0, a1)));
+    runtime.extend(rel_rf_local_must.iter().map(|&(a0, a1)| RfLocalMust(a0, a1)));
     let (out_rf_no, out_rf_may_local, out_rf_cross_out, out_rf_may,) = runtime.run();
     (out_rf_no.into_iter().map(|RfNo(a0, a1)| (a0, a1)).collect(), out_rf_may_local.into_iter().map(|RfMayLocal(a0, a1)| (a0, a1)).collect(), out_rf_cross_out.into_iter().map(|RfCrossOut(a0, a1)| (a0, a1)).collect(), out_rf_may.into_iter().map(|RfMay(a0, a1)| (a0, a1)).collect(), )
 }
@@ -1284,9 +1328,13 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_covered_load: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_rf_write_in: ::std::vec::Vec<(u32, u32, u32)>;
+    let mut rel_rf_read_in: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_pair_local: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rf_hub_write: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_rev_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_ordered_may: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_rf_local_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_no: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_may_local: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_cross_out: ::std::vec::Vec<(u32, u32)>;
@@ -1299,8 +1347,8 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
     (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_notify_flagged, rel_hb_notify_ambiguous, rel_hb_joined, rel_hb_guard_ok, rel_hb_create_edge, rel_hb_signal_edge, rel_hb_guard_edge, rel_hb_hub, rel_hb_from_hub,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_po_chain, &rel_po_chain_before, &rel_dom_path, &rel_dom_path_above, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
     (rel_hb_to_hub, rel_hb_hub_end, rel_hb_must, rel_hb_always, rel_hb_post, rel_hb_pre_loop_dom, rel_hb_pre_edge, rel_hb_pre_hub, rel_hb_pre_in_thread, rel_hb_pre_thread_creates, rel_hb_pre_thread_edge, rel_hb_pre_hub_creates,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_po_scc_next, &rel_postdom, &rel_thread_always, &rel_cond_wait, &rel_cond_wait_guarded, &rel_flag_guard, &rel_po_scc_reach, &rel_po_loop, &rel_dom, &rel_hb_event, &rel_hb_notify_flagged, &rel_hb_notify_ambiguous, &rel_hb_joined, &rel_hb_guard_ok, &rel_hb_create_edge, &rel_hb_signal_edge, &rel_hb_guard_edge, &rel_hb_hub, &rel_hb_from_hub);
-    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_pair_local, rel_rf_rev_must, rel_rf_ordered_may,) = stage_2::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_dom, &rel_hb_event, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_always, &rel_hb_pre_loop_dom, &rel_hb_pre_edge, &rel_hb_pre_hub, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates, &rel_hb_pre_thread_edge, &rel_hb_pre_hub_creates);
-    (rel_rf_no, rel_rf_may_local, rel_rf_cross_out, rel_rf_may,) = stage_3::run(&rel_stmt_thread, &rel_dom_near_store, &rel_diff_critical_section, &rel_shared_read, &rel_shared_write, &rel_hb_must, &rel_hb_post, &rel_hb_pre, &rel_rf_covered_store, &rel_rf_covered_load, &rel_rf_pair_local, &rel_rf_rev_must, &rel_rf_ordered_may);
+    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_write_in, rel_rf_read_in, rel_rf_pair_local, rel_rf_hub_write, rel_rf_rev_must, rel_rf_ordered_may, rel_rf_local_must,) = stage_2::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_dom, &rel_hb_event, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_always, &rel_hb_pre_loop_dom, &rel_hb_pre_edge, &rel_hb_pre_hub, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates, &rel_hb_pre_thread_edge, &rel_hb_pre_hub_creates);
+    (rel_rf_no, rel_rf_may_local, rel_rf_cross_out, rel_rf_may,) = stage_3::run(&rel_stmt_thread, &rel_dom_near_store, &rel_diff_critical_section, &rel_shared_read, &rel_shared_write, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_post, &rel_hb_pre, &rel_rf_covered_store, &rel_rf_covered_load, &rel_rf_write_in, &rel_rf_read_in, &rel_rf_pair_local, &rel_rf_hub_write, &rel_rf_rev_must, &rel_rf_ordered_may, &rel_rf_local_must);
     (rel_rank2_no, rel_rank2_may, rel_rank3_cand, rel_rank3_pair,) = stage_4::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
     (rel_rank3_no, rel_rank3_may,) = stage_5::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may, &rel_rank2_may, &rel_rank3_cand, &rel_rank3_pair);
     let mut out = Output::default();
