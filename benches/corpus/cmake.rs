@@ -2,8 +2,10 @@
 //! `CMakeLists.txt` compiles on one system: `set(VAR ...)`,
 //! `list(APPEND VAR ...)` and `add_executable(NAME ...)` with `${VAR}`
 //! expanded, inside `if`/`elseif`/`else`/`endif` whose conditions are
-//! evaluated for that system. A condition it cannot read counts as false
-//! (options such as `ASAN`, `QEMU` are off by default).
+//! evaluated for that system. An option (`option`, `cmake_dependent_option`)
+//! takes its default, its dependencies taken as met (a root-project build
+//! with testing on, as a user builds it); a condition it cannot read counts
+//! as false (options such as `ASAN`, `QEMU` are off by default).
 
 use std::collections::BTreeMap;
 
@@ -33,7 +35,7 @@ pub fn evaluate(text: &str, system: &str) -> Evaluated {
         let enclosing = stack.iter().all(|b| b.active);
         match command.as_str() {
             "if" => {
-                let holds = enclosing && condition(&args, system);
+                let holds = enclosing && condition(&out, &args, system);
                 stack.push(Branch {
                     active: holds,
                     taken: holds,
@@ -43,8 +45,9 @@ pub fn evaluate(text: &str, system: &str) -> Evaluated {
                 let outer = stack.len().saturating_sub(1);
                 let outer_active = stack[..outer].iter().all(|b| b.active);
                 if let Some(b) = stack.last_mut() {
-                    let holds =
-                        !b.taken && outer_active && (command == "else" || condition(&args, system));
+                    let holds = !b.taken
+                        && outer_active
+                        && (command == "else" || condition(&out, &args, system));
                     b.active = holds;
                     b.taken |= holds;
                 }
@@ -57,6 +60,24 @@ pub fn evaluate(text: &str, system: &str) -> Evaluated {
                 if let Some((name, values)) = args.split_first() {
                     let words = expand(&out, values);
                     out.variables.insert(name.clone(), words);
+                }
+            }
+            // `option(NAME "doc" ON)`: the last word is the default;
+            // `cmake_dependent_option(NAME "doc" ON "deps" OFF)`: the first
+            // ON/OFF after the name (the doc's words come apart with the
+            // quotes)
+            "option" | "cmake_dependent_option" => {
+                if let Some((name, rest)) = args.split_first() {
+                    let on_off = |w: &&String| *w == "ON" || *w == "OFF";
+                    let default = if command == "option" {
+                        rest.last().filter(on_off)
+                    } else {
+                        rest.iter().find(on_off)
+                    };
+                    let value = default.map_or("OFF", String::as_str);
+                    out.variables
+                        .entry(name.clone())
+                        .or_insert_with(|| vec![value.to_string()]);
                 }
             }
             "list" if args.first().map(String::as_str) == Some("APPEND") => {
@@ -91,23 +112,28 @@ fn expand(out: &Evaluated, words: &[String]) -> Vec<String> {
 /// `A OR B`, `NOT X`, `CMAKE_SYSTEM_NAME STREQUAL "S"`,
 /// `CMAKE_SYSTEM_NAME MATCHES "A|B"`, platform names (`WIN32`, `APPLE`,
 /// `UNIX`); anything else is false.
-fn condition(args: &[String], system: &str) -> bool {
+fn condition(out: &Evaluated, args: &[String], system: &str) -> bool {
     let parts: Vec<&[String]> = args.split(|a| a == "OR").collect();
-    parts.iter().any(|p| conjunction(p, system))
+    parts.iter().any(|p| conjunction(out, p, system))
 }
 
-fn conjunction(args: &[String], system: &str) -> bool {
-    args.split(|a| a == "AND").all(|p| term(p, system))
+fn conjunction(out: &Evaluated, args: &[String], system: &str) -> bool {
+    args.split(|a| a == "AND").all(|p| term(out, p, system))
 }
 
-fn term(args: &[String], system: &str) -> bool {
+fn term(out: &Evaluated, args: &[String], system: &str) -> bool {
     match args {
-        [not, rest @ ..] if not == "NOT" => !term(rest, system),
+        [not, rest @ ..] if not == "NOT" => !term(out, rest, system),
         [var, op, value] if var == "CMAKE_SYSTEM_NAME" && op == "STREQUAL" => value == system,
         [var, op, pattern] if var == "CMAKE_SYSTEM_NAME" && op == "MATCHES" => {
             pattern.split('|').any(|alt| alt == system)
         }
-        [name] => name == "UNIX" && system != "Windows",
+        [name] if name == "UNIX" => system != "Windows",
+        // an option or variable set to a true constant
+        [name] => out
+            .list(name)
+            .first()
+            .is_some_and(|v| matches!(v.as_str(), "ON" | "TRUE" | "YES" | "1")),
         _ => false,
     }
 }
