@@ -295,6 +295,17 @@ fn check_agree(p: &Pair, engine: Engine) -> Vec<String> {
     bad
 }
 
+/// Every pair agrees with the reference, with ascent and (when built) crepe.
+fn assert_agree_with_both_engines(pairs: &[Pair]) {
+    let mut bad = Vec::new();
+    for p in pairs {
+        bad.extend(check_agree(p, Engine::Ascent));
+        #[cfg(feature = "reference-engine")]
+        bad.extend(check_agree(p, Engine::Crepe));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 #[test]
 fn rules_equal_reference_on_every_bench_pair() {
     let pairs = bench_pairs();
@@ -598,13 +609,7 @@ fn exclusion_pairs(dir: &Path) -> Vec<Pair> {
 fn rules_equal_reference_when_a_patch_changes_a_rank2_exclusion() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = exclusion_pairs(dir.path());
-    let mut bad = Vec::new();
-    for p in &pairs {
-        bad.extend(check_agree(p, Engine::Ascent));
-        #[cfg(feature = "reference-engine")]
-        bad.extend(check_agree(p, Engine::Crepe));
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_agree_with_both_engines(&pairs);
     // not vacuous: without t2's lock, t2 may read t1's x = 1 and t1 then
     // read t2's y = 1 (r2 before r1); with it, whichever section runs
     // first reads the other's initial value (rank2_no rule 3), so the pair
@@ -679,13 +684,7 @@ fn cross_pairs(dir: &Path) -> Vec<Pair> {
 fn rules_equal_reference_when_a_patch_changes_an_edge_between_threads() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = cross_pairs(dir.path());
-    let mut bad = Vec::new();
-    for p in &pairs {
-        bad.extend(check_agree(p, Engine::Ascent));
-        #[cfg(feature = "reference-engine")]
-        bad.extend(check_agree(p, Engine::Crepe));
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_agree_with_both_engines(&pairs);
     // not vacuous: each patch drops an edge between two threads, so the
     // old version of each has a rank-1 difference or an edge through the
     // change, on the old side
