@@ -297,7 +297,7 @@ macro_rules! for_each_relation {
             }
             diff_critical_section(s1: Stmt, s2: Stmt, m: Lock) DiffCriticalSection {
                 group: Synchronization,
-                meaning: "shared store `s1` and shared load `s2` of a common cell both run while holding mutex `m`, under acquisitions that cannot be the same (only such pairs: the lock rules of rf.dl read nothing else).",
+                meaning: "shared store `s1` and shared load `s2` of a common cell both run while holding mutex `m`, under acquisitions that cannot be the same, and `s2` is covered for that cell under `m` (`cs_written_before`) or `s1` is (`cs_written_after`): only such pairs, the lock rules of rf.dl read nothing else.",
                 source: "`in_critical_section` rows with the same `m` and disjoint sets of `l`",
                 example: "`6\t14\t2`",
             }
