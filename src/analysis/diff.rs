@@ -23,7 +23,7 @@
 use super::lockorder::LockOrderRow;
 use super::may_hb::MayHb;
 use super::must_hb::MustHb;
-use super::rf_parts::{with_rf_may, LayerRows, RfParts};
+use super::rf_parts::{chained, rf_may_stage, LayerRows, RfParts};
 use super::{diff_counts, programs, Engine};
 use crate::budget::Budget;
 use crate::error::Result;
@@ -129,11 +129,20 @@ fn rank1_side(engine: Engine, facts: &FactSet, keep_layers: bool, count_hb: bool
             MayHb::new(&must).counts(facts)
         });
         let lock_order = o.lock_order.iter().map(|&row| row.into()).collect();
+        let mut o = o;
+        // the parts are moved out, or copied when the run is kept
+        fn part<T: Clone>(rows: &mut Vec<T>, keep: bool) -> Vec<T> {
+            if keep {
+                rows.clone()
+            } else {
+                std::mem::take(rows)
+            }
+        }
         let rf = RfParts {
-            local: o.rf_may_local.clone(),
-            cross_out: o.rf_cross_out.clone(),
-            write_in: o.rf_write_in.clone(),
-            read_in: o.rf_read_in.clone(),
+            local: part(&mut o.rf_may_local, keep_layers),
+            cross_out: part(&mut o.rf_cross_out, keep_layers),
+            write_in: part(&mut o.rf_write_in, keep_layers),
+            read_in: part(&mut o.rf_read_in, keep_layers),
         };
         let layers = keep_layers.then(|| -> LayerRows { Box::new(move |name: &str| o.rows(name)) });
         Rank1Side {
@@ -419,13 +428,15 @@ pub fn sync_diff(
         if rank == 2 {
             // ranks 2 and 3 join MayRf edges: list them now, on the
             // parts rank 1 derived (each version on its own core)
-            let cores = std::mem::take(&mut layers).map(std::sync::Mutex::new);
-            let listed = crate::parallel::map(&[0, 1], |&i| {
-                let core = cores[i].lock().expect("one worker per version").take();
-                core.map(|core| with_rf_may(opts.engine, [old, new][i], core))
+            let stages = crate::parallel::map(&[0, 1], |&i| {
+                let core = layers[i].as_ref();
+                core.map(|core| rf_may_stage(opts.engine, [old, new][i], core))
             });
-            let [o, n]: [Option<LayerRows>; 2] = listed.try_into().ok().expect("two versions");
-            layers = [o, n];
+            for (slot, stage) in layers.iter_mut().zip(stages) {
+                if let (Some(core), Some(stage)) = (slot.take(), stage) {
+                    *slot = Some(chained(stage, core));
+                }
+            }
         }
         let versions = Versions {
             facts: [old, new],

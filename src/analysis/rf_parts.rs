@@ -64,11 +64,10 @@ fn cross_thread_pairs(write_in: &[(u32, u32, u32)], read_in: &[(u32, u32, u32)])
 /// for the ranks after it.
 pub(crate) type LayerRows = Box<dyn Fn(&str) -> Option<Vec<Vec<u32>>> + Send + Sync>;
 
-/// `core` with MayRf listed: the `sync1` program (rules/rf_may.dl, staged
-/// on `sync1_core`) over `facts` and the rows `core` holds, so that ranks
-/// 2 and 3 can join edges. Only ranks 2 and 3 pay for the list.
-pub(crate) fn with_rf_may(engine: Engine, facts: &FactSet, core: LayerRows) -> LayerRows {
-    // the stage's outputs (rf_may) by name, then the core's
+/// MayRf listed: the `sync1` program (rules/rf_may.dl, staged on
+/// `sync1_core`) over `facts` and the rows `core` holds, as its outputs by
+/// name, so that ranks 2 and 3 can join edges. Only they pay for the list.
+pub(crate) fn rf_may_stage(engine: Engine, facts: &FactSet, core: &LayerRows) -> LayerRows {
     macro_rules! staged {
         ($e:path) => {{
             use $e as e;
@@ -79,14 +78,7 @@ pub(crate) fn with_rf_may(engine: Engine, facts: &FactSet, core: LayerRows) -> L
                 .collect();
             let input = crate::datalog::fill_input!(e, facts, carried & carried);
             let out = e::run(&input);
-            drop(input);
-            let rows: LayerRows = Box::new(move |name: &str| {
-                if e::OUTPUT_RELATIONS.iter().any(|(n, _)| *n == name) {
-                    out.rows(name)
-                } else {
-                    core(name)
-                }
-            });
+            let rows: LayerRows = Box::new(move |name: &str| out.rows(name));
             rows
         }};
     }
@@ -95,6 +87,11 @@ pub(crate) fn with_rf_may(engine: Engine, facts: &FactSet, core: LayerRows) -> L
         #[cfg(feature = "reference-engine")]
         Engine::Crepe => staged!(programs::sync1::crepe::engine),
     }
+}
+
+/// A stage's outputs in front of the layers it was staged on.
+pub(crate) fn chained(stage: LayerRows, core: LayerRows) -> LayerRows {
+    Box::new(move |name: &str| stage(name).or_else(|| core(name)))
 }
 
 #[cfg(test)]
