@@ -72,7 +72,7 @@
 //! including crate.
 //!
 //! The ascent code is staged (see `stage.rs`): whole recursive components,
-//! dependencies first, are packed into stages of about 120 body items, each
+//! dependencies first, are packed into stages of about 260 body items, each
 //! its own `ascent!` program, and `run` passes each stage what it reads.
 //! One `ascent!` per program put every rule in one function, whose type
 //! checking grew faster than its size (rank-2 diff, 490 rules: ~14 min).

@@ -260,7 +260,7 @@ impl Output {
 #[allow(dead_code)]
 fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
 
-/// Stage 0 of 6: its own `ascent!` program (see concord-rulec's stage.rs).
+/// Stage 0 of 3: its own `ascent!` program (see concord-rulec's stage.rs).
 mod stage_0 {
 #[allow(unused_imports)]
 use super::rulec_u32;
@@ -276,6 +276,8 @@ use super::rulec_u32;
     relation po_chain_before(u32, u32, u32);
     relation dom_path(u32, u32, u32);
     relation dom_path_above(u32, u32, u32);
+    relation postdom(u32, u32);
+    relation thread_always(u32,);
     relation mutex_lock(u32, u32);
     relation mutex_unlock(u32, u32);
     relation mutex_trylock(u32, u32);
@@ -312,6 +314,25 @@ use super::rulec_u32;
     relation hb_from_hub(u32, u32);
     relation hb_hub_comp(u32, u32);
     relation hb_hub_after(u32, u32);
+    relation hb_to_hub(u32, u32);
+    relation hb_comp_to_hub(u32, u32);
+    relation hb_before_hub(u32, u32);
+    relation hb_thread_to_hub(u32, u32);
+    relation hb_hub_end(u32, u32);
+    relation hb_must(u32, u32);
+    relation hb_always(u32,);
+    relation hb_post(u32, u32);
+    relation hb_post_local(u32, u32);
+    relation hb_post_edge(u32, u32);
+    relation hb_post_via(u32, u32);
+    relation hb_pre_loop_dom(u32, u32);
+    relation hb_pre_edge(u32, u32);
+    relation hb_pre_hub(u32,);
+    relation hb_pre_in_thread(u32, u32);
+    relation hb_pre_thread_creates(u32, u32);
+    relation hb_pre_thread_edge(u32, u32);
+    relation hb_pre_hub_creates(u32, u32);
+    relation hb_pre_hub_edge(u32, u32);
     // po_scc_reach(C, D) :- po_chain(C, H, P), po_chain_before(D, H, Q), P <= Q.
     po_scc_reach(v_c, v_d) <-- po_chain(v_c, v_h, v_p), po_chain_before(v_d, v_h, v_q), if rulec_u32(v_p) <= rulec_u32(v_q);
     // po_chain_reached(C, H) :- po_chain_before(C, H, _).
@@ -410,55 +431,6 @@ use super::rulec_u32;
     hb_from_hub(v_h, v_j) <-- hb_from_hub(v_h, v_x), hb_joined(v_x, v_j);
     // hb_from_hub(H, W) :- hb_from_hub(H, X), hb_signal_edge(X, W).
     hb_from_hub(v_h, v_w) <-- hb_from_hub(v_h, v_x), hb_signal_edge(v_x, v_w);
-}
-}
-
-/// Stage 1 of 6: its own `ascent!` program (see concord-rulec's stage.rs).
-mod stage_1 {
-#[allow(unused_imports)]
-use super::rulec_u32;
-::ascent::ascent! {
-    pub struct ConcordProgram;
-    relation stmt_thread(u32, u32);
-    relation thread_create(u32, u32, u32);
-    relation po_scc(u32, u32);
-    relation po_scc_next(u32, u32);
-    relation postdom(u32, u32);
-    relation thread_always(u32,);
-    relation cond_wait(u32, u32, u32);
-    relation cond_wait_guarded(u32, u32);
-    relation flag_guard(u32, u32, u32);
-    relation po_scc_reach(u32, u32);
-    relation po_loop(u32,);
-    relation dom(u32, u32);
-    relation hb_event(u32,);
-    relation hb_notify_flagged(u32, u32, u32);
-    relation hb_notify_ambiguous(u32, u32, u32);
-    relation hb_joined(u32, u32);
-    relation hb_guard_ok(u32, u32);
-    relation hb_create_edge(u32, u32);
-    relation hb_signal_edge(u32, u32);
-    relation hb_guard_edge(u32, u32);
-    relation hb_hub(u32,);
-    relation hb_from_hub(u32, u32);
-    relation hb_to_hub(u32, u32);
-    relation hb_comp_to_hub(u32, u32);
-    relation hb_before_hub(u32, u32);
-    relation hb_thread_to_hub(u32, u32);
-    relation hb_hub_end(u32, u32);
-    relation hb_must(u32, u32);
-    relation hb_always(u32,);
-    relation hb_post(u32, u32);
-    relation hb_post_local(u32, u32);
-    relation hb_post_edge(u32, u32);
-    relation hb_post_via(u32, u32);
-    relation hb_pre_loop_dom(u32, u32);
-    relation hb_pre_edge(u32, u32);
-    relation hb_pre_hub(u32,);
-    relation hb_pre_in_thread(u32, u32);
-    relation hb_pre_thread_creates(u32, u32);
-    relation hb_pre_thread_edge(u32, u32);
-    relation hb_pre_hub_creates(u32, u32);
     // hb_to_hub(S, J) :- hb_joined(S, J).
     hb_to_hub(v_s, v_j) <-- hb_joined(v_s, v_j);
     // hb_to_hub(S, W) :- hb_signal_edge(S, W).
@@ -551,11 +523,17 @@ use super::rulec_u32;
     hb_pre_hub_creates(v_h, v_t) <-- thread_create(v_c, _w0, v_t), hb_pre_hub(v_h), hb_always(v_h), hb_must(v_h, v_c), stmt_thread(v_h, v_inl8_t), stmt_thread(v_c, v_inl8_t);
     // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), hb_pre_loop_dom(H, Inl9A), hb_must(Inl9A, C), stmt_thread(Inl9A, Inl9T), stmt_thread(C, Inl9T).
     hb_pre_hub_creates(v_h, v_t) <-- thread_create(v_c, _w0, v_t), hb_pre_hub(v_h), hb_pre_loop_dom(v_h, v_inl9_a), hb_must(v_inl9_a, v_c), stmt_thread(v_inl9_a, v_inl9_t), stmt_thread(v_c, v_inl9_t);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), dom(H0, X).
+    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), hb_pre_hub(v_h0), dom(v_h0, v_x);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl11T), stmt_thread(X, Inl11T).
+    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), hb_pre_hub(v_h0), hb_always(v_h0), hb_must(v_h0, v_x), stmt_thread(v_h0, v_inl11_t), stmt_thread(v_x, v_inl11_t);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl12A), hb_must(Inl12A, X), stmt_thread(Inl12A, Inl12T), stmt_thread(X, Inl12T).
+    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), hb_pre_hub(v_h0), hb_pre_loop_dom(v_h0, v_inl12_a), hb_must(v_inl12_a, v_x), stmt_thread(v_inl12_a, v_inl12_t), stmt_thread(v_x, v_inl12_t);
 }
 }
 
-/// Stage 2 of 6: its own `ascent!` program (see concord-rulec's stage.rs).
-mod stage_2 {
+/// Stage 1 of 3: its own `ascent!` program (see concord-rulec's stage.rs).
+mod stage_1 {
 #[allow(unused_imports)]
 use super::rulec_u32;
 ::ascent::ascent! {
@@ -563,6 +541,8 @@ use super::rulec_u32;
     relation stmt_thread(u32, u32);
     relation thread_create(u32, u32, u32);
     relation po_scc(u32, u32);
+    relation dom_near_store(u32, u32, u32);
+    relation diff_critical_section(u32, u32, u32);
     relation cs_written_before(u32, u32, u32);
     relation cs_written_after(u32, u32, u32);
     relation shared_read(u32, u32);
@@ -575,9 +555,9 @@ use super::rulec_u32;
     relation hb_hub_end(u32, u32);
     relation hb_must(u32, u32);
     relation hb_always(u32,);
+    relation hb_post(u32, u32);
     relation hb_pre_loop_dom(u32, u32);
     relation hb_pre_edge(u32, u32);
-    relation hb_pre_hub(u32,);
     relation hb_pre_in_thread(u32, u32);
     relation hb_pre_thread_creates(u32, u32);
     relation hb_pre_thread_edge(u32, u32);
@@ -597,12 +577,22 @@ use super::rulec_u32;
     relation rf_pair_ordered(u32, u32);
     relation rf_ordered_may(u32, u32);
     relation rf_local_must(u32, u32);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), dom(H0, X).
-    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), hb_pre_hub(v_h0), dom(v_h0, v_x);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl11T), stmt_thread(X, Inl11T).
-    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), hb_pre_hub(v_h0), hb_always(v_h0), hb_must(v_h0, v_x), stmt_thread(v_h0, v_inl11_t), stmt_thread(v_x, v_inl11_t);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl12A), hb_must(Inl12A, X), stmt_thread(Inl12A, Inl12T), stmt_thread(X, Inl12T).
-    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), hb_pre_hub(v_h0), hb_pre_loop_dom(v_h0, v_inl12_a), hb_must(v_inl12_a, v_x), stmt_thread(v_inl12_a, v_inl12_t), stmt_thread(v_x, v_inl12_t);
+    relation rf_hub_read(u32, u32, u32);
+    relation rf_must_before(u32, u32);
+    relation rf_no(u32, u32);
+    relation rf_overwrites(u32, u32, u32);
+    relation rf_kill_post(u32, u32, u32);
+    relation rf_kill_post_near(u32, u32, u32);
+    relation rf_kill_post_covered(u32, u32, u32);
+    relation rf_kill_post_min(u32, u32, u32);
+    relation rf_kill_pre(u32, u32, u32);
+    relation rf_store_cyclic(u32,);
+    relation rf_kill_pre_near(u32, u32, u32);
+    relation rf_kill_pre_covered(u32, u32, u32);
+    relation rf_kill_pre_max(u32, u32, u32);
+    relation rf_may_local(u32, u32);
+    relation rf_cross_out(u32, u32);
+    relation rf_may(u32, u32);
     // hb_pre_thread(C, T) :- thread_create(C, _, T).
     hb_pre_thread(v_c, v_t) <-- thread_create(v_c, _w0, v_t);
     // hb_pre_thread(A, T) :- thread_create(C, _, T), dom(A, C).
@@ -681,51 +671,6 @@ use super::rulec_u32;
     rf_ordered_may(v_w, v_r) <-- rf_rev_must(v_r, v_w), hb_must(v_w, v_r);
     // rf_ordered_may(W, R) :- rf_pair_ordered(W, R), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
     rf_ordered_may(v_w, v_r) <-- rf_pair_ordered(v_w, v_r), po_scc(v_w, v_c1), po_scc(v_r, v_c2), po_scc_reach(v_c1, v_c2);
-}
-}
-
-/// Stage 3 of 6: its own `ascent!` program (see concord-rulec's stage.rs).
-mod stage_3 {
-#[allow(unused_imports)]
-use super::rulec_u32;
-::ascent::ascent! {
-    pub struct ConcordProgram;
-    relation stmt_thread(u32, u32);
-    relation dom_near_store(u32, u32, u32);
-    relation diff_critical_section(u32, u32, u32);
-    relation shared_read(u32, u32);
-    relation shared_write(u32, u32);
-    relation hb_from_hub(u32, u32);
-    relation hb_to_hub(u32, u32);
-    relation hb_hub_end(u32, u32);
-    relation hb_must(u32, u32);
-    relation hb_post(u32, u32);
-    relation hb_pre(u32, u32);
-    relation rf_covered_store(u32, u32, u32);
-    relation rf_covered_load(u32, u32, u32);
-    relation rf_write_in(u32, u32, u32);
-    relation rf_read_in(u32, u32, u32);
-    relation rf_pair_local(u32, u32);
-    relation rf_hub_write(u32, u32, u32);
-    relation rf_rev_must(u32, u32);
-    relation rf_ordered_may(u32, u32);
-    relation rf_local_must(u32, u32);
-    relation rf_hub_read(u32, u32, u32);
-    relation rf_must_before(u32, u32);
-    relation rf_no(u32, u32);
-    relation rf_overwrites(u32, u32, u32);
-    relation rf_kill_post(u32, u32, u32);
-    relation rf_kill_post_near(u32, u32, u32);
-    relation rf_kill_post_covered(u32, u32, u32);
-    relation rf_kill_post_min(u32, u32, u32);
-    relation rf_kill_pre(u32, u32, u32);
-    relation rf_store_cyclic(u32,);
-    relation rf_kill_pre_near(u32, u32, u32);
-    relation rf_kill_pre_covered(u32, u32, u32);
-    relation rf_kill_pre_max(u32, u32, u32);
-    relation rf_may_local(u32, u32);
-    relation rf_cross_out(u32, u32);
-    relation rf_may(u32, u32);
     // rf_hub_read(H, V, R) :- hb_from_hub(H, R), shared_read(R, V).
     rf_hub_read(v_h, v_v, v_r) <-- hb_from_hub(v_h, v_r), shared_read(v_r, v_v);
     // rf_must_before(W, R) :- rf_local_must(W, R).
@@ -785,8 +730,8 @@ use super::rulec_u32;
 }
 }
 
-/// Stage 4 of 6: its own `ascent!` program (see concord-rulec's stage.rs).
-mod stage_4 {
+/// Stage 2 of 3: its own `ascent!` program (see concord-rulec's stage.rs).
+mod stage_2 {
 #[allow(unused_imports)]
 use super::rulec_u32;
 ::ascent::ascent! {
@@ -807,11 +752,17 @@ use super::rulec_u32;
     relation rank2_load(u32,);
     relation rank2_loads_may(u32, u32);
     relation rank2_loads_rev_must(u32, u32);
+    relation rank3_no(u32, u32, u32, u32, u32, u32);
     relation cs_edge(u32, u32, u32, u32, u32);
     relation cs_link(u32, u32, u32);
     relation cs_cycle(u32, u32, u32, u32);
     relation rank3_cand(u32, u32, u32, u32, u32, u32);
     relation rank3_pair(u32, u32, u32, u32);
+    relation rank3_hb_ask(u32, u32);
+    relation rank3_hb(u32, u32);
+    relation rank3_hb_rev(u32, u32);
+    relation rank3_pair_no(u32, u32, u32, u32);
+    relation rank3_may(u32, u32, u32, u32, u32, u32);
     // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     rank2_no(v_w1, v_r1, v_w2, v_r1) <-- rf_may(v_w1, v_r1), !po_loop(v_r1), rf_may(v_w2, v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -860,35 +811,6 @@ use super::rulec_u32;
     rank3_pair(v_w2, v_r2, v_w3, v_r3) <-- rank3_cand(_w0, _w1, v_w2, v_r2, v_w3, v_r3);
     // rank3_pair(W1, R1, W3, R3) :- rank3_cand(W1, R1, _, _, W3, R3).
     rank3_pair(v_w1, v_r1, v_w3, v_r3) <-- rank3_cand(v_w1, v_r1, _w0, _w1, v_w3, v_r3);
-}
-}
-
-/// Stage 5 of 6: its own `ascent!` program (see concord-rulec's stage.rs).
-mod stage_5 {
-#[allow(unused_imports)]
-use super::rulec_u32;
-::ascent::ascent! {
-    pub struct ConcordProgram;
-    relation stmt_thread(u32, u32);
-    relation po_scc(u32, u32);
-    relation postdom(u32, u32);
-    relation in_critical_section(u32, u32, u32);
-    relation shared_read(u32, u32);
-    relation shared_write(u32, u32);
-    relation po_scc_reach(u32, u32);
-    relation po_loop(u32,);
-    relation hb_must(u32, u32);
-    relation hb_post(u32, u32);
-    relation rf_may(u32, u32);
-    relation rank2_may(u32, u32, u32, u32);
-    relation rank3_no(u32, u32, u32, u32, u32, u32);
-    relation rank3_cand(u32, u32, u32, u32, u32, u32);
-    relation rank3_pair(u32, u32, u32, u32);
-    relation rank3_hb_ask(u32, u32);
-    relation rank3_hb(u32, u32);
-    relation rank3_hb_rev(u32, u32);
-    relation rank3_pair_no(u32, u32, u32, u32);
-    relation rank3_may(u32, u32, u32, u32, u32, u32);
     // rank3_pair_no(W1, R1, W2, R1) :- rank3_pair(W1, R1, W2, R1), rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     rank3_pair_no(v_w1, v_r1, v_w2, v_r1) <-- rank3_pair(v_w1, v_r1, v_w2, e0), if rulec_u32(e0) == rulec_u32(v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2), !po_loop(v_r1), rf_may(v_w1, v_r1), rf_may(v_w2, v_r1);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -1023,14 +945,6 @@ pub fn run(input: &Input) -> Output {
     let mut rel_po_loop: ::std::vec::Vec<(u32,)>;
     let mut rel_dom: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_event: ::std::vec::Vec<(u32,)>;
-    let mut rel_hb_notify_flagged: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_hb_notify_ambiguous: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_hb_joined: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_guard_ok: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_create_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_signal_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_guard_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_hub: ::std::vec::Vec<(u32,)>;
     let mut rel_hb_from_hub: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_to_hub: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_hub_end: ::std::vec::Vec<(u32, u32)>;
@@ -1039,22 +953,15 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_post: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_loop_dom: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_pre_hub: ::std::vec::Vec<(u32,)>;
     let mut rel_hb_pre_in_thread: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_edge: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_hub_creates: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_hub_edge: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_covered_load: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_write_in: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_read_in: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_pair_local: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_rf_hub_write: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_rev_must: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_rf_ordered_may: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_rf_local_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_no: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_may_local: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_cross_out: ::std::vec::Vec<(u32, u32)>;
@@ -1062,8 +969,6 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rank2_no: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank2_may: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_no: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
-    let mut rel_rank3_cand: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
-    let mut rel_rank3_pair: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
     {
         let mut prog = stage_0::ConcordProgram::default();
@@ -1072,21 +977,23 @@ pub fn run(input: &Input) -> Output {
         prog.thread_join = ::std::mem::take(&mut rel_thread_join);
         prog.po_scc = rel_po_scc.clone();
         prog.po_scc_cyclic = ::std::mem::take(&mut rel_po_scc_cyclic);
-        prog.po_scc_next = rel_po_scc_next.clone();
+        prog.po_scc_next = ::std::mem::take(&mut rel_po_scc_next);
         prog.po_chain = ::std::mem::take(&mut rel_po_chain);
         prog.po_chain_before = ::std::mem::take(&mut rel_po_chain_before);
         prog.dom_path = ::std::mem::take(&mut rel_dom_path);
         prog.dom_path_above = ::std::mem::take(&mut rel_dom_path_above);
+        prog.postdom = rel_postdom.clone();
+        prog.thread_always = ::std::mem::take(&mut rel_thread_always);
         prog.mutex_lock = ::std::mem::take(&mut rel_mutex_lock);
         prog.mutex_unlock = ::std::mem::take(&mut rel_mutex_unlock);
         prog.mutex_trylock = ::std::mem::take(&mut rel_mutex_trylock);
-        prog.cond_wait = rel_cond_wait.clone();
+        prog.cond_wait = ::std::mem::take(&mut rel_cond_wait);
         prog.cond_signal = ::std::mem::take(&mut rel_cond_signal);
         prog.cond_broadcast = ::std::mem::take(&mut rel_cond_broadcast);
-        prog.cond_wait_guarded = rel_cond_wait_guarded.clone();
+        prog.cond_wait_guarded = ::std::mem::take(&mut rel_cond_wait_guarded);
         prog.cond_signal_flagged = ::std::mem::take(&mut rel_cond_signal_flagged);
         prog.busy_wait = ::std::mem::take(&mut rel_busy_wait);
-        prog.flag_guard = rel_flag_guard.clone();
+        prog.flag_guard = ::std::mem::take(&mut rel_flag_guard);
         prog.flag_enabler = ::std::mem::take(&mut rel_flag_enabler);
         prog.shared_read = rel_shared_read.clone();
         prog.shared_write = rel_shared_write.clone();
@@ -1102,48 +1009,7 @@ pub fn run(input: &Input) -> Output {
         rel_po_loop = ::std::mem::take(&mut prog.po_loop);
         rel_dom = ::std::mem::take(&mut prog.dom);
         rel_hb_event = ::std::mem::take(&mut prog.hb_event);
-        rel_hb_notify_flagged = ::std::mem::take(&mut prog.hb_notify_flagged);
-        rel_hb_notify_ambiguous = ::std::mem::take(&mut prog.hb_notify_ambiguous);
-        rel_hb_joined = ::std::mem::take(&mut prog.hb_joined);
-        rel_hb_guard_ok = ::std::mem::take(&mut prog.hb_guard_ok);
-        rel_hb_create_edge = ::std::mem::take(&mut prog.hb_create_edge);
-        rel_hb_signal_edge = ::std::mem::take(&mut prog.hb_signal_edge);
-        rel_hb_guard_edge = ::std::mem::take(&mut prog.hb_guard_edge);
-        rel_hb_hub = ::std::mem::take(&mut prog.hb_hub);
         rel_hb_from_hub = ::std::mem::take(&mut prog.hb_from_hub);
-    }
-    {
-        let mut prog = stage_1::ConcordProgram::default();
-        prog.stmt_thread = rel_stmt_thread.clone();
-        prog.thread_create = rel_thread_create.clone();
-        prog.po_scc = rel_po_scc.clone();
-        prog.po_scc_next = ::std::mem::take(&mut rel_po_scc_next);
-        prog.postdom = rel_postdom.clone();
-        prog.thread_always = ::std::mem::take(&mut rel_thread_always);
-        prog.cond_wait = ::std::mem::take(&mut rel_cond_wait);
-        prog.cond_wait_guarded = ::std::mem::take(&mut rel_cond_wait_guarded);
-        prog.flag_guard = ::std::mem::take(&mut rel_flag_guard);
-        prog.po_scc_reach = rel_po_scc_reach.clone();
-        prog.po_loop = rel_po_loop.clone();
-        prog.dom = rel_dom.clone();
-        prog.hb_event = rel_hb_event.clone();
-        prog.hb_notify_flagged = ::std::mem::take(&mut rel_hb_notify_flagged);
-        prog.hb_notify_ambiguous = ::std::mem::take(&mut rel_hb_notify_ambiguous);
-        prog.hb_joined = ::std::mem::take(&mut rel_hb_joined);
-        prog.hb_guard_ok = ::std::mem::take(&mut rel_hb_guard_ok);
-        prog.hb_create_edge = ::std::mem::take(&mut rel_hb_create_edge);
-        prog.hb_signal_edge = ::std::mem::take(&mut rel_hb_signal_edge);
-        prog.hb_guard_edge = ::std::mem::take(&mut rel_hb_guard_edge);
-        prog.hb_hub = ::std::mem::take(&mut rel_hb_hub);
-        prog.hb_from_hub = rel_hb_from_hub.clone();
-        let started = ::std::time::Instant::now();
-        prog.run();
-        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
-            eprintln!("[rules] {} stage 1: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
-            if profile == "rules" {
-                eprintln!("{}", stage_1::ConcordProgram::summary());
-            }
-        }
         rel_hb_to_hub = ::std::mem::take(&mut prog.hb_to_hub);
         rel_hb_hub_end = ::std::mem::take(&mut prog.hb_hub_end);
         rel_hb_must = ::std::mem::take(&mut prog.hb_must);
@@ -1151,17 +1017,19 @@ pub fn run(input: &Input) -> Output {
         rel_hb_post = ::std::mem::take(&mut prog.hb_post);
         rel_hb_pre_loop_dom = ::std::mem::take(&mut prog.hb_pre_loop_dom);
         rel_hb_pre_edge = ::std::mem::take(&mut prog.hb_pre_edge);
-        rel_hb_pre_hub = ::std::mem::take(&mut prog.hb_pre_hub);
         rel_hb_pre_in_thread = ::std::mem::take(&mut prog.hb_pre_in_thread);
         rel_hb_pre_thread_creates = ::std::mem::take(&mut prog.hb_pre_thread_creates);
         rel_hb_pre_thread_edge = ::std::mem::take(&mut prog.hb_pre_thread_edge);
         rel_hb_pre_hub_creates = ::std::mem::take(&mut prog.hb_pre_hub_creates);
+        rel_hb_pre_hub_edge = ::std::mem::take(&mut prog.hb_pre_hub_edge);
     }
     {
-        let mut prog = stage_2::ConcordProgram::default();
+        let mut prog = stage_1::ConcordProgram::default();
         prog.stmt_thread = rel_stmt_thread.clone();
         prog.thread_create = ::std::mem::take(&mut rel_thread_create);
         prog.po_scc = rel_po_scc.clone();
+        prog.dom_near_store = ::std::mem::take(&mut rel_dom_near_store);
+        prog.diff_critical_section = ::std::mem::take(&mut rel_diff_critical_section);
         prog.cs_written_before = ::std::mem::take(&mut rel_cs_written_before);
         prog.cs_written_after = ::std::mem::take(&mut rel_cs_written_after);
         prog.shared_read = rel_shared_read.clone();
@@ -1171,99 +1039,36 @@ pub fn run(input: &Input) -> Output {
         prog.hb_event = rel_hb_event.clone();
         prog.hb_from_hub = rel_hb_from_hub.clone();
         prog.hb_to_hub = rel_hb_to_hub.clone();
-        prog.hb_hub_end = rel_hb_hub_end.clone();
+        prog.hb_hub_end = ::std::mem::take(&mut rel_hb_hub_end);
         prog.hb_must = rel_hb_must.clone();
         prog.hb_always = ::std::mem::take(&mut rel_hb_always);
+        prog.hb_post = rel_hb_post.clone();
         prog.hb_pre_loop_dom = ::std::mem::take(&mut rel_hb_pre_loop_dom);
         prog.hb_pre_edge = ::std::mem::take(&mut rel_hb_pre_edge);
-        prog.hb_pre_hub = ::std::mem::take(&mut rel_hb_pre_hub);
         prog.hb_pre_in_thread = ::std::mem::take(&mut rel_hb_pre_in_thread);
         prog.hb_pre_thread_creates = ::std::mem::take(&mut rel_hb_pre_thread_creates);
         prog.hb_pre_thread_edge = ::std::mem::take(&mut rel_hb_pre_thread_edge);
         prog.hb_pre_hub_creates = ::std::mem::take(&mut rel_hb_pre_hub_creates);
+        prog.hb_pre_hub_edge = ::std::mem::take(&mut rel_hb_pre_hub_edge);
         let started = ::std::time::Instant::now();
         prog.run();
         if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
-            eprintln!("[rules] {} stage 2: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            eprintln!("[rules] {} stage 1: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
             if profile == "rules" {
-                eprintln!("{}", stage_2::ConcordProgram::summary());
+                eprintln!("{}", stage_1::ConcordProgram::summary());
             }
         }
         rel_hb_pre = ::std::mem::take(&mut prog.hb_pre);
         rel_hb_may = ::std::mem::take(&mut prog.hb_may);
         rel_rf_covered_store = ::std::mem::take(&mut prog.rf_covered_store);
         rel_rf_covered_load = ::std::mem::take(&mut prog.rf_covered_load);
-        rel_rf_write_in = ::std::mem::take(&mut prog.rf_write_in);
-        rel_rf_read_in = ::std::mem::take(&mut prog.rf_read_in);
-        rel_rf_pair_local = ::std::mem::take(&mut prog.rf_pair_local);
-        rel_rf_hub_write = ::std::mem::take(&mut prog.rf_hub_write);
-        rel_rf_rev_must = ::std::mem::take(&mut prog.rf_rev_must);
-        rel_rf_ordered_may = ::std::mem::take(&mut prog.rf_ordered_may);
-        rel_rf_local_must = ::std::mem::take(&mut prog.rf_local_must);
-    }
-    {
-        let mut prog = stage_3::ConcordProgram::default();
-        prog.stmt_thread = rel_stmt_thread.clone();
-        prog.dom_near_store = ::std::mem::take(&mut rel_dom_near_store);
-        prog.diff_critical_section = ::std::mem::take(&mut rel_diff_critical_section);
-        prog.shared_read = rel_shared_read.clone();
-        prog.shared_write = rel_shared_write.clone();
-        prog.hb_from_hub = rel_hb_from_hub.clone();
-        prog.hb_to_hub = rel_hb_to_hub.clone();
-        prog.hb_hub_end = ::std::mem::take(&mut rel_hb_hub_end);
-        prog.hb_must = rel_hb_must.clone();
-        prog.hb_post = rel_hb_post.clone();
-        prog.hb_pre = rel_hb_pre.clone();
-        prog.rf_covered_store = rel_rf_covered_store.clone();
-        prog.rf_covered_load = rel_rf_covered_load.clone();
-        prog.rf_write_in = ::std::mem::take(&mut rel_rf_write_in);
-        prog.rf_read_in = ::std::mem::take(&mut rel_rf_read_in);
-        prog.rf_pair_local = ::std::mem::take(&mut rel_rf_pair_local);
-        prog.rf_hub_write = ::std::mem::take(&mut rel_rf_hub_write);
-        prog.rf_rev_must = ::std::mem::take(&mut rel_rf_rev_must);
-        prog.rf_ordered_may = ::std::mem::take(&mut rel_rf_ordered_may);
-        prog.rf_local_must = ::std::mem::take(&mut rel_rf_local_must);
-        let started = ::std::time::Instant::now();
-        prog.run();
-        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
-            eprintln!("[rules] {} stage 3: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
-            if profile == "rules" {
-                eprintln!("{}", stage_3::ConcordProgram::summary());
-            }
-        }
         rel_rf_no = ::std::mem::take(&mut prog.rf_no);
         rel_rf_may_local = ::std::mem::take(&mut prog.rf_may_local);
         rel_rf_cross_out = ::std::mem::take(&mut prog.rf_cross_out);
         rel_rf_may = ::std::mem::take(&mut prog.rf_may);
     }
     {
-        let mut prog = stage_4::ConcordProgram::default();
-        prog.stmt_thread = rel_stmt_thread.clone();
-        prog.po_scc = rel_po_scc.clone();
-        prog.postdom = rel_postdom.clone();
-        prog.in_critical_section = rel_in_critical_section.clone();
-        prog.shared_read = rel_shared_read.clone();
-        prog.shared_write = rel_shared_write.clone();
-        prog.po_scc_reach = rel_po_scc_reach.clone();
-        prog.po_loop = rel_po_loop.clone();
-        prog.hb_must = rel_hb_must.clone();
-        prog.hb_post = rel_hb_post.clone();
-        prog.rf_may = rel_rf_may.clone();
-        let started = ::std::time::Instant::now();
-        prog.run();
-        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
-            eprintln!("[rules] {} stage 4: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
-            if profile == "rules" {
-                eprintln!("{}", stage_4::ConcordProgram::summary());
-            }
-        }
-        rel_rank2_no = ::std::mem::take(&mut prog.rank2_no);
-        rel_rank2_may = ::std::mem::take(&mut prog.rank2_may);
-        rel_rank3_cand = ::std::mem::take(&mut prog.rank3_cand);
-        rel_rank3_pair = ::std::mem::take(&mut prog.rank3_pair);
-    }
-    {
-        let mut prog = stage_5::ConcordProgram::default();
+        let mut prog = stage_2::ConcordProgram::default();
         prog.stmt_thread = ::std::mem::take(&mut rel_stmt_thread);
         prog.po_scc = ::std::mem::take(&mut rel_po_scc);
         prog.postdom = ::std::mem::take(&mut rel_postdom);
@@ -1275,17 +1080,16 @@ pub fn run(input: &Input) -> Output {
         prog.hb_must = rel_hb_must.clone();
         prog.hb_post = rel_hb_post.clone();
         prog.rf_may = rel_rf_may.clone();
-        prog.rank2_may = rel_rank2_may.clone();
-        prog.rank3_cand = ::std::mem::take(&mut rel_rank3_cand);
-        prog.rank3_pair = ::std::mem::take(&mut rel_rank3_pair);
         let started = ::std::time::Instant::now();
         prog.run();
         if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
-            eprintln!("[rules] {} stage 5: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
+            eprintln!("[rules] {} stage 2: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
             if profile == "rules" {
-                eprintln!("{}", stage_5::ConcordProgram::summary());
+                eprintln!("{}", stage_2::ConcordProgram::summary());
             }
         }
+        rel_rank2_no = ::std::mem::take(&mut prog.rank2_no);
+        rel_rank2_may = ::std::mem::take(&mut prog.rank2_may);
         rel_rank3_no = ::std::mem::take(&mut prog.rank3_no);
         rel_rank3_may = ::std::mem::take(&mut prog.rank3_may);
     }

@@ -258,7 +258,7 @@ impl Output {
     }
 }
 
-/// Stage 0 of 6: its own `crepe!` program (see concord-rulec's stage.rs).
+/// Stage 0 of 3: its own `crepe!` program (see concord-rulec's stage.rs).
 mod stage_0 {
 ::crepe::crepe! {
     @input
@@ -281,6 +281,10 @@ mod stage_0 {
     struct DomPath(u32, u32, u32);
     @input
     struct DomPathAbove(u32, u32, u32);
+    @input
+    struct Postdom(u32, u32);
+    @input
+    struct ThreadAlways(u32);
     @input
     struct MutexLock(u32, u32);
     @input
@@ -317,32 +321,55 @@ mod stage_0 {
     @output
     struct HbEvent(u32);
     struct HbNotify(u32, u32);
-    @output
     struct HbNotifyFlagged(u32, u32, u32);
-    @output
     struct HbNotifyAmbiguous(u32, u32, u32);
     struct HbGuardPre(u32, u32);
     struct HbGuardMiss(u32, u32);
     struct HbGuardDom(u32, u32);
     struct HbJoinEarly(u32, u32);
     struct HbJoinAmbiguous(u32);
-    @output
     struct HbJoined(u32, u32);
-    @output
     struct HbGuardOk(u32, u32);
     struct HbGuardLater(u32, u32);
-    @output
     struct HbCreateEdge(u32, u32);
-    @output
     struct HbSignalEdge(u32, u32);
-    @output
     struct HbGuardEdge(u32, u32);
-    @output
     struct HbHub(u32);
     @output
     struct HbFromHub(u32, u32);
     struct HbHubComp(u32, u32);
     struct HbHubAfter(u32, u32);
+    @output
+    struct HbToHub(u32, u32);
+    struct HbCompToHub(u32, u32);
+    struct HbBeforeHub(u32, u32);
+    struct HbThreadToHub(u32, u32);
+    @output
+    struct HbHubEnd(u32, u32);
+    @output
+    struct HbMust(u32, u32);
+    @output
+    struct HbAlways(u32);
+    @output
+    struct HbPost(u32, u32);
+    struct HbPostLocal(u32, u32);
+    struct HbPostEdge(u32, u32);
+    struct HbPostVia(u32, u32);
+    @output
+    struct HbPreLoopDom(u32, u32);
+    @output
+    struct HbPreEdge(u32, u32);
+    struct HbPreHub(u32);
+    @output
+    struct HbPreInThread(u32, u32);
+    @output
+    struct HbPreThreadCreates(u32, u32);
+    @output
+    struct HbPreThreadEdge(u32, u32);
+    @output
+    struct HbPreHubCreates(u32, u32);
+    @output
+    struct HbPreHubEdge(u32, u32);
     // po_scc_reach(C, D) :- po_chain(C, H, P), po_chain_before(D, H, Q), P <= Q.
     PoSccReach(v_c, v_d) <- PoChain(v_c, v_h, v_p), PoChainBefore(v_d, v_h, v_q), (v_p <= v_q);
     // po_chain_reached(C, H) :- po_chain_before(C, H, _).
@@ -441,114 +468,6 @@ mod stage_0 {
     HbFromHub(v_h, v_j) <- HbFromHub(v_h, v_x), HbJoined(v_x, v_j);
     // hb_from_hub(H, W) :- hb_from_hub(H, X), hb_signal_edge(X, W).
     HbFromHub(v_h, v_w) <- HbFromHub(v_h, v_x), HbSignalEdge(v_x, v_w);
-}
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_thread_join: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_po_scc_cyclic: &[(u32,)], rel_po_scc_next: &[(u32, u32)], rel_po_chain: &[(u32, u32, u32)], rel_po_chain_before: &[(u32, u32, u32)], rel_dom_path: &[(u32, u32, u32)], rel_dom_path_above: &[(u32, u32, u32)], rel_mutex_lock: &[(u32, u32)], rel_mutex_unlock: &[(u32, u32)], rel_mutex_trylock: &[(u32, u32)], rel_cond_wait: &[(u32, u32, u32)], rel_cond_signal: &[(u32, u32)], rel_cond_broadcast: &[(u32, u32)], rel_cond_wait_guarded: &[(u32, u32)], rel_cond_signal_flagged: &[(u32, u32)], rel_busy_wait: &[(u32, u32, u32)], rel_flag_guard: &[(u32, u32, u32)], rel_flag_enabler: &[(u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>,) {
-    let mut runtime = Crepe::new();
-    runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
-    runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
-    runtime.extend(rel_thread_join.iter().map(|&(a0, a1, a2)| ThreadJoin(a0, a1, a2)));
-    runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
-    runtime.extend(rel_po_scc_cyclic.iter().map(|&(a0,)| PoSccCyclic(a0)));
-    runtime.extend(rel_po_scc_next.iter().map(|&(a0, a1)| PoSccNext(a0, a1)));
-    runtime.extend(rel_po_chain.iter().map(|&(a0, a1, a2)| PoChain(a0, a1, a2)));
-    runtime.extend(rel_po_chain_before.iter().map(|&(a0, a1, a2)| PoChainBefore(a0, a1, a2)));
-    runtime.extend(rel_dom_path.iter().map(|&(a0, a1, a2)| DomPath(a0, a1, a2)));
-    runtime.extend(rel_dom_path_above.iter().map(|&(a0, a1, a2)| DomPathAbove(a0, a1, a2)));
-    runtime.extend(rel_mutex_lock.iter().map(|&(a0, a1)| MutexLock(a0, a1)));
-    runtime.extend(rel_mutex_unlock.iter().map(|&(a0, a1)| MutexUnlock(a0, a1)));
-    runtime.extend(rel_mutex_trylock.iter().map(|&(a0, a1)| MutexTrylock(a0, a1)));
-    runtime.extend(rel_cond_wait.iter().map(|&(a0, a1, a2)| CondWait(a0, a1, a2)));
-    runtime.extend(rel_cond_signal.iter().map(|&(a0, a1)| CondSignal(a0, a1)));
-    runtime.extend(rel_cond_broadcast.iter().map(|&(a0, a1)| CondBroadcast(a0, a1)));
-    runtime.extend(rel_cond_wait_guarded.iter().map(|&(a0, a1)| CondWaitGuarded(a0, a1)));
-    runtime.extend(rel_cond_signal_flagged.iter().map(|&(a0, a1)| CondSignalFlagged(a0, a1)));
-    runtime.extend(rel_busy_wait.iter().map(|&(a0, a1, a2)| BusyWait(a0, a1, a2)));
-    runtime.extend(rel_flag_guard.iter().map(|&(a0, a1, a2)| FlagGuard(a0, a1, a2)));
-    runtime.extend(rel_flag_enabler.iter().map(|&(a0, a1)| FlagEnabler(a0, a1)));
-    runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
-    runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
-    let (out_po_scc_reach, out_po_loop, out_dom, out_hb_event, out_hb_notify_flagged, out_hb_notify_ambiguous, out_hb_joined, out_hb_guard_ok, out_hb_create_edge, out_hb_signal_edge, out_hb_guard_edge, out_hb_hub, out_hb_from_hub,) = runtime.run();
-    (out_po_scc_reach.into_iter().map(|PoSccReach(a0, a1)| (a0, a1)).collect(), out_po_loop.into_iter().map(|PoLoop(a0)| (a0,)).collect(), out_dom.into_iter().map(|Dom(a0, a1)| (a0, a1)).collect(), out_hb_event.into_iter().map(|HbEvent(a0)| (a0,)).collect(), out_hb_notify_flagged.into_iter().map(|HbNotifyFlagged(a0, a1, a2)| (a0, a1, a2)).collect(), out_hb_notify_ambiguous.into_iter().map(|HbNotifyAmbiguous(a0, a1, a2)| (a0, a1, a2)).collect(), out_hb_joined.into_iter().map(|HbJoined(a0, a1)| (a0, a1)).collect(), out_hb_guard_ok.into_iter().map(|HbGuardOk(a0, a1)| (a0, a1)).collect(), out_hb_create_edge.into_iter().map(|HbCreateEdge(a0, a1)| (a0, a1)).collect(), out_hb_signal_edge.into_iter().map(|HbSignalEdge(a0, a1)| (a0, a1)).collect(), out_hb_guard_edge.into_iter().map(|HbGuardEdge(a0, a1)| (a0, a1)).collect(), out_hb_hub.into_iter().map(|HbHub(a0)| (a0,)).collect(), out_hb_from_hub.into_iter().map(|HbFromHub(a0, a1)| (a0, a1)).collect(), )
-}
-}
-
-/// Stage 1 of 6: its own `crepe!` program (see concord-rulec's stage.rs).
-mod stage_1 {
-::crepe::crepe! {
-    @input
-    struct StmtThread(u32, u32);
-    @input
-    struct ThreadCreate(u32, u32, u32);
-    @input
-    struct PoScc(u32, u32);
-    @input
-    struct PoSccNext(u32, u32);
-    @input
-    struct Postdom(u32, u32);
-    @input
-    struct ThreadAlways(u32);
-    @input
-    struct CondWait(u32, u32, u32);
-    @input
-    struct CondWaitGuarded(u32, u32);
-    @input
-    struct FlagGuard(u32, u32, u32);
-    @input
-    struct PoSccReach(u32, u32);
-    @input
-    struct PoLoop(u32);
-    @input
-    struct Dom(u32, u32);
-    @input
-    struct HbEvent(u32);
-    @input
-    struct HbNotifyFlagged(u32, u32, u32);
-    @input
-    struct HbNotifyAmbiguous(u32, u32, u32);
-    @input
-    struct HbJoined(u32, u32);
-    @input
-    struct HbGuardOk(u32, u32);
-    @input
-    struct HbCreateEdge(u32, u32);
-    @input
-    struct HbSignalEdge(u32, u32);
-    @input
-    struct HbGuardEdge(u32, u32);
-    @input
-    struct HbHub(u32);
-    @input
-    struct HbFromHub(u32, u32);
-    @output
-    struct HbToHub(u32, u32);
-    struct HbCompToHub(u32, u32);
-    struct HbBeforeHub(u32, u32);
-    struct HbThreadToHub(u32, u32);
-    @output
-    struct HbHubEnd(u32, u32);
-    @output
-    struct HbMust(u32, u32);
-    @output
-    struct HbAlways(u32);
-    @output
-    struct HbPost(u32, u32);
-    struct HbPostLocal(u32, u32);
-    struct HbPostEdge(u32, u32);
-    struct HbPostVia(u32, u32);
-    @output
-    struct HbPreLoopDom(u32, u32);
-    @output
-    struct HbPreEdge(u32, u32);
-    @output
-    struct HbPreHub(u32);
-    @output
-    struct HbPreInThread(u32, u32);
-    @output
-    struct HbPreThreadCreates(u32, u32);
-    @output
-    struct HbPreThreadEdge(u32, u32);
-    @output
-    struct HbPreHubCreates(u32, u32);
     // hb_to_hub(S, J) :- hb_joined(S, J).
     HbToHub(v_s, v_j) <- HbJoined(v_s, v_j);
     // hb_to_hub(S, W) :- hb_signal_edge(S, W).
@@ -641,38 +560,47 @@ mod stage_1 {
     HbPreHubCreates(v_h, v_t) <- ThreadCreate(v_c, _w0, v_t), HbPreHub(v_h), HbAlways(v_h), HbMust(v_h, v_c), StmtThread(v_h, v_inl8_t), StmtThread(v_c, v_inl8_t);
     // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), hb_pre_loop_dom(H, Inl9A), hb_must(Inl9A, C), stmt_thread(Inl9A, Inl9T), stmt_thread(C, Inl9T).
     HbPreHubCreates(v_h, v_t) <- ThreadCreate(v_c, _w0, v_t), HbPreHub(v_h), HbPreLoopDom(v_h, v_inl9_a), HbMust(v_inl9_a, v_c), StmtThread(v_inl9_a, v_inl9_t), StmtThread(v_c, v_inl9_t);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), dom(H0, X).
+    HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), HbPreHub(v_h0), Dom(v_h0, v_x);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl11T), stmt_thread(X, Inl11T).
+    HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), HbPreHub(v_h0), HbAlways(v_h0), HbMust(v_h0, v_x), StmtThread(v_h0, v_inl11_t), StmtThread(v_x, v_inl11_t);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl12A), hb_must(Inl12A, X), stmt_thread(Inl12A, Inl12T), stmt_thread(X, Inl12T).
+    HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), HbPreHub(v_h0), HbPreLoopDom(v_h0, v_inl12_a), HbMust(v_inl12_a, v_x), StmtThread(v_inl12_a, v_inl12_t), StmtThread(v_x, v_inl12_t);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_po_scc_next: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_thread_always: &[(u32,)], rel_cond_wait: &[(u32, u32, u32)], rel_cond_wait_guarded: &[(u32, u32)], rel_flag_guard: &[(u32, u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_notify_flagged: &[(u32, u32, u32)], rel_hb_notify_ambiguous: &[(u32, u32, u32)], rel_hb_joined: &[(u32, u32)], rel_hb_guard_ok: &[(u32, u32)], rel_hb_create_edge: &[(u32, u32)], rel_hb_signal_edge: &[(u32, u32)], rel_hb_guard_edge: &[(u32, u32)], rel_hb_hub: &[(u32,)], rel_hb_from_hub: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_thread_join: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_po_scc_cyclic: &[(u32,)], rel_po_scc_next: &[(u32, u32)], rel_po_chain: &[(u32, u32, u32)], rel_po_chain_before: &[(u32, u32, u32)], rel_dom_path: &[(u32, u32, u32)], rel_dom_path_above: &[(u32, u32, u32)], rel_postdom: &[(u32, u32)], rel_thread_always: &[(u32,)], rel_mutex_lock: &[(u32, u32)], rel_mutex_unlock: &[(u32, u32)], rel_mutex_trylock: &[(u32, u32)], rel_cond_wait: &[(u32, u32, u32)], rel_cond_signal: &[(u32, u32)], rel_cond_broadcast: &[(u32, u32)], rel_cond_wait_guarded: &[(u32, u32)], rel_cond_signal_flagged: &[(u32, u32)], rel_busy_wait: &[(u32, u32, u32)], rel_flag_guard: &[(u32, u32, u32)], rel_flag_enabler: &[(u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
+    runtime.extend(rel_thread_join.iter().map(|&(a0, a1, a2)| ThreadJoin(a0, a1, a2)));
     runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
+    runtime.extend(rel_po_scc_cyclic.iter().map(|&(a0,)| PoSccCyclic(a0)));
     runtime.extend(rel_po_scc_next.iter().map(|&(a0, a1)| PoSccNext(a0, a1)));
+    runtime.extend(rel_po_chain.iter().map(|&(a0, a1, a2)| PoChain(a0, a1, a2)));
+    runtime.extend(rel_po_chain_before.iter().map(|&(a0, a1, a2)| PoChainBefore(a0, a1, a2)));
+    runtime.extend(rel_dom_path.iter().map(|&(a0, a1, a2)| DomPath(a0, a1, a2)));
+    runtime.extend(rel_dom_path_above.iter().map(|&(a0, a1, a2)| DomPathAbove(a0, a1, a2)));
     runtime.extend(rel_postdom.iter().map(|&(a0, a1)| Postdom(a0, a1)));
     runtime.extend(rel_thread_always.iter().map(|&(a0,)| ThreadAlways(a0)));
+    runtime.extend(rel_mutex_lock.iter().map(|&(a0, a1)| MutexLock(a0, a1)));
+    runtime.extend(rel_mutex_unlock.iter().map(|&(a0, a1)| MutexUnlock(a0, a1)));
+    runtime.extend(rel_mutex_trylock.iter().map(|&(a0, a1)| MutexTrylock(a0, a1)));
     runtime.extend(rel_cond_wait.iter().map(|&(a0, a1, a2)| CondWait(a0, a1, a2)));
+    runtime.extend(rel_cond_signal.iter().map(|&(a0, a1)| CondSignal(a0, a1)));
+    runtime.extend(rel_cond_broadcast.iter().map(|&(a0, a1)| CondBroadcast(a0, a1)));
     runtime.extend(rel_cond_wait_guarded.iter().map(|&(a0, a1)| CondWaitGuarded(a0, a1)));
+    runtime.extend(rel_cond_signal_flagged.iter().map(|&(a0, a1)| CondSignalFlagged(a0, a1)));
+    runtime.extend(rel_busy_wait.iter().map(|&(a0, a1, a2)| BusyWait(a0, a1, a2)));
     runtime.extend(rel_flag_guard.iter().map(|&(a0, a1, a2)| FlagGuard(a0, a1, a2)));
-    runtime.extend(rel_po_scc_reach.iter().map(|&(a0, a1)| PoSccReach(a0, a1)));
-    runtime.extend(rel_po_loop.iter().map(|&(a0,)| PoLoop(a0)));
-    runtime.extend(rel_dom.iter().map(|&(a0, a1)| Dom(a0, a1)));
-    runtime.extend(rel_hb_event.iter().map(|&(a0,)| HbEvent(a0)));
-    runtime.extend(rel_hb_notify_flagged.iter().map(|&(a0, a1, a2)| HbNotifyFlagged(a0, a1, a2)));
-    runtime.extend(rel_hb_notify_ambiguous.iter().map(|&(a0, a1, a2)| HbNotifyAmbiguous(a0, a1, a2)));
-    runtime.extend(rel_hb_joined.iter().map(|&(a0, a1)| HbJoined(a0, a1)));
-    runtime.extend(rel_hb_guard_ok.iter().map(|&(a0, a1)| HbGuardOk(a0, a1)));
-    runtime.extend(rel_hb_create_edge.iter().map(|&(a0, a1)| HbCreateEdge(a0, a1)));
-    runtime.extend(rel_hb_signal_edge.iter().map(|&(a0, a1)| HbSignalEdge(a0, a1)));
-    runtime.extend(rel_hb_guard_edge.iter().map(|&(a0, a1)| HbGuardEdge(a0, a1)));
-    runtime.extend(rel_hb_hub.iter().map(|&(a0,)| HbHub(a0)));
-    runtime.extend(rel_hb_from_hub.iter().map(|&(a0, a1)| HbFromHub(a0, a1)));
-    let (out_hb_to_hub, out_hb_hub_end, out_hb_must, out_hb_always, out_hb_post, out_hb_pre_loop_dom, out_hb_pre_edge, out_hb_pre_hub, out_hb_pre_in_thread, out_hb_pre_thread_creates, out_hb_pre_thread_edge, out_hb_pre_hub_creates,) = runtime.run();
-    (out_hb_to_hub.into_iter().map(|HbToHub(a0, a1)| (a0, a1)).collect(), out_hb_hub_end.into_iter().map(|HbHubEnd(a0, a1)| (a0, a1)).collect(), out_hb_must.into_iter().map(|HbMust(a0, a1)| (a0, a1)).collect(), out_hb_always.into_iter().map(|HbAlways(a0)| (a0,)).collect(), out_hb_post.into_iter().map(|HbPost(a0, a1)| (a0, a1)).collect(), out_hb_pre_loop_dom.into_iter().map(|HbPreLoopDom(a0, a1)| (a0, a1)).collect(), out_hb_pre_edge.into_iter().map(|HbPreEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub.into_iter().map(|HbPreHub(a0)| (a0,)).collect(), out_hb_pre_in_thread.into_iter().map(|HbPreInThread(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_creates.into_iter().map(|HbPreThreadCreates(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_edge.into_iter().map(|HbPreThreadEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub_creates.into_iter().map(|HbPreHubCreates(a0, a1)| (a0, a1)).collect(), )
+    runtime.extend(rel_flag_enabler.iter().map(|&(a0, a1)| FlagEnabler(a0, a1)));
+    runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
+    runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
+    let (out_po_scc_reach, out_po_loop, out_dom, out_hb_event, out_hb_from_hub, out_hb_to_hub, out_hb_hub_end, out_hb_must, out_hb_always, out_hb_post, out_hb_pre_loop_dom, out_hb_pre_edge, out_hb_pre_in_thread, out_hb_pre_thread_creates, out_hb_pre_thread_edge, out_hb_pre_hub_creates, out_hb_pre_hub_edge,) = runtime.run();
+    (out_po_scc_reach.into_iter().map(|PoSccReach(a0, a1)| (a0, a1)).collect(), out_po_loop.into_iter().map(|PoLoop(a0)| (a0,)).collect(), out_dom.into_iter().map(|Dom(a0, a1)| (a0, a1)).collect(), out_hb_event.into_iter().map(|HbEvent(a0)| (a0,)).collect(), out_hb_from_hub.into_iter().map(|HbFromHub(a0, a1)| (a0, a1)).collect(), out_hb_to_hub.into_iter().map(|HbToHub(a0, a1)| (a0, a1)).collect(), out_hb_hub_end.into_iter().map(|HbHubEnd(a0, a1)| (a0, a1)).collect(), out_hb_must.into_iter().map(|HbMust(a0, a1)| (a0, a1)).collect(), out_hb_always.into_iter().map(|HbAlways(a0)| (a0,)).collect(), out_hb_post.into_iter().map(|HbPost(a0, a1)| (a0, a1)).collect(), out_hb_pre_loop_dom.into_iter().map(|HbPreLoopDom(a0, a1)| (a0, a1)).collect(), out_hb_pre_edge.into_iter().map(|HbPreEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_in_thread.into_iter().map(|HbPreInThread(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_creates.into_iter().map(|HbPreThreadCreates(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_edge.into_iter().map(|HbPreThreadEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub_creates.into_iter().map(|HbPreHubCreates(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub_edge.into_iter().map(|HbPreHubEdge(a0, a1)| (a0, a1)).collect(), )
 }
 }
 
-/// Stage 2 of 6: its own `crepe!` program (see concord-rulec's stage.rs).
-mod stage_2 {
+/// Stage 1 of 3: its own `crepe!` program (see concord-rulec's stage.rs).
+mod stage_1 {
 ::crepe::crepe! {
     @input
     struct StmtThread(u32, u32);
@@ -680,6 +608,10 @@ mod stage_2 {
     struct ThreadCreate(u32, u32, u32);
     @input
     struct PoScc(u32, u32);
+    @input
+    struct DomNearStore(u32, u32, u32);
+    @input
+    struct DiffCriticalSection(u32, u32, u32);
     @input
     struct CsWrittenBefore(u32, u32, u32);
     @input
@@ -705,11 +637,11 @@ mod stage_2 {
     @input
     struct HbAlways(u32);
     @input
+    struct HbPost(u32, u32);
+    @input
     struct HbPreLoopDom(u32, u32);
     @input
     struct HbPreEdge(u32, u32);
-    @input
-    struct HbPreHub(u32);
     @input
     struct HbPreInThread(u32, u32);
     @input
@@ -718,6 +650,7 @@ mod stage_2 {
     struct HbPreThreadEdge(u32, u32);
     @input
     struct HbPreHubCreates(u32, u32);
+    @input
     struct HbPreHubEdge(u32, u32);
     struct HbPreThread(u32, u32);
     struct HbPreToHub(u32, u32);
@@ -729,27 +662,34 @@ mod stage_2 {
     struct RfCoveredStore(u32, u32, u32);
     @output
     struct RfCoveredLoad(u32, u32, u32);
-    @output
     struct RfWriteIn(u32, u32, u32);
-    @output
     struct RfReadIn(u32, u32, u32);
-    @output
     struct RfPairLocal(u32, u32);
-    @output
     struct RfHubWrite(u32, u32, u32);
-    @output
     struct RfRevMust(u32, u32);
     struct RfPairOrdered(u32, u32);
-    @output
     struct RfOrderedMay(u32, u32);
-    @output
     struct RfLocalMust(u32, u32);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), dom(H0, X).
-    HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), HbPreHub(v_h0), Dom(v_h0, v_x);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl11T), stmt_thread(X, Inl11T).
-    HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), HbPreHub(v_h0), HbAlways(v_h0), HbMust(v_h0, v_x), StmtThread(v_h0, v_inl11_t), StmtThread(v_x, v_inl11_t);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl12A), hb_must(Inl12A, X), stmt_thread(Inl12A, Inl12T), stmt_thread(X, Inl12T).
-    HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), HbPreHub(v_h0), HbPreLoopDom(v_h0, v_inl12_a), HbMust(v_inl12_a, v_x), StmtThread(v_inl12_a, v_inl12_t), StmtThread(v_x, v_inl12_t);
+    struct RfHubRead(u32, u32, u32);
+    struct RfMustBefore(u32, u32);
+    @output
+    struct RfNo(u32, u32);
+    struct RfOverwrites(u32, u32, u32);
+    struct RfKillPost(u32, u32, u32);
+    struct RfKillPostNear(u32, u32, u32);
+    struct RfKillPostCovered(u32, u32, u32);
+    struct RfKillPostMin(u32, u32, u32);
+    struct RfKillPre(u32, u32, u32);
+    struct RfStoreCyclic(u32);
+    struct RfKillPreNear(u32, u32, u32);
+    struct RfKillPreCovered(u32, u32, u32);
+    struct RfKillPreMax(u32, u32, u32);
+    @output
+    struct RfMayLocal(u32, u32);
+    @output
+    struct RfCrossOut(u32, u32);
+    @output
+    struct RfMay(u32, u32);
     // hb_pre_thread(C, T) :- thread_create(C, _, T).
     HbPreThread(v_c, v_t) <- ThreadCreate(v_c, _w0, v_t);
     // hb_pre_thread(A, T) :- thread_create(C, _, T), dom(A, C).
@@ -828,99 +768,6 @@ mod stage_2 {
     RfOrderedMay(v_w, v_r) <- RfRevMust(v_r, v_w), HbMust(v_w, v_r);
     // rf_ordered_may(W, R) :- rf_pair_ordered(W, R), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
     RfOrderedMay(v_w, v_r) <- RfPairOrdered(v_w, v_r), PoScc(v_w, v_c1), PoScc(v_r, v_c2), PoSccReach(v_c1, v_c2);
-}
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_always: &[(u32,)], rel_hb_pre_loop_dom: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)], rel_hb_pre_hub: &[(u32,)], rel_hb_pre_in_thread: &[(u32, u32)], rel_hb_pre_thread_creates: &[(u32, u32)], rel_hb_pre_thread_edge: &[(u32, u32)], rel_hb_pre_hub_creates: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
-    let mut runtime = Crepe::new();
-    runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
-    runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
-    runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
-    runtime.extend(rel_cs_written_before.iter().map(|&(a0, a1, a2)| CsWrittenBefore(a0, a1, a2)));
-    runtime.extend(rel_cs_written_after.iter().map(|&(a0, a1, a2)| CsWrittenAfter(a0, a1, a2)));
-    runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
-    runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
-    runtime.extend(rel_po_scc_reach.iter().map(|&(a0, a1)| PoSccReach(a0, a1)));
-    runtime.extend(rel_dom.iter().map(|&(a0, a1)| Dom(a0, a1)));
-    runtime.extend(rel_hb_event.iter().map(|&(a0,)| HbEvent(a0)));
-    runtime.extend(rel_hb_from_hub.iter().map(|&(a0, a1)| HbFromHub(a0, a1)));
-    runtime.extend(rel_hb_to_hub.iter().map(|&(a0, a1)| HbToHub(a0, a1)));
-    runtime.extend(rel_hb_hub_end.iter().map(|&(a0, a1)| HbHubEnd(a0, a1)));
-    runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
-    runtime.extend(rel_hb_always.iter().map(|&(a0,)| HbAlways(a0)));
-    runtime.extend(rel_hb_pre_loop_dom.iter().map(|&(a0, a1)| HbPreLoopDom(a0, a1)));
-    runtime.extend(rel_hb_pre_edge.iter().map(|&(a0, a1)| HbPreEdge(a0, a1)));
-    runtime.extend(rel_hb_pre_hub.iter().map(|&(a0,)| HbPreHub(a0)));
-    runtime.extend(rel_hb_pre_in_thread.iter().map(|&(a0, a1)| HbPreInThread(a0, a1)));
-    runtime.extend(rel_hb_pre_thread_creates.iter().map(|&(a0, a1)| HbPreThreadCreates(a0, a1)));
-    runtime.extend(rel_hb_pre_thread_edge.iter().map(|&(a0, a1)| HbPreThreadEdge(a0, a1)));
-    runtime.extend(rel_hb_pre_hub_creates.iter().map(|&(a0, a1)| HbPreHubCreates(a0, a1)));
-    let (out_hb_pre, out_hb_may, out_rf_covered_store, out_rf_covered_load, out_rf_write_in, out_rf_read_in, out_rf_pair_local, out_rf_hub_write, out_rf_rev_must, out_rf_ordered_may, out_rf_local_must,) = runtime.run();
-    (out_hb_pre.into_iter().map(|HbPre(a0, a1)| (a0, a1)).collect(), out_hb_may.into_iter().map(|HbMay(a0, a1)| (a0, a1)).collect(), out_rf_covered_store.into_iter().map(|RfCoveredStore(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_covered_load.into_iter().map(|RfCoveredLoad(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_write_in.into_iter().map(|RfWriteIn(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_read_in.into_iter().map(|RfReadIn(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_pair_local.into_iter().map(|RfPairLocal(a0, a1)| (a0, a1)).collect(), out_rf_hub_write.into_iter().map(|RfHubWrite(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_rev_must.into_iter().map(|RfRevMust(a0, a1)| (a0, a1)).collect(), out_rf_ordered_may.into_iter().map(|RfOrderedMay(a0, a1)| (a0, a1)).collect(), out_rf_local_must.into_iter().map(|RfLocalMust(a0, a1)| (a0, a1)).collect(), )
-}
-}
-
-/// Stage 3 of 6: its own `crepe!` program (see concord-rulec's stage.rs).
-mod stage_3 {
-::crepe::crepe! {
-    @input
-    struct StmtThread(u32, u32);
-    @input
-    struct DomNearStore(u32, u32, u32);
-    @input
-    struct DiffCriticalSection(u32, u32, u32);
-    @input
-    struct SharedRead(u32, u32);
-    @input
-    struct SharedWrite(u32, u32);
-    @input
-    struct HbFromHub(u32, u32);
-    @input
-    struct HbToHub(u32, u32);
-    @input
-    struct HbHubEnd(u32, u32);
-    @input
-    struct HbMust(u32, u32);
-    @input
-    struct HbPost(u32, u32);
-    @input
-    struct HbPre(u32, u32);
-    @input
-    struct RfCoveredStore(u32, u32, u32);
-    @input
-    struct RfCoveredLoad(u32, u32, u32);
-    @input
-    struct RfWriteIn(u32, u32, u32);
-    @input
-    struct RfReadIn(u32, u32, u32);
-    @input
-    struct RfPairLocal(u32, u32);
-    @input
-    struct RfHubWrite(u32, u32, u32);
-    @input
-    struct RfRevMust(u32, u32);
-    @input
-    struct RfOrderedMay(u32, u32);
-    @input
-    struct RfLocalMust(u32, u32);
-    struct RfHubRead(u32, u32, u32);
-    struct RfMustBefore(u32, u32);
-    @output
-    struct RfNo(u32, u32);
-    struct RfOverwrites(u32, u32, u32);
-    struct RfKillPost(u32, u32, u32);
-    struct RfKillPostNear(u32, u32, u32);
-    struct RfKillPostCovered(u32, u32, u32);
-    struct RfKillPostMin(u32, u32, u32);
-    struct RfKillPre(u32, u32, u32);
-    struct RfStoreCyclic(u32);
-    struct RfKillPreNear(u32, u32, u32);
-    struct RfKillPreCovered(u32, u32, u32);
-    struct RfKillPreMax(u32, u32, u32);
-    @output
-    struct RfMayLocal(u32, u32);
-    @output
-    struct RfCrossOut(u32, u32);
-    @output
-    struct RfMay(u32, u32);
     // rf_hub_read(H, V, R) :- hb_from_hub(H, R), shared_read(R, V).
     RfHubRead(v_h, v_v, v_r) <- HbFromHub(v_h, v_r), SharedRead(v_r, v_v);
     // rf_must_before(W, R) :- rf_local_must(W, R).
@@ -978,35 +825,40 @@ mod stage_3 {
     // rf_may(W, R) :- shared_write(W, V), shared_read(R, V), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2, !rf_cross_out(W, R).
     RfMay(v_w, v_r) <- SharedWrite(v_w, v_v), SharedRead(v_r, v_v), !RfCrossOut(v_w, v_r), StmtThread(v_w, v_t1), StmtThread(v_r, v_t2), (v_t1 != v_t2);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_dom_near_store: &[(u32, u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_hb_pre: &[(u32, u32)], rel_rf_covered_store: &[(u32, u32, u32)], rel_rf_covered_load: &[(u32, u32, u32)], rel_rf_write_in: &[(u32, u32, u32)], rel_rf_read_in: &[(u32, u32, u32)], rel_rf_pair_local: &[(u32, u32)], rel_rf_hub_write: &[(u32, u32, u32)], rel_rf_rev_must: &[(u32, u32)], rel_rf_ordered_may: &[(u32, u32)], rel_rf_local_must: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_dom_near_store: &[(u32, u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_always: &[(u32,)], rel_hb_post: &[(u32, u32)], rel_hb_pre_loop_dom: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)], rel_hb_pre_in_thread: &[(u32, u32)], rel_hb_pre_thread_creates: &[(u32, u32)], rel_hb_pre_thread_edge: &[(u32, u32)], rel_hb_pre_hub_creates: &[(u32, u32)], rel_hb_pre_hub_edge: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
+    runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
+    runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
     runtime.extend(rel_dom_near_store.iter().map(|&(a0, a1, a2)| DomNearStore(a0, a1, a2)));
     runtime.extend(rel_diff_critical_section.iter().map(|&(a0, a1, a2)| DiffCriticalSection(a0, a1, a2)));
+    runtime.extend(rel_cs_written_before.iter().map(|&(a0, a1, a2)| CsWrittenBefore(a0, a1, a2)));
+    runtime.extend(rel_cs_written_after.iter().map(|&(a0, a1, a2)| CsWrittenAfter(a0, a1, a2)));
     runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
     runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
+    runtime.extend(rel_po_scc_reach.iter().map(|&(a0, a1)| PoSccReach(a0, a1)));
+    runtime.extend(rel_dom.iter().map(|&(a0, a1)| Dom(a0, a1)));
+    runtime.extend(rel_hb_event.iter().map(|&(a0,)| HbEvent(a0)));
     runtime.extend(rel_hb_from_hub.iter().map(|&(a0, a1)| HbFromHub(a0, a1)));
     runtime.extend(rel_hb_to_hub.iter().map(|&(a0, a1)| HbToHub(a0, a1)));
     runtime.extend(rel_hb_hub_end.iter().map(|&(a0, a1)| HbHubEnd(a0, a1)));
     runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
+    runtime.extend(rel_hb_always.iter().map(|&(a0,)| HbAlways(a0)));
     runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
-    runtime.extend(rel_hb_pre.iter().map(|&(a0, a1)| HbPre(a0, a1)));
-    runtime.extend(rel_rf_covered_store.iter().map(|&(a0, a1, a2)| RfCoveredStore(a0, a1, a2)));
-    runtime.extend(rel_rf_covered_load.iter().map(|&(a0, a1, a2)| RfCoveredLoad(a0, a1, a2)));
-    runtime.extend(rel_rf_write_in.iter().map(|&(a0, a1, a2)| RfWriteIn(a0, a1, a2)));
-    runtime.extend(rel_rf_read_in.iter().map(|&(a0, a1, a2)| RfReadIn(a0, a1, a2)));
-    runtime.extend(rel_rf_pair_local.iter().map(|&(a0, a1)| RfPairLocal(a0, a1)));
-    runtime.extend(rel_rf_hub_write.iter().map(|&(a0, a1, a2)| RfHubWrite(a0, a1, a2)));
-    runtime.extend(rel_rf_rev_must.iter().map(|&(a0, a1)| RfRevMust(a0, a1)));
-    runtime.extend(rel_rf_ordered_may.iter().map(|&(a0, a1)| RfOrderedMay(a0, a1)));
-    runtime.extend(rel_rf_local_must.iter().map(|&(a0, a1)| RfLocalMust(a0, a1)));
-    let (out_rf_no, out_rf_may_local, out_rf_cross_out, out_rf_may,) = runtime.run();
-    (out_rf_no.into_iter().map(|RfNo(a0, a1)| (a0, a1)).collect(), out_rf_may_local.into_iter().map(|RfMayLocal(a0, a1)| (a0, a1)).collect(), out_rf_cross_out.into_iter().map(|RfCrossOut(a0, a1)| (a0, a1)).collect(), out_rf_may.into_iter().map(|RfMay(a0, a1)| (a0, a1)).collect(), )
+    runtime.extend(rel_hb_pre_loop_dom.iter().map(|&(a0, a1)| HbPreLoopDom(a0, a1)));
+    runtime.extend(rel_hb_pre_edge.iter().map(|&(a0, a1)| HbPreEdge(a0, a1)));
+    runtime.extend(rel_hb_pre_in_thread.iter().map(|&(a0, a1)| HbPreInThread(a0, a1)));
+    runtime.extend(rel_hb_pre_thread_creates.iter().map(|&(a0, a1)| HbPreThreadCreates(a0, a1)));
+    runtime.extend(rel_hb_pre_thread_edge.iter().map(|&(a0, a1)| HbPreThreadEdge(a0, a1)));
+    runtime.extend(rel_hb_pre_hub_creates.iter().map(|&(a0, a1)| HbPreHubCreates(a0, a1)));
+    runtime.extend(rel_hb_pre_hub_edge.iter().map(|&(a0, a1)| HbPreHubEdge(a0, a1)));
+    let (out_hb_pre, out_hb_may, out_rf_covered_store, out_rf_covered_load, out_rf_no, out_rf_may_local, out_rf_cross_out, out_rf_may,) = runtime.run();
+    (out_hb_pre.into_iter().map(|HbPre(a0, a1)| (a0, a1)).collect(), out_hb_may.into_iter().map(|HbMay(a0, a1)| (a0, a1)).collect(), out_rf_covered_store.into_iter().map(|RfCoveredStore(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_covered_load.into_iter().map(|RfCoveredLoad(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_no.into_iter().map(|RfNo(a0, a1)| (a0, a1)).collect(), out_rf_may_local.into_iter().map(|RfMayLocal(a0, a1)| (a0, a1)).collect(), out_rf_cross_out.into_iter().map(|RfCrossOut(a0, a1)| (a0, a1)).collect(), out_rf_may.into_iter().map(|RfMay(a0, a1)| (a0, a1)).collect(), )
 }
 }
 
-/// Stage 4 of 6: its own `crepe!` program (see concord-rulec's stage.rs).
-mod stage_4 {
+/// Stage 2 of 3: its own `crepe!` program (see concord-rulec's stage.rs).
+mod stage_2 {
 ::crepe::crepe! {
     @input
     struct StmtThread(u32, u32);
@@ -1037,13 +889,19 @@ mod stage_4 {
     struct Rank2Load(u32);
     struct Rank2LoadsMay(u32, u32);
     struct Rank2LoadsRevMust(u32, u32);
+    @output
+    struct Rank3No(u32, u32, u32, u32, u32, u32);
     struct CsEdge(u32, u32, u32, u32, u32);
     struct CsLink(u32, u32, u32);
     struct CsCycle(u32, u32, u32, u32);
-    @output
     struct Rank3Cand(u32, u32, u32, u32, u32, u32);
-    @output
     struct Rank3Pair(u32, u32, u32, u32);
+    struct Rank3HbAsk(u32, u32);
+    struct Rank3Hb(u32, u32);
+    struct Rank3HbRev(u32, u32);
+    struct Rank3PairNo(u32, u32, u32, u32);
+    @output
+    struct Rank3May(u32, u32, u32, u32, u32, u32);
     // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     Rank2No(v_w1, v_r1, v_w2, v_r1) <- RfMay(v_w1, v_r1), !PoLoop(v_r1), RfMay(v_w2, v_r1), (v_w1 != v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -1092,64 +950,6 @@ mod stage_4 {
     Rank3Pair(v_w2, v_r2, v_w3, v_r3) <- Rank3Cand(_w0, _w1, v_w2, v_r2, v_w3, v_r3);
     // rank3_pair(W1, R1, W3, R3) :- rank3_cand(W1, R1, _, _, W3, R3).
     Rank3Pair(v_w1, v_r1, v_w3, v_r3) <- Rank3Cand(v_w1, v_r1, _w0, _w1, v_w3, v_r3);
-}
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>,) {
-    let mut runtime = Crepe::new();
-    runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
-    runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
-    runtime.extend(rel_postdom.iter().map(|&(a0, a1)| Postdom(a0, a1)));
-    runtime.extend(rel_in_critical_section.iter().map(|&(a0, a1, a2)| InCriticalSection(a0, a1, a2)));
-    runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
-    runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
-    runtime.extend(rel_po_scc_reach.iter().map(|&(a0, a1)| PoSccReach(a0, a1)));
-    runtime.extend(rel_po_loop.iter().map(|&(a0,)| PoLoop(a0)));
-    runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
-    runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
-    runtime.extend(rel_rf_may.iter().map(|&(a0, a1)| RfMay(a0, a1)));
-    let (out_rank2_no, out_rank2_may, out_rank3_cand, out_rank3_pair,) = runtime.run();
-    (out_rank2_no.into_iter().map(|Rank2No(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank2_may.into_iter().map(|Rank2May(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank3_cand.into_iter().map(|Rank3Cand(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), out_rank3_pair.into_iter().map(|Rank3Pair(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), )
-}
-}
-
-/// Stage 5 of 6: its own `crepe!` program (see concord-rulec's stage.rs).
-mod stage_5 {
-::crepe::crepe! {
-    @input
-    struct StmtThread(u32, u32);
-    @input
-    struct PoScc(u32, u32);
-    @input
-    struct Postdom(u32, u32);
-    @input
-    struct InCriticalSection(u32, u32, u32);
-    @input
-    struct SharedRead(u32, u32);
-    @input
-    struct SharedWrite(u32, u32);
-    @input
-    struct PoSccReach(u32, u32);
-    @input
-    struct PoLoop(u32);
-    @input
-    struct HbMust(u32, u32);
-    @input
-    struct HbPost(u32, u32);
-    @input
-    struct RfMay(u32, u32);
-    @input
-    struct Rank2May(u32, u32, u32, u32);
-    @output
-    struct Rank3No(u32, u32, u32, u32, u32, u32);
-    @input
-    struct Rank3Cand(u32, u32, u32, u32, u32, u32);
-    @input
-    struct Rank3Pair(u32, u32, u32, u32);
-    struct Rank3HbAsk(u32, u32);
-    struct Rank3Hb(u32, u32);
-    struct Rank3HbRev(u32, u32);
-    struct Rank3PairNo(u32, u32, u32, u32);
-    @output
-    struct Rank3May(u32, u32, u32, u32, u32, u32);
     // rank3_pair_no(W1, R1, W2, R1) :- rank3_pair(W1, R1, W2, R1), rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     Rank3PairNo(v_w1, v_r1, v_w2, v_r1) <- Rank3Pair(v_w1, v_r1, v_w2, e0), (e0 == v_r1), (v_w1 != v_w2), !PoLoop(v_r1), RfMay(v_w1, v_r1), RfMay(v_w2, v_r1);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -1185,7 +985,7 @@ mod stage_5 {
     // rank3_may(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), !rank3_no(W1, R1, W2, R2, W3, R3).
     Rank3May(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), Rank2May(v_w2, v_r2, v_w3, v_r3), !Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), Rank2May(v_w1, v_r1, v_w3, v_r3);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)], rel_rank2_may: &[(u32, u32, u32, u32)], rel_rank3_cand: &[(u32, u32, u32, u32, u32, u32)], rel_rank3_pair: &[(u32, u32, u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
@@ -1198,11 +998,8 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdo
     runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
     runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
     runtime.extend(rel_rf_may.iter().map(|&(a0, a1)| RfMay(a0, a1)));
-    runtime.extend(rel_rank2_may.iter().map(|&(a0, a1, a2, a3)| Rank2May(a0, a1, a2, a3)));
-    runtime.extend(rel_rank3_cand.iter().map(|&(a0, a1, a2, a3, a4, a5)| Rank3Cand(a0, a1, a2, a3, a4, a5)));
-    runtime.extend(rel_rank3_pair.iter().map(|&(a0, a1, a2, a3)| Rank3Pair(a0, a1, a2, a3)));
-    let (out_rank3_no, out_rank3_may,) = runtime.run();
-    (out_rank3_no.into_iter().map(|Rank3No(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), out_rank3_may.into_iter().map(|Rank3May(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), )
+    let (out_rank2_no, out_rank2_may, out_rank3_no, out_rank3_may,) = runtime.run();
+    (out_rank2_no.into_iter().map(|Rank2No(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank2_may.into_iter().map(|Rank2May(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank3_no.into_iter().map(|Rank3No(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), out_rank3_may.into_iter().map(|Rank3May(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), )
 }
 }
 
@@ -1303,14 +1100,6 @@ pub fn run(input: &Input) -> Output {
     let mut rel_po_loop: ::std::vec::Vec<(u32,)>;
     let mut rel_dom: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_event: ::std::vec::Vec<(u32,)>;
-    let mut rel_hb_notify_flagged: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_hb_notify_ambiguous: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_hb_joined: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_guard_ok: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_create_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_signal_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_guard_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_hub: ::std::vec::Vec<(u32,)>;
     let mut rel_hb_from_hub: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_to_hub: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_hub_end: ::std::vec::Vec<(u32, u32)>;
@@ -1319,22 +1108,15 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_post: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_loop_dom: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_pre_hub: ::std::vec::Vec<(u32,)>;
     let mut rel_hb_pre_in_thread: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_edge: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_hub_creates: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_hub_edge: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
     let mut rel_rf_covered_load: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_write_in: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_read_in: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_pair_local: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_rf_hub_write: ::std::vec::Vec<(u32, u32, u32)>;
-    let mut rel_rf_rev_must: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_rf_ordered_may: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_rf_local_must: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_no: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_may_local: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_cross_out: ::std::vec::Vec<(u32, u32)>;
@@ -1342,15 +1124,10 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rank2_no: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank2_may: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_no: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
-    let mut rel_rank3_cand: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
-    let mut rel_rank3_pair: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
-    (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_notify_flagged, rel_hb_notify_ambiguous, rel_hb_joined, rel_hb_guard_ok, rel_hb_create_edge, rel_hb_signal_edge, rel_hb_guard_edge, rel_hb_hub, rel_hb_from_hub,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_po_chain, &rel_po_chain_before, &rel_dom_path, &rel_dom_path_above, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
-    (rel_hb_to_hub, rel_hb_hub_end, rel_hb_must, rel_hb_always, rel_hb_post, rel_hb_pre_loop_dom, rel_hb_pre_edge, rel_hb_pre_hub, rel_hb_pre_in_thread, rel_hb_pre_thread_creates, rel_hb_pre_thread_edge, rel_hb_pre_hub_creates,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_po_scc_next, &rel_postdom, &rel_thread_always, &rel_cond_wait, &rel_cond_wait_guarded, &rel_flag_guard, &rel_po_scc_reach, &rel_po_loop, &rel_dom, &rel_hb_event, &rel_hb_notify_flagged, &rel_hb_notify_ambiguous, &rel_hb_joined, &rel_hb_guard_ok, &rel_hb_create_edge, &rel_hb_signal_edge, &rel_hb_guard_edge, &rel_hb_hub, &rel_hb_from_hub);
-    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_write_in, rel_rf_read_in, rel_rf_pair_local, rel_rf_hub_write, rel_rf_rev_must, rel_rf_ordered_may, rel_rf_local_must,) = stage_2::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_dom, &rel_hb_event, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_always, &rel_hb_pre_loop_dom, &rel_hb_pre_edge, &rel_hb_pre_hub, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates, &rel_hb_pre_thread_edge, &rel_hb_pre_hub_creates);
-    (rel_rf_no, rel_rf_may_local, rel_rf_cross_out, rel_rf_may,) = stage_3::run(&rel_stmt_thread, &rel_dom_near_store, &rel_diff_critical_section, &rel_shared_read, &rel_shared_write, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_post, &rel_hb_pre, &rel_rf_covered_store, &rel_rf_covered_load, &rel_rf_write_in, &rel_rf_read_in, &rel_rf_pair_local, &rel_rf_hub_write, &rel_rf_rev_must, &rel_rf_ordered_may, &rel_rf_local_must);
-    (rel_rank2_no, rel_rank2_may, rel_rank3_cand, rel_rank3_pair,) = stage_4::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
-    (rel_rank3_no, rel_rank3_may,) = stage_5::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may, &rel_rank2_may, &rel_rank3_cand, &rel_rank3_pair);
+    (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_from_hub, rel_hb_to_hub, rel_hb_hub_end, rel_hb_must, rel_hb_always, rel_hb_post, rel_hb_pre_loop_dom, rel_hb_pre_edge, rel_hb_pre_in_thread, rel_hb_pre_thread_creates, rel_hb_pre_thread_edge, rel_hb_pre_hub_creates, rel_hb_pre_hub_edge,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_po_chain, &rel_po_chain_before, &rel_dom_path, &rel_dom_path_above, &rel_postdom, &rel_thread_always, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
+    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may_local, rel_rf_cross_out, rel_rf_may,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_dom_near_store, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_dom, &rel_hb_event, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_always, &rel_hb_post, &rel_hb_pre_loop_dom, &rel_hb_pre_edge, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates, &rel_hb_pre_thread_edge, &rel_hb_pre_hub_creates, &rel_hb_pre_hub_edge);
+    (rel_rank2_no, rel_rank2_may, rel_rank3_no, rel_rank3_may,) = stage_2::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
     let mut out = Output::default();
     out.po_scc_reach = rel_po_scc_reach;
     out.po_scc_reach.sort_unstable();
