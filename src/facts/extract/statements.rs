@@ -8,73 +8,110 @@ use crate::ir::InstrLoc;
 use llvm_ir::HasDebugLoc;
 use std::collections::HashMap;
 
+/// What a statement shows of its instruction: the same for every thread
+/// and call-path instance of it.
+struct Shown {
+    file: String,
+    line: u32,
+    col: u32,
+    function: String,
+    kind: String,
+    text: String,
+}
+
+impl Shown {
+    fn new(loc: Option<llvm_ir::DebugLoc>, function: String, kind: String, text: &str) -> Shown {
+        let (file, line, col) = loc
+            .map(|d| (d.filename, d.line, d.col.unwrap_or(0)))
+            .unwrap_or_default();
+        Shown {
+            file,
+            line,
+            col,
+            function,
+            kind,
+            text: shorten(text, 1000),
+        }
+    }
+}
+
 pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
     let module = model.module;
+    // A 50 KLoC program has 80K instructions and 664K statements (one per
+    // thread and call-path instance): each instruction is printed once,
+    // its instances copy the text (printing every instance was most of
+    // this table's time).
+    let mut shown: HashMap<InstrLoc, Shown> = HashMap::new();
     (0..model.stmts.len() as StmtId)
         .map(|s| {
             let stmt = &model.stmts[s as usize];
-            let (loc, function, kind, text, instr) = match stmt.site {
+            let (instr, init);
+            let info: &Shown = match stmt.site {
                 Site::Init { global } => {
                     let g = &module.global_vars[global];
-                    let init = g
+                    let value = g
                         .initializer
                         .as_ref()
                         .map(|c| c.to_string())
                         .unwrap_or_else(|| "zeroinitializer".into());
-                    (
+                    instr = None;
+                    init = Shown::new(
                         g.debugloc.clone(),
                         String::new(),
                         "init".to_string(),
                         // read back by StatementInfo::initialised_global
-                        format!("@{} = {}", ir::plain_name(&g.name), init),
-                        None,
-                    )
+                        &format!("@{} = {}", ir::plain_name(&g.name), value),
+                    );
+                    &init
                 }
                 Site::Instr {
                     finst,
                     block,
                     index,
                 } => {
-                    let i = model.instr(s).expect("instruction");
-                    (
-                        i.get_debug_loc().clone(),
-                        model.func(finst).name.clone(),
-                        ir::opcode(i).to_string(),
-                        i.to_string(),
-                        Some(InstrLoc {
-                            function: model.finsts[finst].func,
-                            block,
-                            index,
-                        }),
-                    )
+                    let at = InstrLoc {
+                        function: model.finsts[finst].func,
+                        block,
+                        index,
+                    };
+                    instr = Some(at);
+                    shown.entry(at).or_insert_with(|| {
+                        let i = model.instr(s).expect("instruction");
+                        Shown::new(
+                            i.get_debug_loc().clone(),
+                            model.func(finst).name.clone(),
+                            ir::opcode(i).to_string(),
+                            &i.to_string(),
+                        )
+                    })
                 }
                 Site::Term { finst, block } => {
-                    let t = model.term(s).expect("terminator");
-                    (
-                        t.get_debug_loc().clone(),
-                        model.func(finst).name.clone(),
-                        ir::term_opcode(t).to_string(),
-                        t.to_string(),
-                        Some(InstrLoc {
-                            function: model.finsts[finst].func,
-                            block,
-                            index: model.func(finst).basic_blocks[block].instrs.len(),
-                        }),
-                    )
+                    let at = InstrLoc {
+                        function: model.finsts[finst].func,
+                        block,
+                        index: model.func(finst).basic_blocks[block].instrs.len(),
+                    };
+                    instr = Some(at);
+                    shown.entry(at).or_insert_with(|| {
+                        let t = model.term(s).expect("terminator");
+                        Shown::new(
+                            t.get_debug_loc().clone(),
+                            model.func(finst).name.clone(),
+                            ir::term_opcode(t).to_string(),
+                            &t.to_string(),
+                        )
+                    })
                 }
             };
-            let (file, line, col) = loc
-                .map(|d| (d.filename, d.line, d.col.unwrap_or(0)))
-                .unwrap_or_default();
             StatementInfo {
                 id: s,
-                file,
-                line,
-                col,
-                function,
+                file: info.file.clone(),
+                line: info.line,
+                col: info.col,
+                function: info.function.clone(),
                 thread: stmt.thread,
-                kind,
-                text: shorten(&text, 1000),
+                kind: info.kind.clone(),
+                text: info.text.clone(),
                 instr,
             }
         })
