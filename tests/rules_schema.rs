@@ -49,3 +49,37 @@ fn programs_declare_only_the_inputs_their_rules_read() {
     let pointsto = inputs(programs::pointsto::ascent::INPUT_RELATIONS);
     assert!(pointsto.contains(&"ir_gep"), "{pointsto:?}");
 }
+
+/// A diff extracts without the relations in `NOT_READ_BY_DIFF`: no program
+/// it may run (every single-version program but change impact's, and the
+/// two-version diffs) may read one, or it would see them empty.
+#[test]
+fn diff_programs_read_no_relation_a_diff_omits() {
+    use concord::datalog::{programs, RuleProgram};
+    use concord::facts::extract::NOT_READ_BY_DIFF;
+    let omitted = |name: &str| {
+        let base = name
+            .strip_prefix("old_")
+            .or_else(|| name.strip_prefix("new_"))
+            .unwrap_or(name);
+        NOT_READ_BY_DIFF.contains(&base)
+    };
+    for program in RuleProgram::ALL {
+        let reads = program.input_relations();
+        if program == RuleProgram::Cia {
+            // the list is not vacuous: change impact reads these
+            assert!(reads.contains(&"control_dep") && reads.contains(&"def_use"));
+            continue;
+        }
+        let bad: Vec<_> = reads.into_iter().filter(|r| omitted(r)).collect();
+        assert!(bad.is_empty(), "{program:?} reads {bad:?}");
+    }
+    for list in [
+        programs::diff1::ascent::INPUT_RELATIONS,
+        programs::diff2::ascent::INPUT_RELATIONS,
+        programs::diff3::ascent::INPUT_RELATIONS,
+    ] {
+        let bad: Vec<_> = list.iter().filter(|(r, _)| omitted(r)).collect();
+        assert!(bad.is_empty(), "a diff program reads {bad:?}");
+    }
+}

@@ -296,6 +296,7 @@ pub fn read_dir(dir: &Path) -> Result<FactSet> {
         relations,
         manifest,
         struct_layouts: Default::default(),
+        omitted: &[],
     };
     super::check::check(&facts).map_err(|e| in_err(dir, e))?;
     Ok(facts)

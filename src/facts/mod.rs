@@ -206,6 +206,10 @@ pub struct FactSet {
     /// compares field accesses by member and sizes by type. In memory
     /// only: empty for facts read from a fact directory.
     pub struct_layouts: BTreeMap<String, StructLayout>,
+    /// Relations left out at extraction because the command reads none of
+    /// them (`ExtractOptions::omit`): empty here, not absent from the
+    /// program. In memory only.
+    pub omitted: &'static [&'static str],
 }
 
 /// One IR struct type as version matching sees it.
@@ -251,13 +255,24 @@ impl FactSet {
 
     /// Rows of a relation named at run time (a user's query, a file, a
     /// rule engine's input list): the schema's untyped rows.
+    /// An omitted relation is empty because it was not extracted: a reader
+    /// would answer about a program it did not see (a bug, not an input).
+    fn check_extracted(&self, relation: &str) {
+        assert!(
+            !self.omitted.contains(&relation),
+            "relation {relation} was not extracted for this command (ExtractOptions::omit)"
+        );
+    }
+
     pub fn rows(&self, relation: &str) -> impl Iterator<Item = &[u32]> {
+        self.check_extracted(relation);
         self.relations.get(relation).into_iter().flatten()
     }
 
     /// Rows of `relation` whose first column is `first` (a range of the
     /// sorted set, not a scan: reports look up one statement at a time).
     pub fn rows_starting(&self, relation: &str, first: u32) -> impl Iterator<Item = &[u32]> {
+        self.check_extracted(relation);
         self.relations
             .get(relation)
             .into_iter()
@@ -265,6 +280,7 @@ impl FactSet {
     }
 
     pub fn count(&self, relation: &str) -> usize {
+        self.check_extracted(relation);
         self.relations.get(relation).map_or(0, |r| r.len())
     }
 
@@ -326,7 +342,7 @@ impl FactSet {
 
 #[cfg(test)]
 mod tests {
-    use super::relations::{SharedWrite, StmtThread};
+    use super::relations::{ControlDep, DefUse, SharedWrite, StmtThread, TypedRelation};
     use super::*;
 
     /// The global of an `init` statement is read back from the text
@@ -348,6 +364,22 @@ mod tests {
         assert_eq!(init.initialised_global(), Some("ready"));
         let store = stmt("store", "store i32 1, i32* @ready, align 4");
         assert_eq!(store.initialised_global(), None);
+    }
+
+    /// A relation left out at extraction cannot be read as if it were
+    /// empty; the others read as usual.
+    #[test]
+    fn an_omitted_relation_refuses_its_readers() {
+        let f = FactSet {
+            relations: FactSet::empty_relations(),
+            omitted: &[ControlDep::NAME],
+            ..FactSet::default()
+        };
+        assert_eq!(f.iter::<DefUse>().count(), 0);
+        let read = std::panic::catch_unwind(|| f.iter::<ControlDep>().count());
+        assert!(read.is_err());
+        let counted = std::panic::catch_unwind(|| f.count(ControlDep::NAME));
+        assert!(counted.is_err());
     }
 
     /// `rows_starting` gives exactly the rows a scan filtered on the first

@@ -33,6 +33,6 @@ pub fn changes(
     events: Events<'_>,
 ) -> Result<ChangesOutcome> {
     Ok(ChangesOutcome {
-        pair: load_pair(&req.versions, budget, events)?,
+        pair: load_pair(&req.versions, &[], budget, events)?,
     })
 }

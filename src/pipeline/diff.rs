@@ -7,6 +7,7 @@ use crate::analysis::diff_reference::sync_diff_reference;
 use crate::analysis::lockorder::{lock_order_diff, LockOrderDiff};
 use crate::budget::Budget;
 use crate::error::Result;
+use crate::facts::extract::NOT_READ_BY_DIFF;
 use crate::report::diff::DiffReport;
 use std::time::Duration;
 
@@ -61,7 +62,9 @@ impl DiffOutcome {
 
 /// Load, match and compare both versions, each step a phase of `budget`.
 pub fn diff(req: &DiffRequest, budget: &Budget, events: Events<'_>) -> Result<DiffOutcome> {
-    let pair = load_pair(&req.versions, budget, events)?;
+    // the diff's rules and code read no dependence or access relation of
+    // change impact: neither version extracts them
+    let pair = load_pair(&req.versions, NOT_READ_BY_DIFF, budget, events)?;
     events(Event::Comparing {
         old: pair.old.label.clone(),
         new: pair.new.label.clone(),

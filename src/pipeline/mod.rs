@@ -177,10 +177,20 @@ pub fn unseen(old: &LoadedVersion, new: &LoadedVersion, m: &VersionMatch) -> Vec
 }
 
 /// Load both versions and match them, each step a phase of `budget`;
-/// warnings come after both loads, old's first.
-fn load_pair(pair: &VersionPair, budget: &Budget, events: Events<'_>) -> Result<LoadedPair> {
+/// warnings come after both loads, old's first. `omit`: relations the
+/// command reads none of (`ExtractOptions::omit`).
+fn load_pair(
+    pair: &VersionPair,
+    omit: &'static [&'static str],
+    budget: &Budget,
+    events: Events<'_>,
+) -> Result<LoadedPair> {
     budget.phase("load both versions")?;
-    let (old, new) = crate::load::load_both(&pair.old, &pair.new, &pair.extract)?;
+    let extract = ExtractOptions {
+        omit,
+        ..pair.extract
+    };
+    let (old, new) = crate::load::load_both(&pair.old, &pair.new, &extract)?;
     warn_unresolved(&old.warnings, events);
     warn_unresolved(&new.warnings, events);
     budget.phase("match versions")?;

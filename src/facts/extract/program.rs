@@ -39,6 +39,10 @@ pub struct ExtractOptions {
     /// Refuse programs with more thread instances than this (a guard
     /// against runaway models, far above what real programs create).
     pub max_threads: usize,
+    /// Relations the command will not read: extraction leaves them out
+    /// (empty, and named in `FactSet::omitted`). A diff omits
+    /// [`super::NOT_READ_BY_DIFF`]; every other command extracts all.
+    pub omit: &'static [&'static str],
 }
 
 impl Default for ExtractOptions {
@@ -48,6 +52,7 @@ impl Default for ExtractOptions {
             call_depth_bound: 8,
             clone_budget: 20_000,
             max_threads: 10_000,
+            omit: &[],
         }
     }
 }

@@ -28,23 +28,33 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// its extraction).
 pub(super) struct Rows {
     pub(super) collected: BTreeMap<&'static str, Vec<u32>>,
+    /// The relations left out (`ExtractOptions::omit`).
+    pub(super) omitted: &'static [&'static str],
 }
 
-impl Default for Rows {
-    fn default() -> Self {
+impl Rows {
+    /// Rows for every declared relation but those in `omit`.
+    pub(super) fn omitting(omit: &'static [&'static str]) -> Self {
         Rows {
+            omitted: omit,
             collected: FactSet::empty_relations()
                 .into_keys()
+                .filter(|name| !omit.contains(name))
                 .map(|name| (name, Vec::new()))
                 .collect(),
         }
     }
-}
 
-impl Rows {
-    /// Collects one row of `R`.
+    /// Whether rows of `R` are collected (not omitted).
+    pub(super) fn wants<R: TypedRelation>(&self) -> bool {
+        self.collected.contains_key(R::NAME)
+    }
+
+    /// Collects one row of `R` (nothing for an omitted relation).
     pub(super) fn add<R: TypedRelation>(&mut self, row: R) {
-        row.push_to(self.collected.get_mut(R::NAME).expect("declared relation"));
+        if let Some(rows) = self.collected.get_mut(R::NAME) {
+            row.push_to(rows);
+        }
     }
 
     /// Threads, program order, creates and joins.
@@ -241,8 +251,10 @@ impl Rows {
                 }
             }
             // A pair with several common acquisitions comes once per
-            // acquisition; the relation is a set.
-            for group in by_acquirer.values() {
+            // acquisition; the relation is a set. (No rule reads it: a
+            // diff omits it, and skips its quadratic loop.)
+            let same_wanted = self.wants::<SameCriticalSection>();
+            for group in by_acquirer.values().filter(|_| same_wanted) {
                 for &i in group {
                     for &j in group {
                         if i != j {
