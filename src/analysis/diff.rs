@@ -233,7 +233,18 @@ struct Versions<'a> {
     layers: &'a [Option<LayerRows>; 2],
     dmap: &'a BTreeMap<u32, u32>,
     lmap: &'a [(u32, u32)],
+    /// Run the two directions of a rank's diff program at once (one core
+    /// each) or one after the other (see [`PARALLEL_DIRECTIONS_MAX_RF`]).
+    directions_in_parallel: bool,
 }
+
+/// Ranks 2 and 3 run their two directions one after the other when the
+/// versions' MayRf lists hold more rows than this in all: each direction
+/// indexes both lists (and the edges they keep), so memory grows with
+/// them. At 50 KLoC (8.05 million rows) rank 2 peaked at 4.4 GB with the
+/// directions side by side and at 2.7 GB one after the other
+/// (docs/results/2026-11-29.md); below this the extra core wins.
+const PARALLEL_DIRECTIONS_MAX_RF: usize = 4_000_000;
 
 /// Fill a generated diff program's input for one direction: relations
 /// `old_*` from the version the direction reads first, `new_*` from the
@@ -305,7 +316,11 @@ macro_rules! eval_rank {
                 $read
             }
         };
-        let both = crate::parallel::map(&Direction::BOTH, run);
+        let both: Vec<_> = if versions.directions_in_parallel {
+            crate::parallel::map(&Direction::BOTH, run)
+        } else {
+            Direction::BOTH.iter().map(run).collect()
+        };
         let [forward, backward]: [_; 2] = both.try_into().ok().expect("two directions");
         [forward, backward]
     }};
@@ -443,6 +458,9 @@ pub fn sync_diff(
             layers: &layers,
             dmap: &m.map,
             lmap: &lmap,
+            // rank 1 compares the parts, never the lists
+            directions_in_parallel: rank == 1
+                || out.old_stats.may_rf + out.new_stats.may_rf <= PARALLEL_DIRECTIONS_MAX_RF,
         };
         let mut r = eval(rank, opts, &versions, keep_layers);
         if rank == 1 {
