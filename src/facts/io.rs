@@ -76,6 +76,13 @@ struct ManifestIn {
 /// one, never a mixture. An existing `dir` must be a fact directory or
 /// empty: anything else is refused rather than mixed with or deleted.
 pub fn write_dir(facts: &FactSet, dir: &Path, format: FactFormat) -> Result<()> {
+    // a directory is read back as the whole program: relations a command
+    // left out would read as empty
+    assert!(
+        facts.omitted.is_empty(),
+        "facts extracted without {:?} written as a fact directory",
+        facts.omitted
+    );
     if dir.exists() {
         let empty = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none());
         if !dir.is_dir() || !(empty || is_fact_dir(dir)) {
