@@ -35,22 +35,6 @@ use self::ir_facts::IrFacts;
 use self::order::ThreadGraph;
 use self::pointsto::{LocId, PointsTo};
 pub use self::program::ExtractOptions;
-
-/// Relations no rule a diff runs and no code of its reads: change
-/// impact's dependences and memory accesses (`cia.dl`), and relations only
-/// `concord facts` exports. A diff extracts without them (at 50 KLoC, 4.4
-/// of 8.1 million rows); a test checks that no diff or sync program reads
-/// them, and `FactSet::rows` refuses an omitted relation.
-pub const NOT_READ_BY_DIFF: &[&str] = &[
-    CallArg::NAME,
-    ControlDep::NAME,
-    DefUse::NAME,
-    DomParent::NAME,
-    MemRead::NAME,
-    MemWrite::NAME,
-    PoNext::NAME,
-    SameCriticalSection::NAME,
-];
 use self::program::{ProgramModel, StmtId};
 use self::rows::Rows;
 use self::sections::{Held, NodeEffects};
@@ -68,6 +52,22 @@ use crate::parallel;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// Relations no rule a diff runs and no code of its reads: change
+/// impact's dependences and memory accesses (`cia.dl`), and relations only
+/// `concord facts` exports. A diff extracts without them (at 50 KLoC, 4.4
+/// of 8.1 million rows); a test checks that no diff or sync program reads
+/// them, and `FactSet::rows` refuses an omitted relation.
+pub const NOT_READ_BY_DIFF: &[&str] = &[
+    CallArg::NAME,
+    ControlDep::NAME,
+    DefUse::NAME,
+    DomParent::NAME,
+    MemRead::NAME,
+    MemWrite::NAME,
+    PoNext::NAME,
+    SameCriticalSection::NAME,
+];
 
 /// How deep the backward SSA slice of a branch condition goes when looking
 /// for the flag read of a guarded wait or a spin loop.

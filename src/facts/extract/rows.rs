@@ -253,16 +253,17 @@ impl Rows {
             // A pair with several common acquisitions comes once per
             // acquisition; the relation is a set. (No rule reads it: a
             // diff omits it, and skips its quadratic loop.)
-            let same_wanted = self.wants::<SameCriticalSection>();
-            for group in by_acquirer.values().filter(|_| same_wanted) {
-                for &i in group {
-                    for &j in group {
-                        if i != j {
-                            self.add(SameCriticalSection {
-                                s1: members[i].0.into(),
-                                s2: members[j].0.into(),
-                                m: lo(m).into(),
-                            });
+            if self.wants::<SameCriticalSection>() {
+                for group in by_acquirer.values() {
+                    for &i in group {
+                        for &j in group {
+                            if i != j {
+                                self.add(SameCriticalSection {
+                                    s1: members[i].0.into(),
+                                    s2: members[j].0.into(),
+                                    m: lo(m).into(),
+                                });
+                            }
                         }
                     }
                 }

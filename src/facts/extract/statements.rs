@@ -2,7 +2,7 @@
 //! opcode and text of every statement, and unique names for locations.
 
 use super::ir;
-use super::program::{ProgramModel, Site, StmtId};
+use super::program::{FInstId, ProgramModel, Site, StmtId};
 use crate::facts::{LocationInfo, StatementInfo};
 use crate::ir::InstrLoc;
 use llvm_ir::HasDebugLoc;
@@ -36,7 +36,6 @@ impl Shown {
 }
 
 pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
-    let module = model.module;
     // A 50 KLoC program has 80K instructions and 664K statements (one per
     // thread and call-path instance): each instruction is printed once,
     // its instances copy the text (printing every instance was most of
@@ -45,77 +44,87 @@ pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
     (0..model.stmts.len() as StmtId)
         .map(|s| {
             let stmt = &model.stmts[s as usize];
-            let (instr, init);
-            let info: &Shown = match stmt.site {
+            let (finst, block, index) = match stmt.site {
                 Site::Init { global } => {
-                    let g = &module.global_vars[global];
-                    let value = g
-                        .initializer
-                        .as_ref()
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| "zeroinitializer".into());
-                    instr = None;
-                    init = Shown::new(
-                        g.debugloc.clone(),
-                        String::new(),
-                        "init".to_string(),
-                        // read back by StatementInfo::initialised_global
-                        &format!("@{} = {}", ir::plain_name(&g.name), value),
-                    );
-                    &init
+                    return statement(s, stmt.thread, &initial_value(model, global), None)
                 }
                 Site::Instr {
                     finst,
                     block,
                     index,
-                } => {
-                    let at = InstrLoc {
-                        function: model.finsts[finst].func,
-                        block,
-                        index,
-                    };
-                    instr = Some(at);
-                    shown.entry(at).or_insert_with(|| {
-                        let i = model.instr(s).expect("instruction");
-                        Shown::new(
-                            i.get_debug_loc().clone(),
-                            model.func(finst).name.clone(),
-                            ir::opcode(i).to_string(),
-                            &i.to_string(),
-                        )
-                    })
-                }
-                Site::Term { finst, block } => {
-                    let at = InstrLoc {
-                        function: model.finsts[finst].func,
-                        block,
-                        index: model.func(finst).basic_blocks[block].instrs.len(),
-                    };
-                    instr = Some(at);
-                    shown.entry(at).or_insert_with(|| {
-                        let t = model.term(s).expect("terminator");
-                        Shown::new(
-                            t.get_debug_loc().clone(),
-                            model.func(finst).name.clone(),
-                            ir::term_opcode(t).to_string(),
-                            &t.to_string(),
-                        )
-                    })
-                }
+                } => (finst, block, index),
+                // a terminator sits after its block's instructions
+                Site::Term { finst, block } => (
+                    finst,
+                    block,
+                    model.func(finst).basic_blocks[block].instrs.len(),
+                ),
             };
-            StatementInfo {
-                id: s,
-                file: info.file.clone(),
-                line: info.line,
-                col: info.col,
-                function: info.function.clone(),
-                thread: stmt.thread,
-                kind: info.kind.clone(),
-                text: info.text.clone(),
-                instr,
-            }
+            let at = InstrLoc {
+                function: model.finsts[finst].func,
+                block,
+                index,
+            };
+            let info = shown
+                .entry(at)
+                .or_insert_with(|| instruction_shown(model, s, finst));
+            statement(s, stmt.thread, info, Some(at))
         })
         .collect()
+}
+
+/// Statement `s` of `thread`, showing `info`.
+fn statement(s: StmtId, thread: u32, info: &Shown, instr: Option<InstrLoc>) -> StatementInfo {
+    StatementInfo {
+        id: s,
+        file: info.file.clone(),
+        line: info.line,
+        col: info.col,
+        function: info.function.clone(),
+        thread,
+        kind: info.kind.clone(),
+        text: info.text.clone(),
+        instr,
+    }
+}
+
+/// The `init` statement of a global: its initial value.
+fn initial_value(model: &ProgramModel<'_>, global: usize) -> Shown {
+    let g = &model.module.global_vars[global];
+    let value = g
+        .initializer
+        .as_ref()
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| "zeroinitializer".into());
+    Shown::new(
+        g.debugloc.clone(),
+        String::new(),
+        "init".to_string(),
+        // read back by StatementInfo::initialised_global
+        &format!("@{} = {}", ir::plain_name(&g.name), value),
+    )
+}
+
+/// How statement `s` (an instruction or terminator of `finst`) shows.
+fn instruction_shown(model: &ProgramModel<'_>, s: StmtId, finst: FInstId) -> Shown {
+    let function = model.func(finst).name.clone();
+    match model.instr(s) {
+        Some(i) => Shown::new(
+            i.get_debug_loc().clone(),
+            function,
+            ir::opcode(i).to_string(),
+            &i.to_string(),
+        ),
+        None => {
+            let t = model.term(s).expect("an instruction or a terminator");
+            Shown::new(
+                t.get_debug_loc().clone(),
+                function,
+                ir::term_opcode(t).to_string(),
+                &t.to_string(),
+            )
+        }
+    }
 }
 
 fn shorten(text: &str, max: usize) -> String {
