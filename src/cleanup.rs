@@ -19,6 +19,9 @@ static CHILDREN: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 static PATHS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 static CATCHING: AtomicBool = AtomicBool::new(false);
+/// Set once [`end_process`] has begun: a child that dies now was killed by
+/// it, and its caller must not report that as the tool's own failure.
+static ENDING: AtomicBool = AtomicBool::new(false);
 
 /// Run a tool to completion, its output captured, in a process group of
 /// its own so that ending concord ends it (and what it started) too.
@@ -34,6 +37,14 @@ pub fn output(cmd: &mut Command) -> std::io::Result<Output> {
     lock(&CHILDREN).insert(pid);
     let out = child.wait_with_output();
     lock(&CHILDREN).remove(&pid);
+    if ENDING.load(Ordering::SeqCst) {
+        // `end_process` killed the child and is about to exit with its own
+        // code; reporting the child's death (say, "does not compile", exit
+        // 5) would race it. Wait for the exit instead.
+        loop {
+            std::thread::park();
+        }
+    }
     out
 }
 
@@ -85,6 +96,7 @@ pub fn pending_signal() -> Option<i32> {
 
 /// Kill the registered children, remove the registered paths, exit.
 pub fn end_process(code: i32) -> ! {
+    ENDING.store(true, Ordering::SeqCst);
     for &pid in lock(&CHILDREN).iter() {
         // SAFETY: kill(2) on the child's process group (its pid: it leads it).
         unsafe {
