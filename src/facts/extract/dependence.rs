@@ -30,25 +30,32 @@ pub(super) fn defining_stmt(
 pub(super) fn ssa_dependence(model: &ProgramModel<'_>) -> BTreeSet<(StmtId, StmtId)> {
     let mut out = BTreeSet::new();
     for s in 0..model.stmts.len() as StmtId {
-        let Some(finst) = model.finst_of(s) else {
-            continue;
-        };
-        let ops: Vec<&Operand> = match (model.instr(s), model.term(s)) {
-            (Some(i), _) => ir::instr_operands(i),
-            (_, Some(t)) => ir::term_operands(t),
-            _ => vec![],
-        };
-        for op in ops {
-            if let Some(d) = defining_stmt(model, finst, op) {
-                out.insert((d, s));
-            }
-        }
-        for &callee in model.callee_of.get(&s).into_iter().flatten() {
-            for r in model.returns_of(callee) {
-                if let Some(T::Ret(ret)) = model.term(r) {
-                    if ret.return_operand.is_some() {
-                        out.insert((r, s));
-                    }
+        out.extend(definitions_used(model, s).into_iter().map(|d| (d, s)));
+    }
+    out
+}
+
+/// The statements whose values statement `s` uses: its operands'
+/// definitions and, for a call, the callee's returns of a value.
+pub(super) fn definitions_used(model: &ProgramModel<'_>, s: StmtId) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    let Some(finst) = model.finst_of(s) else {
+        return out;
+    };
+    let ops: Vec<&Operand> = match (model.instr(s), model.term(s)) {
+        (Some(i), _) => ir::instr_operands(i),
+        (_, Some(t)) => ir::term_operands(t),
+        _ => vec![],
+    };
+    out.extend(
+        ops.into_iter()
+            .filter_map(|op| defining_stmt(model, finst, op)),
+    );
+    for &callee in model.callee_of.get(&s).into_iter().flatten() {
+        for r in model.returns_of(callee) {
+            if let Some(T::Ret(ret)) = model.term(r) {
+                if ret.return_operand.is_some() {
+                    out.push(r);
                 }
             }
         }
@@ -72,10 +79,12 @@ pub(super) fn call_arguments(model: &ProgramModel<'_>) -> Vec<(StmtId, u32, Stmt
 }
 
 /// A call (or create) controls the statements of its callee's entry region:
-/// those that depend on no branch inside the callee.
+/// those that depend on no branch inside the callee. Only statements `wanted`
+/// are added (`control` must hold every branch dependence of those).
 pub(super) fn add_call_site_dependence(
     model: &ProgramModel<'_>,
     control: &mut BTreeSet<(StmtId, StmtId)>,
+    wanted: impl Fn(StmtId) -> bool,
 ) {
     let finst_stmts =
         |f: usize| -> Vec<StmtId> { model.finsts[f].blocks.iter().flatten().copied().collect() };
@@ -98,7 +107,7 @@ pub(super) fn add_call_site_dependence(
         .collect();
     for (call, f) in callers {
         for s in finst_stmts(f) {
-            if !controlled_inside.contains(&s) {
+            if wanted(s) && !controlled_inside.contains(&s) {
                 extra.push((call, s));
             }
         }

@@ -615,8 +615,12 @@ pub fn always_executed(tg: &ThreadGraph) -> Vec<StmtId> {
 
 /// Control dependence (Ferrante, Ottenstein, Warren) from post-dominance:
 /// for a branch A and successor B, every node from B up the post-dominator
-/// tree to A's immediate post-dominator (exclusive) depends on A.
-pub fn control_dependence(tg: &ThreadGraph) -> BTreeSet<(StmtId, StmtId)> {
+/// tree to A's immediate post-dominator (exclusive) depends on A. Only the
+/// pairs of statements `wanted` are kept.
+pub fn control_dependence(
+    tg: &ThreadGraph,
+    wanted: impl Fn(StmtId) -> bool,
+) -> BTreeSet<(StmtId, StmtId)> {
     let mut out = BTreeSet::new();
     for (a, ss) in tg.succ.iter().enumerate() {
         let distinct: BTreeSet<usize> = ss.iter().copied().collect();
@@ -631,7 +635,9 @@ pub fn control_dependence(tg: &ThreadGraph) -> BTreeSet<(StmtId, StmtId)> {
                 if Some(r) == stop || steps > tg.nodes.len() {
                     break;
                 }
-                out.insert((tg.nodes[a], tg.nodes[r]));
+                if wanted(tg.nodes[r]) {
+                    out.insert((tg.nodes[a], tg.nodes[r]));
+                }
                 runner = tg.ipdom[r];
                 steps += 1;
             }
