@@ -122,6 +122,81 @@ fn conc_ise_fig7_read_does_not_depend_on_write_of_later_created_thread() {
     assert!(!lines(&doc, "bwd", "new").contains(&7));
 }
 
+/// Whether cia.dl derives a memory dependence of `read` on `write`.
+fn memory_dep(run: &impact::CiaRun, read: u32, write: u32) -> bool {
+    run.deps.contains(&(read, write, 2))
+}
+
+#[test]
+fn a_read_before_a_create_does_not_depend_on_a_grandchild_write() {
+    // cia_before's guards recurse through thread creation: main's first
+    // read of x precedes the create of `child`, which creates `grandchild`,
+    // the writer; the read after the create is concurrent with the write.
+    let src = r#"
+#include <pthread.h>
+int x;
+void *grandchild(void *a) { x = 5; /* write */ return a; }
+void *child(void *a) {
+  pthread_t g;
+  pthread_create(&g, 0, grandchild, 0);
+  pthread_join(g, 0);
+  return a;
+}
+int main(void) {
+  int r = x; /* before */
+  pthread_t c;
+  pthread_create(&c, 0, child, 0);
+  int s = x; /* after */
+  pthread_join(c, 0);
+  return r + s;
+}
+"#;
+    let f = facts_of_c(src);
+    let write = one(&f, line_of(src, "write"), "store");
+    let before = one(&f, line_of(src, "before"), "load");
+    let after = one(&f, line_of(src, "after"), "load");
+    let run = run_cia(Engine::Ascent, &f, &BTreeSet::new(), &BTreeSet::new());
+    assert!(run.before.contains(&(before, write)));
+    assert!(
+        !memory_dep(&run, before, write),
+        "the read ran before the writer existed"
+    );
+    assert!(!run.before.contains(&(after, write)));
+    assert!(
+        memory_dep(&run, after, write),
+        "the read after the create races the write"
+    );
+}
+
+#[test]
+fn a_read_in_a_joined_thread_does_not_depend_on_a_write_after_the_join() {
+    // The join of the worker (its only child) dominates the write, so the
+    // worker's read precedes it; the write before the join does not.
+    let src = r#"
+#include <pthread.h>
+int y;
+void *worker(void *a) { int v = y; /* read */ return (void *)(long)v; }
+int main(int argc, char **argv) {
+  pthread_t t;
+  pthread_create(&t, 0, worker, 0);
+  y = 1; /* racing */
+  pthread_join(t, 0);
+  if (argc > 1)
+    argc = 2;
+  y = 2; /* joined */
+  return argc;
+}
+"#;
+    let f = facts_of_c(src);
+    let read = one(&f, line_of(src, "read"), "load");
+    let racing = one(&f, line_of(src, "racing"), "store");
+    let joined = one(&f, line_of(src, "joined"), "store");
+    let run = run_cia(Engine::Ascent, &f, &BTreeSet::new(), &BTreeSet::new());
+    assert!(run.before.contains(&(read, joined)));
+    assert!(!memory_dep(&run, read, joined));
+    assert!(memory_dep(&run, read, racing));
+}
+
 #[test]
 fn conc_ise_fig2_change_impacts_line_1_of_other_thread_not_lines_2_and_5() {
     let (code, doc) = impact_json("conc-ise-fig2", &["--direction", "fwd"]);

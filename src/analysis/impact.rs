@@ -178,6 +178,8 @@ pub struct Reach {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CiaRun {
     pub deps: Vec<(u32, u32, u32)>,
+    /// `cia_before(r, w)` for the pairs the memory dependence asks about
+    /// (a read and a write of one location): r must happen before w.
     pub before: Vec<(u32, u32)>,
     pub fwd: Vec<(u32, u32)>,
     pub bwd: Vec<(u32, u32)>,
