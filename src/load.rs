@@ -40,7 +40,6 @@ pub struct LoadedVersion {
     line_starts: std::sync::OnceLock<LineStarts>,
 }
 
-/// Byte offsets of the starts of lines, per text of a [`LoadedVersion`].
 /// Where the lines of `text` start.
 fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
@@ -48,6 +47,7 @@ fn line_starts(text: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Byte offsets of the starts of lines, per text of a [`LoadedVersion`].
 #[derive(Debug, Clone, Default)]
 struct LineStarts {
     source: Vec<usize>,

@@ -253,8 +253,6 @@ impl FactSet {
         self.count(R::NAME)
     }
 
-    /// Rows of a relation named at run time (a user's query, a file, a
-    /// rule engine's input list): the schema's untyped rows.
     /// An omitted relation is empty because it was not extracted: a reader
     /// would answer about a program it did not see (a bug, not an input).
     fn check_extracted(&self, relation: &str) {
@@ -264,6 +262,8 @@ impl FactSet {
         );
     }
 
+    /// Rows of a relation named at run time (a user's query, a file, a
+    /// rule engine's input list): the schema's untyped rows.
     pub fn rows(&self, relation: &str) -> impl Iterator<Item = &[u32]> {
         self.check_extracted(relation);
         self.relations.get(relation).into_iter().flatten()

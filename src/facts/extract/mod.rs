@@ -159,6 +159,9 @@ struct Dependences {
     /// (definition, use); empty when the command omits `def_use` (the
     /// idioms' condition slices find definitions on demand).
     def_use: BTreeSet<(StmtId, StmtId)>,
+    /// The branches (and calls) each condition wait depends on: all the
+    /// idioms ask of `control`.
+    wait_controllers: HashMap<StmtId, Vec<StmtId>>,
 }
 
 impl Dependences {
@@ -182,10 +185,15 @@ impl Dependences {
         } else {
             ssa_dependence(model)
         };
+        let mut wait_controllers: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
+        for &(b, x) in control.iter().filter(|(_, x)| waits.contains(x)) {
+            wait_controllers.entry(x).or_default().push(b);
+        }
         Dependences {
             graphs,
             control,
             def_use,
+            wait_controllers,
         }
     }
 
@@ -350,19 +358,9 @@ impl SyncIdioms {
     ) -> Self {
         let mut guarded: BTreeSet<(StmtId, LocId)> = BTreeSet::new();
         let mut busy: BTreeSet<(StmtId, LocId, StmtId)> = BTreeSet::new();
-        // the branches each wait depends on (only waits are asked: a map
-        // of every controlled statement was 1.26 million entries at 50 KLoC)
-        let waits: HashSet<StmtId> = (scan.sync.iter())
-            .filter(|(_, op)| matches!(op, SyncOp::Wait { .. }))
-            .map(|(&w, _)| w)
-            .collect();
-        let mut controllers: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
-        for &(b, x) in deps.control.iter().filter(|(_, x)| waits.contains(x)) {
-            controllers.entry(x).or_default().push(b);
-        }
         for (&w, op) in &scan.sync {
             if let SyncOp::Wait { mutex, .. } = op {
-                for &b in controllers.get(&w).into_iter().flatten() {
+                for &b in deps.wait_controllers.get(&w).into_iter().flatten() {
                     for r in Dependences::condition_slice(model, b) {
                         let holds = sections.held_at(model, &deps.graphs, r).contains_key(mutex);
                         if holds {
