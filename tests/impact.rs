@@ -122,6 +122,16 @@ fn conc_ise_fig7_read_does_not_depend_on_write_of_later_created_thread() {
     assert!(!lines(&doc, "bwd", "new").contains(&7));
 }
 
+/// The statement of `kind` on the line of `src` tagged `/* tag */`.
+fn tagged(f: &FactSet, src: &str, tag: &str, kind: &str) -> u32 {
+    one(f, line_of(src, tag), kind)
+}
+
+/// cia.dl on `f` without seeds: its dependences and cia_before.
+fn unseeded_cia(f: &FactSet) -> impact::CiaRun {
+    run_cia(Engine::Ascent, f, &BTreeSet::new(), &BTreeSet::new())
+}
+
 /// Whether cia.dl derives a memory dependence of `read` on `write`.
 fn memory_dep(run: &impact::CiaRun, read: u32, write: u32) -> bool {
     run.deps.contains(&(read, write, 2))
@@ -152,10 +162,10 @@ int main(void) {
 }
 "#;
     let f = facts_of_c(src);
-    let write = one(&f, line_of(src, "write"), "store");
-    let before = one(&f, line_of(src, "before"), "load");
-    let after = one(&f, line_of(src, "after"), "load");
-    let run = run_cia(Engine::Ascent, &f, &BTreeSet::new(), &BTreeSet::new());
+    let write = tagged(&f, src, "write", "store");
+    let before = tagged(&f, src, "before", "load");
+    let after = tagged(&f, src, "after", "load");
+    let run = unseeded_cia(&f);
     assert!(run.before.contains(&(before, write)));
     assert!(
         !memory_dep(&run, before, write),
@@ -188,10 +198,10 @@ int main(int argc, char **argv) {
 }
 "#;
     let f = facts_of_c(src);
-    let read = one(&f, line_of(src, "read"), "load");
-    let racing = one(&f, line_of(src, "racing"), "store");
-    let joined = one(&f, line_of(src, "joined"), "store");
-    let run = run_cia(Engine::Ascent, &f, &BTreeSet::new(), &BTreeSet::new());
+    let read = tagged(&f, src, "read", "load");
+    let racing = tagged(&f, src, "racing", "store");
+    let joined = tagged(&f, src, "joined", "store");
+    let run = unseeded_cia(&f);
     assert!(run.before.contains(&(read, joined)));
     assert!(!memory_dep(&run, read, joined));
     assert!(memory_dep(&run, read, racing));
