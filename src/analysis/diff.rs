@@ -234,17 +234,31 @@ struct Versions<'a> {
     dmap: &'a BTreeMap<u32, u32>,
     lmap: &'a [(u32, u32)],
     /// Run the two directions of a rank's diff program at once (one core
-    /// each) or one after the other (see [`PARALLEL_DIRECTIONS_MAX_RF`]).
+    /// each) or one after the other (see [`directions_side_by_side`]).
     directions_in_parallel: bool,
 }
 
-/// Ranks 2 and 3 run their two directions one after the other when the
-/// versions' MayRf lists hold more rows than this in all: each direction
-/// indexes both lists (and the edges they keep), so memory grows with
-/// them. At 50 KLoC (8.05 million rows) rank 2 peaked at 4.4 GB with the
-/// directions side by side and at 2.7 GB one after the other
-/// (docs/results/2026-11-29.md); below this the extra core wins.
-const PARALLEL_DIRECTIONS_MAX_RF: usize = 4_000_000;
+/// Memory one direction of a rank-2 or rank-3 diff program takes, per
+/// MayRf row of both versions: each direction indexes both lists and the
+/// edges they keep. Measured at 50 KLoC (8.05 million rows, rank 2 side
+/// by side): 3.54 GB at the peak from 1.43 GB before the rank, about 131
+/// bytes per row and direction (docs/results/2026-12-06.md); with a margin.
+const DIRECTION_BYTES_PER_MAY_RF: u64 = 150;
+
+/// The memory the two directions of ranks 2 and 3 may take together: they
+/// run side by side (one core each) only while the estimate says the peak
+/// stays under this (and under `--max-memory`), else one after the other.
+const SIDE_BY_SIDE_MEMORY: u64 = 4 << 30;
+
+/// Whether the two directions of a rank-2 or rank-3 diff run side by side:
+/// when the process's resident memory now plus both directions' estimate
+/// stays under [`SIDE_BY_SIDE_MEMORY`] and under `max_rss`, the memory
+/// limit (`--max-memory`).
+fn directions_side_by_side(may_rf_rows: usize, resident: u64, max_rss: Option<u64>) -> bool {
+    let both = 2 * DIRECTION_BYTES_PER_MAY_RF * may_rf_rows as u64;
+    let cap = max_rss.map_or(SIDE_BY_SIDE_MEMORY, |m| m.min(SIDE_BY_SIDE_MEMORY));
+    resident.saturating_add(both) <= cap
+}
 
 /// Fill a generated diff program's input for one direction: relations
 /// `old_*` from the version the direction reads first, `new_*` from the
@@ -460,7 +474,11 @@ pub fn sync_diff(
             lmap: &lmap,
             // rank 1 compares the parts, never the lists
             directions_in_parallel: rank == 1
-                || out.old_stats.may_rf + out.new_stats.may_rf <= PARALLEL_DIRECTIONS_MAX_RF,
+                || directions_side_by_side(
+                    out.old_stats.may_rf + out.new_stats.may_rf,
+                    crate::budget::current_rss().unwrap_or(0),
+                    budget.limits().max_rss,
+                ),
         };
         let mut r = eval(rank, opts, &versions, keep_layers);
         if rank == 1 {
@@ -530,4 +548,41 @@ pub fn sync_diff(
     out.differences.sort();
     out.through_changes.sort();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The directions run side by side only while the resident memory and
+    /// both directions' estimate fit under 4 GiB and the memory limit; a
+    /// list too large runs them one after the other.
+    #[test]
+    fn directions_run_side_by_side_only_when_both_fit() {
+        let gib: u64 = 1 << 30;
+        // the 50 KLoC pair: 8.05 M rows, 1.43 GB resident before rank 2
+        assert!(directions_side_by_side(8_050_000, 1_430_000_000, None));
+        // twice its rows do not fit in the default 4 GiB
+        assert!(!directions_side_by_side(16_100_000, 1_430_000_000, None));
+        // a smaller limit moves the 50 KLoC pair to one after the other
+        assert!(!directions_side_by_side(
+            8_050_000,
+            1_430_000_000,
+            Some(3 * gib)
+        ));
+        // a larger one (the default: 3/4 of the machine) changes nothing
+        assert!(directions_side_by_side(
+            8_050_000,
+            1_430_000_000,
+            Some(18 * gib)
+        ));
+        assert!(!directions_side_by_side(
+            16_100_000,
+            1_430_000_000,
+            Some(18 * gib)
+        ));
+        // already over the cap: never side by side
+        assert!(!directions_side_by_side(0, 5 * gib, None));
+        assert!(directions_side_by_side(0, 0, None));
+    }
 }
