@@ -241,9 +241,11 @@ struct Versions<'a> {
 /// Memory one direction of a rank-2 or rank-3 diff program takes, per
 /// MayRf row of both versions: each direction indexes both lists and the
 /// edges they keep. Measured at 50 KLoC (8.05 million rows, rank 2 side
-/// by side): 3.54 GB at the peak from 1.43 GB before the rank, about 131
-/// bytes per row and direction (docs/results/2026-12-06.md); with a margin.
-const DIRECTION_BYTES_PER_MAY_RF: u64 = 150;
+/// by side): 3.36 GB at the peak from 1.45 GB before the rank, about 119
+/// bytes per row and direction (docs/results/2026-12-06.md); with a
+/// margin. The resident size it is added to counts memory the allocator
+/// keeps after earlier phases, so the sum errs high.
+const DIRECTION_BYTES_PER_MAY_RF: u64 = 130;
 
 /// The memory the two directions of ranks 2 and 3 may take together: they
 /// run side by side (one core each) only while the estimate says the peak
