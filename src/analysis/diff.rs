@@ -154,6 +154,21 @@ fn rank1_side(engine: Engine, facts: &FactSet, keep_layers: bool, count_hb: bool
     })
 }
 
+/// Each version's rank-1 side (its `sync1_core` run), which needs neither
+/// the other version nor how the two match: a caller may compute it while
+/// the versions are matched ([`sync_diff_with`]).
+pub struct Rank1Layers([Rank1Side; 2]);
+
+/// Both versions' rank-1 sides, one core each, for the diff `opts` asks.
+pub fn rank1_layers(old: &FactSet, new: &FactSet, opts: &DiffOptions) -> Rank1Layers {
+    // ranks 2 and 3 carry in the layers rank 1 derived
+    let keep_layers = opts.max_rank.clamp(1, 3) >= 2;
+    let sides = crate::parallel::map(&[old, new], |&facts| {
+        rank1_side(opts.engine, facts, keep_layers, opts.counts)
+    });
+    Rank1Layers(sides.try_into().ok().expect("two versions"))
+}
+
 fn pairs(rows: Vec<(u32, u32)>) -> Vec<RfTuple> {
     rows.into_iter().map(|e| vec![e]).collect()
 }
@@ -345,19 +360,19 @@ macro_rules! eval_rank {
     };
 }
 
-/// Run rank `rank`'s program. Rank 1 runs each version's `sync1_core` (and
-/// keeps its outputs in the result's `layers` when `keep_layers`); ranks 2
-/// and 3 carry in the layers rank 1 derived (`versions.layers`).
-fn eval(rank: u32, opts: &DiffOptions, versions: &Versions, keep_layers: bool) -> RankOutput {
-    let (engine, count_hb) = (opts.engine, opts.counts);
+/// Run rank `rank`'s program. Rank 1 compares the versions' rank-1 sides
+/// (`rank1`, whose layers its result keeps for the ranks after it); ranks
+/// 2 and 3 carry in the layers rank 1 derived (`versions.layers`).
+fn eval(
+    rank: u32,
+    opts: &DiffOptions,
+    versions: &Versions,
+    rank1: Option<Rank1Layers>,
+) -> RankOutput {
+    let engine = opts.engine;
     match rank {
         1 => {
-            // Each version's layers (sync1_core) are independent of the other's:
-            // one core each; the diff rules then read both MayRf.
-            let sides = crate::parallel::map(&versions.facts, |&facts| {
-                rank1_side(engine, facts, keep_layers, count_hb)
-            });
-            let [o1, n1]: [Rank1Side; 2] = sides.try_into().ok().expect("two versions");
+            let Rank1Layers([o1, n1]) = rank1.expect("rank 1 reads both versions' sides");
             let may_rf_count = [o1.rf.may_rf_count(), n1.rf.may_rf_count()];
             let rf = [&o1.rf, &n1.rf];
             let no_layers: [Option<LayerRows>; 2] = [None, None];
@@ -444,6 +459,20 @@ pub fn sync_diff(
     opts: &DiffOptions,
     budget: &Budget,
 ) -> Result<SyncDiff> {
+    sync_diff_with(old, new, m, opts, budget, None)
+}
+
+/// [`sync_diff`], with the versions' rank-1 sides already computed
+/// ([`rank1_layers`] for the same `opts`), or computed in rank 1's phase
+/// when `None`.
+pub fn sync_diff_with(
+    old: &FactSet,
+    new: &FactSet,
+    m: &VersionMatch,
+    opts: &DiffOptions,
+    budget: &Budget,
+    mut rank1: Option<Rank1Layers>,
+) -> Result<SyncDiff> {
     let mut out = SyncDiff::default();
     let max_rank = opts.max_rank.clamp(1, 3);
     // each version's sync1_core outputs, from rank 1 for the ranks after
@@ -455,7 +484,9 @@ pub fn sync_diff(
     let lmap = location_map(old, new);
     for rank in 1..=max_rank {
         budget.phase(&format!("rules rank {rank} (both versions)"))?;
-        let keep_layers = max_rank >= 2;
+        if rank == 1 && rank1.is_none() {
+            rank1 = Some(rank1_layers(old, new, opts));
+        }
         if rank == 2 {
             // ranks 2 and 3 join MayRf edges: list them now, on the
             // parts rank 1 derived (each version on its own core)
@@ -482,7 +513,7 @@ pub fn sync_diff(
                     budget.limits().max_rss,
                 ),
         };
-        let mut r = eval(rank, opts, &versions, keep_layers);
+        let mut r = eval(rank, opts, &versions, rank1.take());
         if rank == 1 {
             layers = std::mem::take(&mut r.layers);
         }

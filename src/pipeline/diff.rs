@@ -1,8 +1,8 @@
 //! `concord diff`: synchronisation (read-from, ranks 1-3) and lock-order
 //! differences between two versions.
 
-use super::{load_pair, Answer, Event, Events, LoadedPair, VersionPair};
-use crate::analysis::diff::{sync_diff, DiffOptions, SyncDiff};
+use super::{load_pair, load_pair_beside, Answer, Event, Events, LoadedPair, VersionPair};
+use crate::analysis::diff::{rank1_layers, sync_diff_with, DiffOptions, SyncDiff};
 use crate::analysis::diff_reference::sync_diff_reference;
 use crate::analysis::lockorder::{lock_order_diff, LockOrderDiff};
 use crate::budget::Budget;
@@ -64,7 +64,24 @@ impl DiffOutcome {
 pub fn diff(req: &DiffRequest, budget: &Budget, events: Events<'_>) -> Result<DiffOutcome> {
     // the diff's rules and code read no dependence or access relation of
     // change impact: neither version extracts them
-    let pair = load_pair(&req.versions, NOT_READ_BY_DIFF, budget, events)?;
+    let (pair, rank1) = if req.reference {
+        (
+            load_pair(&req.versions, NOT_READ_BY_DIFF, budget, events)?,
+            None,
+        )
+    } else {
+        // each version's rank-1 rules need only that version: they run
+        // while the two are matched
+        let (pair, rank1) = load_pair_beside(
+            &req.versions,
+            NOT_READ_BY_DIFF,
+            budget,
+            events,
+            "match versions, rank-1 layers",
+            |old, new| rank1_layers(&old.facts, &new.facts, &req.options),
+        )?;
+        (pair, Some(rank1))
+    };
     events(Event::Comparing {
         old: pair.old.label.clone(),
         new: pair.new.label.clone(),
@@ -73,7 +90,7 @@ pub fn diff(req: &DiffRequest, budget: &Budget, events: Events<'_>) -> Result<Di
     let sync = if req.reference {
         sync_diff_reference(old, new, &pair.matching, &req.options, budget)?
     } else {
-        sync_diff(old, new, &pair.matching, &req.options, budget)?
+        sync_diff_with(old, new, &pair.matching, &req.options, budget, rank1)?
     };
     budget.phase("lock order")?;
     let locks = lock_order_diff(old, &sync.old_lock_order, new, &sync.new_lock_order);

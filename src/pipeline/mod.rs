@@ -185,6 +185,22 @@ fn load_pair(
     budget: &Budget,
     events: Events<'_>,
 ) -> Result<LoadedPair> {
+    let (loaded, ()) = load_pair_beside(pair, omit, budget, events, "match versions", |_, _| ())?;
+    Ok(loaded)
+}
+
+/// [`load_pair`], running `beside` on the loaded versions while they are
+/// matched (on another core; `phase` names the two together): work that
+/// needs each version but not how they match, such as a diff's rank-1
+/// layers, need not wait for the matching.
+fn load_pair_beside<T: Send>(
+    pair: &VersionPair,
+    omit: &'static [&'static str],
+    budget: &Budget,
+    events: Events<'_>,
+    phase: &str,
+    beside: impl FnOnce(&LoadedVersion, &LoadedVersion) -> T + Send,
+) -> Result<(LoadedPair, T)> {
     budget.phase("load both versions")?;
     let extract = ExtractOptions {
         omit,
@@ -193,16 +209,23 @@ fn load_pair(
     let (old, new) = crate::load::load_both(&pair.old, &pair.new, &extract)?;
     warn_unresolved(&old.warnings, events);
     warn_unresolved(&new.warnings, events);
-    budget.phase("match versions")?;
-    let matching = crate::load::match_loaded(&old, &new);
-    let unseen = unseen(&old, &new, &matching);
+    budget.phase(phase)?;
+    let ((matching, unseen), beside) = crate::parallel::join(
+        || {
+            let matching = crate::load::match_loaded(&old, &new);
+            let unseen = unseen(&old, &new, &matching);
+            (matching, unseen)
+        },
+        || beside(&old, &new),
+    );
     budget.end_phase();
-    Ok(LoadedPair {
+    let loaded = LoadedPair {
         old,
         new,
         matching,
         unseen,
-    })
+    };
+    Ok((loaded, beside))
 }
 
 #[cfg(test)]
