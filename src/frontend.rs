@@ -6,7 +6,12 @@
 //! process on IR it cannot read, so this early check is what lets us turn a
 //! newer LLVM's bitcode into a clear error. No shell is ever involved.
 
+mod llvm_c;
+
+pub use llvm_c::{Layout, LlvmView};
+
 use crate::error::{ConcordError, Result};
+use llvm_c::LlvmModule;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -80,6 +85,10 @@ pub struct Program {
     /// program lives: extraction reads its debug information (struct
     /// member names, `facts::extract::names`), which llvm-ir does not model.
     pub bitcode: PathBuf,
+    /// That debug information and the struct layouts, when they were read
+    /// as the module was normalised (C sources and builds, which concord
+    /// compiles itself); otherwise read from `bitcode` when needed.
+    pub llvm_view: Option<LlvmView>,
     _work: tempfile::TempDir,
 }
 
@@ -136,11 +145,14 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
         InputKind::LlvmText | InputKind::Bitcode | InputKind::Build => path.to_path_buf(),
     };
     let normalized = work.path().join("normalized.bc");
-    // Our own clang-14 output cannot come from a newer LLVM: only a user's
-    // `.ll`/`.bc` is checked for that.
-    let users_ir = kind != InputKind::C;
-    run_mem2reg(path, &ir_input, &normalized, users_ir)?;
-    let module = read_bitcode(path, &normalized)?;
+    let (module, llvm_view) = if kind == InputKind::C {
+        normalize_own(path, &ir_input, &normalized)?
+    } else {
+        // a user's `.ll`/`.bc` goes through opt-14, whose errors tell a
+        // newer LLVM's output apart from garbage
+        run_mem2reg(path, &ir_input, &normalized, true)?;
+        (read_bitcode(path, &normalized)?, None)
+    };
     Ok(Program {
         module,
         input: path.to_path_buf(),
@@ -148,6 +160,7 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
         input_sha256,
         units: Vec::new(),
         bitcode: normalized,
+        llvm_view,
         _work: work,
     })
 }
@@ -211,8 +224,7 @@ pub fn load_units(
     let linked = work.path().join("linked.bc");
     link(input, &bitcode, &linked)?;
     let normalized = work.path().join("normalized.bc");
-    run_mem2reg(input, &linked, &normalized, false)?;
-    let module = read_bitcode(input, &normalized)?;
+    let (module, llvm_view) = normalize_own(input, &linked, &normalized)?;
     if module.get_func_by_name("main").is_none() {
         return Err(ConcordError::NoMain {
             path: input.to_path_buf(),
@@ -225,8 +237,48 @@ pub fn load_units(
         input_sha256: format!("{:x}", hasher.finalize()),
         units: units.into_iter().map(|u| u.file).collect(),
         bitcode: normalized,
+        llvm_view,
         _work: work,
     })
+}
+
+/// Normalise bitcode concord's own clang-14 produced (it cannot come from a
+/// newer LLVM): promote it to SSA in this process, write it to `out`, read
+/// it with llvm-ir, and keep LLVM's view of it (struct layouts, debug
+/// information) from the same parse. Bitcode LLVM cannot parse here goes
+/// through opt-14 instead, whose message says what is wrong.
+fn normalize_own(
+    user_path: &Path,
+    input: &Path,
+    out: &Path,
+) -> Result<(llvm_ir::Module, Option<LlvmView>)> {
+    let Some(mut llvm) = LlvmModule::parse(input) else {
+        run_mem2reg(user_path, input, out, false)?;
+        return Ok((read_bitcode(user_path, out)?, None));
+    };
+    llvm.promote_to_ssa();
+    if !llvm.write(out) {
+        return Err(ConcordError::Internal(format!(
+            "cannot write the normalised bitcode {}",
+            out.display()
+        )));
+    }
+    let module = read_bitcode(user_path, out)?;
+    let names: Vec<String> = module.types.all_struct_names().cloned().collect();
+    let view = llvm.view(&names);
+    Ok((module, Some(view)))
+}
+
+/// LLVM's view of a program (struct layouts, debug information): the one
+/// read as it was normalised, or read again from its bitcode; `None` when
+/// LLVM cannot read that.
+pub fn llvm_view(program: &Program) -> Option<std::borrow::Cow<'_, LlvmView>> {
+    if let Some(view) = &program.llvm_view {
+        return Some(std::borrow::Cow::Borrowed(view));
+    }
+    let names: Vec<String> = program.module.types.all_struct_names().cloned().collect();
+    let llvm = LlvmModule::parse(&program.bitcode)?;
+    Some(std::borrow::Cow::Owned(llvm.view(&names)))
 }
 
 pub fn llvm_link_path() -> Result<PathBuf> {

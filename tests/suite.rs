@@ -24,6 +24,7 @@ mod dot_limits;
 mod extract_pointers;
 mod extract_semantics;
 mod file_lists;
+mod frontend_ssa;
 mod fuzz_inputs;
 mod golden_facts;
 mod help;

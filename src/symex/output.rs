@@ -249,7 +249,7 @@ pub fn replay(m: &llvm_ir::Module, tc: &Finding, loop_bound: u32) -> Result<Repl
 /// The C names of `program`'s struct types, from its debug information
 /// (empty without it), for traces to name fields by.
 pub fn member_names(program: &Program) -> Arc<MemberNames> {
-    let debug = DebugTypes::read(&program.bitcode, &program.module);
+    let debug = DebugTypes::of(program);
     let structs = debug
         .structs()
         .map(|(ir_name, s)| (ir_name.clone(), (s.c_name.clone(), s.fields.clone())))

@@ -618,7 +618,7 @@ fn fact_set(
     rows: Rows,
 ) -> FactSet {
     let omitted = rows.omitted;
-    let debug = names::DebugTypes::read(&program.bitcode, &program.module);
+    let debug = names::DebugTypes::of(program);
     let correlated = |c: LocId| {
         corr.shape(c)
             .map(|shape| correlation::display(&program.module, &debug, shape))

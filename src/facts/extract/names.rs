@@ -5,9 +5,10 @@
 //! than `pool.0`), and heap objects by type and allocation site
 //! (`struct pool @ pigz.c:1402` rather than `heap@1402`).
 //!
-//! The debug information is not in llvm-ir's model, so [`DebugTypes::read`]
-//! loads the bitcode once more through the LLVM C API: LLVM gives each IR
-//! struct's field offsets and the module's metadata as text, whose
+//! The debug information is not in llvm-ir's model, so [`DebugTypes::of`]
+//! takes it from the LLVM C API (`frontend::LlvmView`, read as the module
+//! was normalised): LLVM gives each IR struct's field offsets and the
+//! module's metadata as text, whose
 //! `DICompositeType` members are matched to the IR fields by bit offset.
 //! Anything that does not match (padding, a type without debug
 //! information) keeps its field number, so a name is never a guess.
@@ -43,26 +44,14 @@ pub struct StructNames {
     pub fields: Vec<Option<String>>,
 }
 
-/// What LLVM says about one IR struct type.
-#[derive(Debug, Clone, Default)]
-pub struct Layout {
-    /// Byte offset of each element.
-    pub offsets: Vec<u64>,
-    /// Size in bits of each element.
-    pub bits: Vec<u64>,
-    /// The IR struct name of each element that is a named struct.
-    pub elem_struct: Vec<Option<String>>,
-    /// ABI size in bytes.
-    pub size: u64,
-}
+pub use crate::frontend::Layout;
 
 impl DebugTypes {
-    /// Read the struct names of a bitcode file; empty when it has no debug
+    /// The struct names of a program; empty when it has no debug
     /// information or LLVM cannot read it (names then keep field numbers).
-    pub fn read(bitcode: &Path, module: &Module) -> DebugTypes {
-        let names: Vec<String> = module.types.all_struct_names().cloned().collect();
-        match llvm::layouts_and_text(bitcode, &names) {
-            Some((layouts, text)) => DebugTypes::from_parts(&layouts, &text),
+    pub fn of(program: &crate::frontend::Program) -> DebugTypes {
+        match crate::frontend::llvm_view(program) {
+            Some(view) => DebugTypes::from_parts(&view.layouts, &view.metadata),
             None => DebugTypes::default(),
         }
     }
@@ -646,8 +635,6 @@ fn disambiguate(names: &mut [NameInfo], cells: &[(u32, LocId)], namer: &Namer<'_
 }
 
 mod di;
-
-mod llvm;
 
 #[cfg(test)]
 mod tests {
