@@ -3,7 +3,7 @@
 //   0: stmt_thread, stmt_caller, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_cyclic, po_scc_next, po_chain, po_chain_before, dom_parent, dom_path, dom_path_above, dom_near_store, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, sync_dropped, sync_unmodelled, shared_read, shared_write, mem_read, mem_write, access_no_target, def_use, control_dep, assert_site, call_arg, external_callback, fork_call, inline_asm, library_memory, join_unmatched, thread_bound, call_cut, thread_end_call, callback_escape, po_scc_reach, po_chain_reached, po_loop, dom, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_guard_dom, hb_join_early, hb_create_edge, hb_always, hb_post_edge, hb_pre_loop_dom, rf_covered_store, rf_covered_load, rf_write_in, rf_read_in, rf_pair_local
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge, hb_pre_hub, hb_pre_hub_path
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_edge, hb_pre_hub_creates, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max, rf_cross_out
 //   6: rf_may_local, rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
@@ -331,9 +331,9 @@ use super::rulec_u32;
     relation hb_pre_in_thread(u32, u32);
     relation hb_pre_thread_creates(u32, u32);
     relation hb_pre_thread_edge(u32, u32);
-    relation hb_pre_hub_creates(u32, u32);
     relation hb_pre_hub_path(u32, u32, u32);
     relation hb_pre_hub_edge(u32, u32);
+    relation hb_pre_hub_creates(u32, u32);
     // po_scc_reach(C, D) :- po_chain(C, H, P), po_chain_before(D, H, Q), P <= Q.
     po_scc_reach(v_c, v_d) <-- po_chain(v_c, v_h, v_p), po_chain_before(v_d, v_h, v_q), if rulec_u32(v_p) <= rulec_u32(v_q);
     // po_chain_reached(C, H) :- po_chain_before(C, H, _).
@@ -518,20 +518,20 @@ use super::rulec_u32;
     hb_pre_thread_creates(v_t0, v_t) <-- hb_pre_in_thread(v_t0, v_c), thread_create(v_c, _w0, v_t);
     // hb_pre_thread_edge(T, H) :- hb_pre_in_thread(T, X), hb_pre_edge(X, H).
     hb_pre_thread_edge(v_t, v_h) <-- hb_pre_in_thread(v_t, v_x), hb_pre_edge(v_x, v_h);
-    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), dom(H, C).
-    hb_pre_hub_creates(v_h, v_t) <-- thread_create(v_c, _w0, v_t), hb_pre_hub(v_h), dom(v_h, v_c);
-    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), hb_always(H), hb_must(H, C), stmt_thread(H, Inl10T), stmt_thread(C, Inl10T).
-    hb_pre_hub_creates(v_h, v_t) <-- thread_create(v_c, _w0, v_t), hb_pre_hub(v_h), hb_always(v_h), hb_must(v_h, v_c), stmt_thread(v_h, v_inl10_t), stmt_thread(v_c, v_inl10_t);
-    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), hb_pre_loop_dom(H, Inl11A), hb_must(Inl11A, C), stmt_thread(Inl11A, Inl11T), stmt_thread(C, Inl11T).
-    hb_pre_hub_creates(v_h, v_t) <-- thread_create(v_c, _w0, v_t), hb_pre_hub(v_h), hb_pre_loop_dom(v_h, v_inl11_a), hb_must(v_inl11_a, v_c), stmt_thread(v_inl11_a, v_inl11_t), stmt_thread(v_c, v_inl11_t);
     // hb_pre_hub_path(Path, P, H0) :- hb_pre_hub(H0), dom_path(H0, Path, P).
     hb_pre_hub_path(v_path, v_p, v_h0) <-- hb_pre_hub(v_h0), dom_path(v_h0, v_path, v_p);
     // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), dom_path_above(X, Path, Q), hb_pre_hub_path(Path, P, H0), P <= Q.
     hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_edge(v_x, v_h), dom_path_above(v_x, v_path, v_q), hb_pre_hub_path(v_path, v_p, v_h0), if rulec_u32(v_p) <= rulec_u32(v_q);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl12T), stmt_thread(X, Inl12T), hb_pre_edge(X, H).
-    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_hub(v_h0), hb_always(v_h0), hb_must(v_h0, v_x), stmt_thread(v_h0, v_inl12_t), stmt_thread(v_x, v_inl12_t), hb_pre_edge(v_x, v_h);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl13A), hb_must(Inl13A, X), stmt_thread(Inl13A, Inl13T), stmt_thread(X, Inl13T), hb_pre_edge(X, H).
-    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_hub(v_h0), hb_pre_loop_dom(v_h0, v_inl13_a), hb_must(v_inl13_a, v_x), stmt_thread(v_inl13_a, v_inl13_t), stmt_thread(v_x, v_inl13_t), hb_pre_edge(v_x, v_h);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl8T), stmt_thread(X, Inl8T), hb_pre_edge(X, H).
+    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_hub(v_h0), hb_always(v_h0), hb_must(v_h0, v_x), stmt_thread(v_h0, v_inl8_t), stmt_thread(v_x, v_inl8_t), hb_pre_edge(v_x, v_h);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl9A), hb_must(Inl9A, X), stmt_thread(Inl9A, Inl9T), stmt_thread(X, Inl9T), hb_pre_edge(X, H).
+    hb_pre_hub_edge(v_h0, v_h) <-- hb_pre_hub(v_h0), hb_pre_loop_dom(v_h0, v_inl9_a), hb_must(v_inl9_a, v_x), stmt_thread(v_inl9_a, v_inl9_t), stmt_thread(v_x, v_inl9_t), hb_pre_edge(v_x, v_h);
+    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), dom_path_above(C, Path, Q), hb_pre_hub_path(Path, P, H), P <= Q.
+    hb_pre_hub_creates(v_h, v_t) <-- thread_create(v_c, _w0, v_t), dom_path_above(v_c, v_path, v_q), hb_pre_hub_path(v_path, v_p, v_h), if rulec_u32(v_p) <= rulec_u32(v_q);
+    // hb_pre_hub_creates(H, T) :- hb_pre_hub(H), hb_always(H), hb_must(H, C), stmt_thread(H, Inl10T), stmt_thread(C, Inl10T), thread_create(C, _, T).
+    hb_pre_hub_creates(v_h, v_t) <-- hb_pre_hub(v_h), hb_always(v_h), hb_must(v_h, v_c), stmt_thread(v_h, v_inl10_t), stmt_thread(v_c, v_inl10_t), thread_create(v_c, _w0, v_t);
+    // hb_pre_hub_creates(H, T) :- hb_pre_hub(H), hb_pre_loop_dom(H, Inl11A), hb_must(Inl11A, C), stmt_thread(Inl11A, Inl11T), stmt_thread(C, Inl11T), thread_create(C, _, T).
+    hb_pre_hub_creates(v_h, v_t) <-- hb_pre_hub(v_h), hb_pre_loop_dom(v_h, v_inl11_a), hb_must(v_inl11_a, v_c), stmt_thread(v_inl11_a, v_inl11_t), stmt_thread(v_c, v_inl11_t), thread_create(v_c, _w0, v_t);
 }
 }
 
@@ -564,8 +564,8 @@ use super::rulec_u32;
     relation hb_pre_in_thread(u32, u32);
     relation hb_pre_thread_creates(u32, u32);
     relation hb_pre_thread_edge(u32, u32);
-    relation hb_pre_hub_creates(u32, u32);
     relation hb_pre_hub_edge(u32, u32);
+    relation hb_pre_hub_creates(u32, u32);
     relation hb_pre_thread(u32, u32);
     relation hb_pre_to_hub(u32, u32);
     relation hb_pre(u32, u32);
@@ -600,10 +600,10 @@ use super::rulec_u32;
     hb_pre_thread(v_c, v_t) <-- thread_create(v_c, _w0, v_t);
     // hb_pre_thread(A, T) :- thread_create(C, _, T), dom(A, C).
     hb_pre_thread(v_a, v_t) <-- thread_create(v_c, _w0, v_t), dom(v_a, v_c);
-    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(A, C), hb_always(A), stmt_thread(A, Inl16T), stmt_thread(C, Inl16T).
-    hb_pre_thread(v_a, v_t) <-- thread_create(v_c, _w0, v_t), hb_must(v_a, v_c), hb_always(v_a), stmt_thread(v_a, v_inl16_t), stmt_thread(v_c, v_inl16_t);
-    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(Inl17A, C), hb_pre_loop_dom(A, Inl17A), stmt_thread(Inl17A, Inl17T), stmt_thread(C, Inl17T).
-    hb_pre_thread(v_a, v_t) <-- thread_create(v_c, _w0, v_t), hb_must(v_inl17_a, v_c), hb_pre_loop_dom(v_a, v_inl17_a), stmt_thread(v_inl17_a, v_inl17_t), stmt_thread(v_c, v_inl17_t);
+    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(A, C), hb_always(A), stmt_thread(A, Inl14T), stmt_thread(C, Inl14T).
+    hb_pre_thread(v_a, v_t) <-- thread_create(v_c, _w0, v_t), hb_must(v_a, v_c), hb_always(v_a), stmt_thread(v_a, v_inl14_t), stmt_thread(v_c, v_inl14_t);
+    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(Inl15A, C), hb_pre_loop_dom(A, Inl15A), stmt_thread(Inl15A, Inl15T), stmt_thread(C, Inl15T).
+    hb_pre_thread(v_a, v_t) <-- thread_create(v_c, _w0, v_t), hb_must(v_inl15_a, v_c), hb_pre_loop_dom(v_a, v_inl15_a), stmt_thread(v_inl15_a, v_inl15_t), stmt_thread(v_c, v_inl15_t);
     // hb_pre_thread(A, T) :- hb_pre_thread(A, T0), hb_pre_thread_creates(T0, T).
     hb_pre_thread(v_a, v_t) <-- hb_pre_thread(v_a, v_t0), hb_pre_thread_creates(v_t0, v_t);
     // hb_pre_thread(A, T) :- hb_pre_to_hub(A, C), thread_create(C, _, T).
@@ -614,10 +614,10 @@ use super::rulec_u32;
     hb_pre_to_hub(v_x, v_h) <-- hb_pre_edge(v_x, v_h);
     // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), dom(A, X).
     hb_pre_to_hub(v_a, v_h) <-- hb_pre_edge(v_x, v_h), dom(v_a, v_x);
-    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(A, X), hb_always(A), stmt_thread(A, Inl20T), stmt_thread(X, Inl20T).
-    hb_pre_to_hub(v_a, v_h) <-- hb_pre_edge(v_x, v_h), hb_must(v_a, v_x), hb_always(v_a), stmt_thread(v_a, v_inl20_t), stmt_thread(v_x, v_inl20_t);
-    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(Inl21A, X), hb_pre_loop_dom(A, Inl21A), stmt_thread(Inl21A, Inl21T), stmt_thread(X, Inl21T).
-    hb_pre_to_hub(v_a, v_h) <-- hb_pre_edge(v_x, v_h), hb_must(v_inl21_a, v_x), hb_pre_loop_dom(v_a, v_inl21_a), stmt_thread(v_inl21_a, v_inl21_t), stmt_thread(v_x, v_inl21_t);
+    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(A, X), hb_always(A), stmt_thread(A, Inl18T), stmt_thread(X, Inl18T).
+    hb_pre_to_hub(v_a, v_h) <-- hb_pre_edge(v_x, v_h), hb_must(v_a, v_x), hb_always(v_a), stmt_thread(v_a, v_inl18_t), stmt_thread(v_x, v_inl18_t);
+    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(Inl19A, X), hb_pre_loop_dom(A, Inl19A), stmt_thread(Inl19A, Inl19T), stmt_thread(X, Inl19T).
+    hb_pre_to_hub(v_a, v_h) <-- hb_pre_edge(v_x, v_h), hb_must(v_inl19_a, v_x), hb_pre_loop_dom(v_a, v_inl19_a), stmt_thread(v_inl19_a, v_inl19_t), stmt_thread(v_x, v_inl19_t);
     // hb_pre_to_hub(A, H) :- hb_pre_thread(A, T), hb_pre_thread_edge(T, H).
     hb_pre_to_hub(v_a, v_h) <-- hb_pre_thread(v_a, v_t), hb_pre_thread_edge(v_t, v_h);
     // hb_pre_to_hub(A, H) :- hb_pre_to_hub(A, X), hb_pre_edge(X, H).
@@ -626,20 +626,20 @@ use super::rulec_u32;
     hb_pre_to_hub(v_a, v_h) <-- hb_pre_to_hub(v_a, v_h0), hb_pre_hub_edge(v_h0, v_h);
     // hb_pre(A, B) :- dom(A, B).
     hb_pre(v_a, v_b) <-- dom(v_a, v_b);
-    // hb_pre(A, B) :- hb_always(A), hb_must(A, B), stmt_thread(A, Inl24T), stmt_thread(B, Inl24T).
-    hb_pre(v_a, v_b) <-- hb_always(v_a), hb_must(v_a, v_b), stmt_thread(v_a, v_inl24_t), stmt_thread(v_b, v_inl24_t);
-    // hb_pre(A, B) :- hb_pre_loop_dom(A, Inl25A), hb_must(Inl25A, B), stmt_thread(Inl25A, Inl25T), stmt_thread(B, Inl25T).
-    hb_pre(v_a, v_b) <-- hb_pre_loop_dom(v_a, v_inl25_a), hb_must(v_inl25_a, v_b), stmt_thread(v_inl25_a, v_inl25_t), stmt_thread(v_b, v_inl25_t);
+    // hb_pre(A, B) :- hb_always(A), hb_must(A, B), stmt_thread(A, Inl22T), stmt_thread(B, Inl22T).
+    hb_pre(v_a, v_b) <-- hb_always(v_a), hb_must(v_a, v_b), stmt_thread(v_a, v_inl22_t), stmt_thread(v_b, v_inl22_t);
+    // hb_pre(A, B) :- hb_pre_loop_dom(A, Inl23A), hb_must(Inl23A, B), stmt_thread(Inl23A, Inl23T), stmt_thread(B, Inl23T).
+    hb_pre(v_a, v_b) <-- hb_pre_loop_dom(v_a, v_inl23_a), hb_must(v_inl23_a, v_b), stmt_thread(v_inl23_a, v_inl23_t), stmt_thread(v_b, v_inl23_t);
     // hb_pre(A, B) :- hb_pre_thread(A, T), hb_pre_in_thread(T, B).
     hb_pre(v_a, v_b) <-- hb_pre_thread(v_a, v_t), hb_pre_in_thread(v_t, v_b);
     // hb_pre(A, B) :- hb_pre_to_hub(A, B).
     hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_b);
     // hb_pre(A, B) :- hb_pre_to_hub(A, H), dom(H, B).
     hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_h), dom(v_h, v_b);
-    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_always(H), hb_must(H, B), stmt_thread(H, Inl28T), stmt_thread(B, Inl28T).
-    hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_h), hb_always(v_h), hb_must(v_h, v_b), stmt_thread(v_h, v_inl28_t), stmt_thread(v_b, v_inl28_t);
-    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_pre_loop_dom(H, Inl29A), hb_must(Inl29A, B), stmt_thread(Inl29A, Inl29T), stmt_thread(B, Inl29T).
-    hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_h), hb_pre_loop_dom(v_h, v_inl29_a), hb_must(v_inl29_a, v_b), stmt_thread(v_inl29_a, v_inl29_t), stmt_thread(v_b, v_inl29_t);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_always(H), hb_must(H, B), stmt_thread(H, Inl26T), stmt_thread(B, Inl26T).
+    hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_h), hb_always(v_h), hb_must(v_h, v_b), stmt_thread(v_h, v_inl26_t), stmt_thread(v_b, v_inl26_t);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_pre_loop_dom(H, Inl27A), hb_must(Inl27A, B), stmt_thread(Inl27A, Inl27T), stmt_thread(B, Inl27T).
+    hb_pre(v_a, v_b) <-- hb_pre_to_hub(v_a, v_h), hb_pre_loop_dom(v_h, v_inl27_a), hb_must(v_inl27_a, v_b), stmt_thread(v_inl27_a, v_inl27_t), stmt_thread(v_b, v_inl27_t);
     // hb_may(A, B) :- hb_must(A, B).
     hb_may(v_a, v_b) <-- hb_must(v_a, v_b);
     // hb_may(A, B) :- po_scc(A, C1), po_scc_reach(C1, C2), po_scc(B, C2).
@@ -714,16 +714,16 @@ use super::rulec_u32;
     rf_no(v_w1, v_r) <-- rf_kill_post_min(v_w1, v_w2, v_v), shared_read(v_r, v_v), hb_must(v_w2, v_r);
     // rf_no(W1, R) :- rf_kill_pre_max(W2, R, V), rf_overwrites(W1, W2, V).
     rf_no(v_w1, v_r) <-- rf_kill_pre_max(v_w2, v_r, v_v), rf_overwrites(v_w1, v_w2, v_v);
-    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_write_in(W, Inl31V, Inl31T1), rf_read_in(R, Inl31V, Inl31T2), Inl31T1 != Inl31T2, !rf_rev_must(R, W).
-    rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_v, v_m), diff_critical_section(v_w, v_r, v_m), !rf_rev_must(v_r, v_w), shared_write(v_w, v_v), rf_write_in(v_w, v_inl31_v, v_inl31_t1), rf_read_in(v_r, v_inl31_v, v_inl31_t2), if rulec_u32(v_inl31_t1) != rulec_u32(v_inl31_t2);
+    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_write_in(W, Inl29V, Inl29T1), rf_read_in(R, Inl29V, Inl29T2), Inl29T1 != Inl29T2, !rf_rev_must(R, W).
+    rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_v, v_m), diff_critical_section(v_w, v_r, v_m), !rf_rev_must(v_r, v_w), shared_write(v_w, v_v), rf_write_in(v_w, v_inl29_v, v_inl29_t1), rf_read_in(v_r, v_inl29_v, v_inl29_t2), if rulec_u32(v_inl29_t1) != rulec_u32(v_inl29_t2);
     // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_ordered_may(W, R).
     rf_no(v_w, v_r) <-- rf_covered_load(v_r, v_v, v_m), diff_critical_section(v_w, v_r, v_m), shared_write(v_w, v_v), rf_ordered_may(v_w, v_r);
     // rf_no(W, R) :- rf_covered_store(W, V, M), diff_critical_section(W, R, M), shared_read(R, V).
     rf_no(v_w, v_r) <-- rf_covered_store(v_w, v_v, v_m), diff_critical_section(v_w, v_r, v_m), shared_read(v_r, v_v);
     // rf_may_local(W, R) :- rf_pair_local(W, R), rf_ordered_may(W, R), !rf_no(W, R).
     rf_may_local(v_w, v_r) <-- rf_pair_local(v_w, v_r), !rf_no(v_w, v_r), rf_ordered_may(v_w, v_r);
-    // rf_cross_out(W, R) :- rf_no(W, R), rf_write_in(W, Inl33V, Inl33T1), rf_read_in(R, Inl33V, Inl33T2), Inl33T1 != Inl33T2.
-    rf_cross_out(v_w, v_r) <-- rf_no(v_w, v_r), rf_write_in(v_w, v_inl33_v, v_inl33_t1), rf_read_in(v_r, v_inl33_v, v_inl33_t2), if rulec_u32(v_inl33_t1) != rulec_u32(v_inl33_t2);
+    // rf_cross_out(W, R) :- rf_no(W, R), rf_write_in(W, Inl31V, Inl31T1), rf_read_in(R, Inl31V, Inl31T2), Inl31T1 != Inl31T2.
+    rf_cross_out(v_w, v_r) <-- rf_no(v_w, v_r), rf_write_in(v_w, v_inl31_v, v_inl31_t1), rf_read_in(v_r, v_inl31_v, v_inl31_t2), if rulec_u32(v_inl31_t1) != rulec_u32(v_inl31_t2);
     // rf_cross_out(W, R) :- rf_rev_must(R, W), !rf_ordered_may(W, R).
     rf_cross_out(v_w, v_r) <-- rf_rev_must(v_r, v_w), !rf_ordered_may(v_w, v_r);
     // rf_may(W, R) :- rf_may_local(W, R).
@@ -770,22 +770,22 @@ use super::rulec_u32;
     rank2_no(v_w1, v_r1, v_w2, v_r1) <-- rf_may(v_w1, v_r1), !po_loop(v_r1), rf_may(v_w2, v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_r2, v_w1), rf_may(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl39M, Inl39LB), in_critical_section(R1, Inl39M, Inl39LA), in_critical_section(W2, Inl39M, Inl39LA), rf_may(W2, R2), in_critical_section(R2, Inl39M, Inl39LB), Inl39LA != Inl39LB, !po_loop(Inl39LA), !po_loop(Inl39LB).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), in_critical_section(v_w1, v_inl39_m, v_inl39_lb), !po_loop(v_inl39_lb), in_critical_section(v_r1, v_inl39_m, v_inl39_la), if rulec_u32(v_inl39_la) != rulec_u32(v_inl39_lb), !po_loop(v_inl39_la), in_critical_section(v_w2, v_inl39_m, v_inl39_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_inl39_m, v_inl39_lb);
-    // rank2_no(W1, R1, W2, R2) :- in_critical_section(R1, Inl41M, Inl41LB), in_critical_section(Inl41W3, Inl41M, Inl41LB), postdom(R1, Inl41W3), shared_write(Inl41W3, Inl41V), shared_read(R2, Inl41V), in_critical_section(R2, Inl41M, Inl41LA), rf_may(W2, R2), hb_must(W2, Inl41W3), rf_may(W1, R1), Inl41LA != Inl41LB, W2 != Inl41W3.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- in_critical_section(v_r1, v_inl41_m, v_inl41_lb), in_critical_section(v_inl41_w3, v_inl41_m, v_inl41_lb), postdom(v_r1, v_inl41_w3), shared_write(v_inl41_w3, v_inl41_v), shared_read(v_r2, v_inl41_v), in_critical_section(v_r2, v_inl41_m, v_inl41_la), if rulec_u32(v_inl41_la) != rulec_u32(v_inl41_lb), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl41_w3), hb_must(v_w2, v_inl41_w3), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl42M, Inl42LB), in_critical_section(Inl42W3, Inl42M, Inl42LB), postdom(R1, Inl42W3), shared_write(Inl42W3, Inl42V), shared_read(R2, Inl42V), in_critical_section(R2, Inl42M, Inl42LA), rf_may(W1, R2), rf_may(W1, R1), Inl42LA != Inl42LB, W1 != Inl42W3.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- in_critical_section(v_r1, v_inl42_m, v_inl42_lb), in_critical_section(v_inl42_w3, v_inl42_m, v_inl42_lb), postdom(v_r1, v_inl42_w3), shared_write(v_inl42_w3, v_inl42_v), shared_read(v_r2, v_inl42_v), in_critical_section(v_r2, v_inl42_m, v_inl42_la), if rulec_u32(v_inl42_la) != rulec_u32(v_inl42_lb), rf_may(v_w1, v_r2), if rulec_u32(v_w1) != rulec_u32(v_inl42_w3), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl44V), hb_must(W1, W2), shared_write(W2, Inl44V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), shared_read(v_r1, v_inl44_v), hb_must(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_inl44_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl45V), hb_must(W2, W1), shared_write(W1, Inl45V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w2, v_r2), shared_read(v_r2, v_inl45_v), hb_must(v_w2, v_w1), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_inl45_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- hb_post(R1, Inl47W3), shared_write(Inl47W3, Inl47V), shared_read(R2, Inl47V), hb_must(Inl47W3, R2), rf_may(W2, R2), hb_must(W2, Inl47W3), rf_may(W1, R1), W2 != Inl47W3.
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- hb_post(v_r1, v_inl47_w3), shared_write(v_inl47_w3, v_inl47_v), shared_read(v_r2, v_inl47_v), hb_must(v_inl47_w3, v_r2), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl47_w3), hb_must(v_w2, v_inl47_w3), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W1, R2) :- hb_post(R1, Inl48W3), shared_write(Inl48W3, Inl48V), shared_read(R2, Inl48V), hb_must(Inl48W3, R2), rf_may(W1, R2), rf_may(W1, R1), W1 != Inl48W3.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- hb_post(v_r1, v_inl48_w3), shared_write(v_inl48_w3, v_inl48_v), shared_read(v_r2, v_inl48_v), hb_must(v_inl48_w3, v_r2), rf_may(v_w1, v_r2), if rulec_u32(v_w1) != rulec_u32(v_inl48_w3), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl50V), shared_write(W1, Inl50V).
-    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl50_v), shared_write(v_w1, v_inl50_v);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl37M, Inl37LB), in_critical_section(R1, Inl37M, Inl37LA), in_critical_section(W2, Inl37M, Inl37LA), rf_may(W2, R2), in_critical_section(R2, Inl37M, Inl37LB), Inl37LA != Inl37LB, !po_loop(Inl37LA), !po_loop(Inl37LB).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), in_critical_section(v_w1, v_inl37_m, v_inl37_lb), !po_loop(v_inl37_lb), in_critical_section(v_r1, v_inl37_m, v_inl37_la), if rulec_u32(v_inl37_la) != rulec_u32(v_inl37_lb), !po_loop(v_inl37_la), in_critical_section(v_w2, v_inl37_m, v_inl37_la), rf_may(v_w2, v_r2), in_critical_section(v_r2, v_inl37_m, v_inl37_lb);
+    // rank2_no(W1, R1, W2, R2) :- in_critical_section(R1, Inl39M, Inl39LB), in_critical_section(Inl39W3, Inl39M, Inl39LB), postdom(R1, Inl39W3), shared_write(Inl39W3, Inl39V), shared_read(R2, Inl39V), in_critical_section(R2, Inl39M, Inl39LA), rf_may(W2, R2), hb_must(W2, Inl39W3), rf_may(W1, R1), Inl39LA != Inl39LB, W2 != Inl39W3.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- in_critical_section(v_r1, v_inl39_m, v_inl39_lb), in_critical_section(v_inl39_w3, v_inl39_m, v_inl39_lb), postdom(v_r1, v_inl39_w3), shared_write(v_inl39_w3, v_inl39_v), shared_read(v_r2, v_inl39_v), in_critical_section(v_r2, v_inl39_m, v_inl39_la), if rulec_u32(v_inl39_la) != rulec_u32(v_inl39_lb), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl39_w3), hb_must(v_w2, v_inl39_w3), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl40M, Inl40LB), in_critical_section(Inl40W3, Inl40M, Inl40LB), postdom(R1, Inl40W3), shared_write(Inl40W3, Inl40V), shared_read(R2, Inl40V), in_critical_section(R2, Inl40M, Inl40LA), rf_may(W1, R2), rf_may(W1, R1), Inl40LA != Inl40LB, W1 != Inl40W3.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- in_critical_section(v_r1, v_inl40_m, v_inl40_lb), in_critical_section(v_inl40_w3, v_inl40_m, v_inl40_lb), postdom(v_r1, v_inl40_w3), shared_write(v_inl40_w3, v_inl40_v), shared_read(v_r2, v_inl40_v), in_critical_section(v_r2, v_inl40_m, v_inl40_la), if rulec_u32(v_inl40_la) != rulec_u32(v_inl40_lb), rf_may(v_w1, v_r2), if rulec_u32(v_w1) != rulec_u32(v_inl40_w3), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl42V), hb_must(W1, W2), shared_write(W2, Inl42V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), shared_read(v_r1, v_inl42_v), hb_must(v_w1, v_w2), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w2, v_inl42_v), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl43V), hb_must(W2, W1), shared_write(W1, Inl43V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w2, v_r2), shared_read(v_r2, v_inl43_v), hb_must(v_w2, v_w1), if rulec_u32(v_w1) != rulec_u32(v_w2), shared_write(v_w1, v_inl43_v), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- hb_post(R1, Inl45W3), shared_write(Inl45W3, Inl45V), shared_read(R2, Inl45V), hb_must(Inl45W3, R2), rf_may(W2, R2), hb_must(W2, Inl45W3), rf_may(W1, R1), W2 != Inl45W3.
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- hb_post(v_r1, v_inl45_w3), shared_write(v_inl45_w3, v_inl45_v), shared_read(v_r2, v_inl45_v), hb_must(v_inl45_w3, v_r2), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl45_w3), hb_must(v_w2, v_inl45_w3), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W1, R2) :- hb_post(R1, Inl46W3), shared_write(Inl46W3, Inl46V), shared_read(R2, Inl46V), hb_must(Inl46W3, R2), rf_may(W1, R2), rf_may(W1, R1), W1 != Inl46W3.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- hb_post(v_r1, v_inl46_w3), shared_write(v_inl46_w3, v_inl46_v), shared_read(v_r2, v_inl46_v), hb_must(v_inl46_w3, v_r2), rf_may(v_w1, v_r2), if rulec_u32(v_w1) != rulec_u32(v_inl46_w3), rf_may(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl48V), shared_write(W1, Inl48V).
+    rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl48_v), shared_write(v_w1, v_inl48_v);
     // rank2_load(R) :- rf_may(_, R).
     rank2_load(v_r) <-- rf_may(_w0, v_r);
     // rank2_loads_rev_must(R2, R1) :- rank2_load(R1), rank2_load(R2), hb_must(R2, R1).
@@ -818,22 +818,22 @@ use super::rulec_u32;
     rank3_pair_no(v_w1, v_r1, v_w2, v_r1) <-- rank3_pair(v_w1, v_r1, v_w2, e0), if rulec_u32(e0) == rulec_u32(v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2), !po_loop(v_r1), rf_may(v_w1, v_r1), rf_may(v_w2, v_r1);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_must(v_r2, v_w1), rf_may(v_w2, v_r2);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, Inl56M, Inl56LB), in_critical_section(R2, Inl56M, Inl56LB), in_critical_section(R1, Inl56M, Inl56LA), in_critical_section(W2, Inl56M, Inl56LA), Inl56LA != Inl56LB, !po_loop(Inl56LA), !po_loop(Inl56LB).
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), in_critical_section(v_w1, v_inl56_m, v_inl56_lb), !po_loop(v_inl56_lb), in_critical_section(v_r2, v_inl56_m, v_inl56_lb), in_critical_section(v_r1, v_inl56_m, v_inl56_la), if rulec_u32(v_inl56_la) != rulec_u32(v_inl56_lb), !po_loop(v_inl56_la), in_critical_section(v_w2, v_inl56_m, v_inl56_la);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), in_critical_section(R1, Inl58M, Inl58LB), in_critical_section(Inl58W3, Inl58M, Inl58LB), postdom(R1, Inl58W3), hb_must(W2, Inl58W3), shared_write(Inl58W3, Inl58V), shared_read(R2, Inl58V), in_critical_section(R2, Inl58M, Inl58LA), Inl58LA != Inl58LB, W2 != Inl58W3.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w2, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl58_m, v_inl58_lb), in_critical_section(v_inl58_w3, v_inl58_m, v_inl58_lb), if rulec_u32(v_w2) != rulec_u32(v_inl58_w3), postdom(v_r1, v_inl58_w3), hb_must(v_w2, v_inl58_w3), shared_write(v_inl58_w3, v_inl58_v), shared_read(v_r2, v_inl58_v), in_critical_section(v_r2, v_inl58_m, v_inl58_la), if rulec_u32(v_inl58_la) != rulec_u32(v_inl58_lb);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), in_critical_section(R1, Inl59M, Inl59LB), in_critical_section(Inl59W3, Inl59M, Inl59LB), postdom(R1, Inl59W3), shared_write(Inl59W3, Inl59V), shared_read(R2, Inl59V), in_critical_section(R2, Inl59M, Inl59LA), Inl59LA != Inl59LB, W1 != Inl59W3.
-    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl59_m, v_inl59_lb), in_critical_section(v_inl59_w3, v_inl59_m, v_inl59_lb), if rulec_u32(v_w1) != rulec_u32(v_inl59_w3), postdom(v_r1, v_inl59_w3), shared_write(v_inl59_w3, v_inl59_v), shared_read(v_r2, v_inl59_v), in_critical_section(v_r2, v_inl59_m, v_inl59_la), if rulec_u32(v_inl59_la) != rulec_u32(v_inl59_lb);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), shared_read(R1, Inl61V), shared_write(W2, Inl61V), W1 != W2.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w1, v_r1), hb_must(v_w1, v_w2), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2), shared_read(v_r1, v_inl61_v), shared_write(v_w2, v_inl61_v);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), shared_read(R2, Inl62V), shared_write(W1, Inl62V), W1 != W2.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w2, v_r2), hb_must(v_w2, v_w1), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1), shared_read(v_r2, v_inl62_v), shared_write(v_w1, v_inl62_v);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), hb_post(R1, Inl64W3), hb_must(Inl64W3, R2), hb_must(W2, Inl64W3), shared_write(Inl64W3, Inl64V), shared_read(R2, Inl64V), W2 != Inl64W3.
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w2, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl64_w3), if rulec_u32(v_w2) != rulec_u32(v_inl64_w3), hb_must(v_inl64_w3, v_r2), hb_must(v_w2, v_inl64_w3), shared_write(v_inl64_w3, v_inl64_v), shared_read(v_r2, v_inl64_v);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), hb_post(R1, Inl65W3), hb_must(Inl65W3, R2), shared_write(Inl65W3, Inl65V), shared_read(R2, Inl65V), W1 != Inl65W3.
-    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl65_w3), if rulec_u32(v_w1) != rulec_u32(v_inl65_w3), hb_must(v_inl65_w3, v_r2), shared_write(v_inl65_w3, v_inl65_v), shared_read(v_r2, v_inl65_v);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl67V), shared_write(W1, Inl67V).
-    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl67_v), shared_write(v_w1, v_inl67_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, Inl54M, Inl54LB), in_critical_section(R2, Inl54M, Inl54LB), in_critical_section(R1, Inl54M, Inl54LA), in_critical_section(W2, Inl54M, Inl54LA), Inl54LA != Inl54LB, !po_loop(Inl54LA), !po_loop(Inl54LB).
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), rf_may(v_w2, v_r2), in_critical_section(v_w1, v_inl54_m, v_inl54_lb), !po_loop(v_inl54_lb), in_critical_section(v_r2, v_inl54_m, v_inl54_lb), in_critical_section(v_r1, v_inl54_m, v_inl54_la), if rulec_u32(v_inl54_la) != rulec_u32(v_inl54_lb), !po_loop(v_inl54_la), in_critical_section(v_w2, v_inl54_m, v_inl54_la);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), in_critical_section(R1, Inl56M, Inl56LB), in_critical_section(Inl56W3, Inl56M, Inl56LB), postdom(R1, Inl56W3), hb_must(W2, Inl56W3), shared_write(Inl56W3, Inl56V), shared_read(R2, Inl56V), in_critical_section(R2, Inl56M, Inl56LA), Inl56LA != Inl56LB, W2 != Inl56W3.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w2, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl56_m, v_inl56_lb), in_critical_section(v_inl56_w3, v_inl56_m, v_inl56_lb), if rulec_u32(v_w2) != rulec_u32(v_inl56_w3), postdom(v_r1, v_inl56_w3), hb_must(v_w2, v_inl56_w3), shared_write(v_inl56_w3, v_inl56_v), shared_read(v_r2, v_inl56_v), in_critical_section(v_r2, v_inl56_m, v_inl56_la), if rulec_u32(v_inl56_la) != rulec_u32(v_inl56_lb);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), in_critical_section(R1, Inl57M, Inl57LB), in_critical_section(Inl57W3, Inl57M, Inl57LB), postdom(R1, Inl57W3), shared_write(Inl57W3, Inl57V), shared_read(R2, Inl57V), in_critical_section(R2, Inl57M, Inl57LA), Inl57LA != Inl57LB, W1 != Inl57W3.
+    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl57_m, v_inl57_lb), in_critical_section(v_inl57_w3, v_inl57_m, v_inl57_lb), if rulec_u32(v_w1) != rulec_u32(v_inl57_w3), postdom(v_r1, v_inl57_w3), shared_write(v_inl57_w3, v_inl57_v), shared_read(v_r2, v_inl57_v), in_critical_section(v_r2, v_inl57_m, v_inl57_la), if rulec_u32(v_inl57_la) != rulec_u32(v_inl57_lb);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), shared_read(R1, Inl59V), shared_write(W2, Inl59V), W1 != W2.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w1, v_r1), hb_must(v_w1, v_w2), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2), shared_read(v_r1, v_inl59_v), shared_write(v_w2, v_inl59_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), shared_read(R2, Inl60V), shared_write(W1, Inl60V), W1 != W2.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w2, v_r2), hb_must(v_w2, v_w1), hb_must(v_w1, v_r2), rf_may(v_w1, v_r1), shared_read(v_r2, v_inl60_v), shared_write(v_w1, v_inl60_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), hb_post(R1, Inl62W3), hb_must(Inl62W3, R2), hb_must(W2, Inl62W3), shared_write(Inl62W3, Inl62V), shared_read(R2, Inl62V), W2 != Inl62W3.
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w2, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl62_w3), if rulec_u32(v_w2) != rulec_u32(v_inl62_w3), hb_must(v_inl62_w3, v_r2), hb_must(v_w2, v_inl62_w3), shared_write(v_inl62_w3, v_inl62_v), shared_read(v_r2, v_inl62_v);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), hb_post(R1, Inl63W3), hb_must(Inl63W3, R2), shared_write(Inl63W3, Inl63V), shared_read(R2, Inl63V), W1 != Inl63W3.
+    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r2), rf_may(v_w1, v_r1), hb_post(v_r1, v_inl63_w3), if rulec_u32(v_w1) != rulec_u32(v_inl63_w3), hb_must(v_inl63_w3, v_r2), shared_write(v_inl63_w3, v_inl63_v), shared_read(v_r2, v_inl63_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl65V), shared_write(W1, Inl65V).
+    rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w1, v_r1), hb_must(v_w2, v_w1), rf_may(v_w2, v_r2), shared_read(v_r2, v_inl65_v), shared_write(v_w1, v_inl65_v);
     // rank3_hb_ask(R, R2) :- rank3_pair(_, R, _, R2).
     rank3_hb_ask(v_r, v_r2) <-- rank3_pair(_w0, v_r, _w1, v_r2);
     // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
@@ -959,8 +959,8 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_pre_in_thread: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_pre_hub_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_hub_edge: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_hub_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
@@ -1023,8 +1023,8 @@ pub fn run(input: &Input) -> Output {
         rel_hb_pre_in_thread = ::std::mem::take(&mut prog.hb_pre_in_thread);
         rel_hb_pre_thread_creates = ::std::mem::take(&mut prog.hb_pre_thread_creates);
         rel_hb_pre_thread_edge = ::std::mem::take(&mut prog.hb_pre_thread_edge);
-        rel_hb_pre_hub_creates = ::std::mem::take(&mut prog.hb_pre_hub_creates);
         rel_hb_pre_hub_edge = ::std::mem::take(&mut prog.hb_pre_hub_edge);
+        rel_hb_pre_hub_creates = ::std::mem::take(&mut prog.hb_pre_hub_creates);
     }
     {
         let mut prog = stage_1::ConcordProgram::default();
@@ -1051,8 +1051,8 @@ pub fn run(input: &Input) -> Output {
         prog.hb_pre_in_thread = ::std::mem::take(&mut rel_hb_pre_in_thread);
         prog.hb_pre_thread_creates = ::std::mem::take(&mut rel_hb_pre_thread_creates);
         prog.hb_pre_thread_edge = ::std::mem::take(&mut rel_hb_pre_thread_edge);
-        prog.hb_pre_hub_creates = ::std::mem::take(&mut rel_hb_pre_hub_creates);
         prog.hb_pre_hub_edge = ::std::mem::take(&mut rel_hb_pre_hub_edge);
+        prog.hb_pre_hub_creates = ::std::mem::take(&mut rel_hb_pre_hub_creates);
         let started = ::std::time::Instant::now();
         prog.run();
         if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {

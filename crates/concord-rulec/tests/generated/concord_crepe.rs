@@ -5,7 +5,7 @@ pub mod concord_crepe {
 //   0: stmt_thread, stmt_caller, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_cyclic, po_scc_next, po_chain, po_chain_before, dom_parent, dom_path, dom_path_above, dom_near_store, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, sync_dropped, sync_unmodelled, shared_read, shared_write, mem_read, mem_write, access_no_target, def_use, control_dep, assert_site, call_arg, external_callback, fork_call, inline_asm, library_memory, join_unmatched, thread_bound, call_cut, thread_end_call, callback_escape, po_scc_reach, po_chain_reached, po_loop, dom, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_guard_dom, hb_join_early, hb_create_edge, hb_always, hb_post_edge, hb_pre_loop_dom, rf_covered_store, rf_covered_load, rf_write_in, rf_read_in, rf_pair_local
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge, hb_pre_hub, hb_pre_hub_path
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_creates, hb_pre_hub_edge, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_edge, hb_pre_hub_creates, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max, rf_cross_out
 //   6: rf_may_local, rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
@@ -366,11 +366,11 @@ mod stage_0 {
     struct HbPreThreadCreates(u32, u32);
     @output
     struct HbPreThreadEdge(u32, u32);
-    @output
-    struct HbPreHubCreates(u32, u32);
     struct HbPreHubPath(u32, u32, u32);
     @output
     struct HbPreHubEdge(u32, u32);
+    @output
+    struct HbPreHubCreates(u32, u32);
     // po_scc_reach(C, D) :- po_chain(C, H, P), po_chain_before(D, H, Q), P <= Q.
     PoSccReach(v_c, v_d) <- PoChain(v_c, v_h, v_p), PoChainBefore(v_d, v_h, v_q), (v_p <= v_q);
     // po_chain_reached(C, H) :- po_chain_before(C, H, _).
@@ -555,20 +555,20 @@ mod stage_0 {
     HbPreThreadCreates(v_t0, v_t) <- HbPreInThread(v_t0, v_c), ThreadCreate(v_c, _w0, v_t);
     // hb_pre_thread_edge(T, H) :- hb_pre_in_thread(T, X), hb_pre_edge(X, H).
     HbPreThreadEdge(v_t, v_h) <- HbPreInThread(v_t, v_x), HbPreEdge(v_x, v_h);
-    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), dom(H, C).
-    HbPreHubCreates(v_h, v_t) <- ThreadCreate(v_c, _w0, v_t), HbPreHub(v_h), Dom(v_h, v_c);
-    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), hb_always(H), hb_must(H, C), stmt_thread(H, Inl10T), stmt_thread(C, Inl10T).
-    HbPreHubCreates(v_h, v_t) <- ThreadCreate(v_c, _w0, v_t), HbPreHub(v_h), HbAlways(v_h), HbMust(v_h, v_c), StmtThread(v_h, v_inl10_t), StmtThread(v_c, v_inl10_t);
-    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), hb_pre_hub(H), hb_pre_loop_dom(H, Inl11A), hb_must(Inl11A, C), stmt_thread(Inl11A, Inl11T), stmt_thread(C, Inl11T).
-    HbPreHubCreates(v_h, v_t) <- ThreadCreate(v_c, _w0, v_t), HbPreHub(v_h), HbPreLoopDom(v_h, v_inl11_a), HbMust(v_inl11_a, v_c), StmtThread(v_inl11_a, v_inl11_t), StmtThread(v_c, v_inl11_t);
     // hb_pre_hub_path(Path, P, H0) :- hb_pre_hub(H0), dom_path(H0, Path, P).
     HbPreHubPath(v_path, v_p, v_h0) <- HbPreHub(v_h0), DomPath(v_h0, v_path, v_p);
     // hb_pre_hub_edge(H0, H) :- hb_pre_edge(X, H), dom_path_above(X, Path, Q), hb_pre_hub_path(Path, P, H0), P <= Q.
     HbPreHubEdge(v_h0, v_h) <- HbPreEdge(v_x, v_h), DomPathAbove(v_x, v_path, v_q), HbPreHubPath(v_path, v_p, v_h0), (v_p <= v_q);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl12T), stmt_thread(X, Inl12T), hb_pre_edge(X, H).
-    HbPreHubEdge(v_h0, v_h) <- HbPreHub(v_h0), HbAlways(v_h0), HbMust(v_h0, v_x), StmtThread(v_h0, v_inl12_t), StmtThread(v_x, v_inl12_t), HbPreEdge(v_x, v_h);
-    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl13A), hb_must(Inl13A, X), stmt_thread(Inl13A, Inl13T), stmt_thread(X, Inl13T), hb_pre_edge(X, H).
-    HbPreHubEdge(v_h0, v_h) <- HbPreHub(v_h0), HbPreLoopDom(v_h0, v_inl13_a), HbMust(v_inl13_a, v_x), StmtThread(v_inl13_a, v_inl13_t), StmtThread(v_x, v_inl13_t), HbPreEdge(v_x, v_h);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_always(H0), hb_must(H0, X), stmt_thread(H0, Inl8T), stmt_thread(X, Inl8T), hb_pre_edge(X, H).
+    HbPreHubEdge(v_h0, v_h) <- HbPreHub(v_h0), HbAlways(v_h0), HbMust(v_h0, v_x), StmtThread(v_h0, v_inl8_t), StmtThread(v_x, v_inl8_t), HbPreEdge(v_x, v_h);
+    // hb_pre_hub_edge(H0, H) :- hb_pre_hub(H0), hb_pre_loop_dom(H0, Inl9A), hb_must(Inl9A, X), stmt_thread(Inl9A, Inl9T), stmt_thread(X, Inl9T), hb_pre_edge(X, H).
+    HbPreHubEdge(v_h0, v_h) <- HbPreHub(v_h0), HbPreLoopDom(v_h0, v_inl9_a), HbMust(v_inl9_a, v_x), StmtThread(v_inl9_a, v_inl9_t), StmtThread(v_x, v_inl9_t), HbPreEdge(v_x, v_h);
+    // hb_pre_hub_creates(H, T) :- thread_create(C, _, T), dom_path_above(C, Path, Q), hb_pre_hub_path(Path, P, H), P <= Q.
+    HbPreHubCreates(v_h, v_t) <- ThreadCreate(v_c, _w0, v_t), DomPathAbove(v_c, v_path, v_q), HbPreHubPath(v_path, v_p, v_h), (v_p <= v_q);
+    // hb_pre_hub_creates(H, T) :- hb_pre_hub(H), hb_always(H), hb_must(H, C), stmt_thread(H, Inl10T), stmt_thread(C, Inl10T), thread_create(C, _, T).
+    HbPreHubCreates(v_h, v_t) <- HbPreHub(v_h), HbAlways(v_h), HbMust(v_h, v_c), StmtThread(v_h, v_inl10_t), StmtThread(v_c, v_inl10_t), ThreadCreate(v_c, _w0, v_t);
+    // hb_pre_hub_creates(H, T) :- hb_pre_hub(H), hb_pre_loop_dom(H, Inl11A), hb_must(Inl11A, C), stmt_thread(Inl11A, Inl11T), stmt_thread(C, Inl11T), thread_create(C, _, T).
+    HbPreHubCreates(v_h, v_t) <- HbPreHub(v_h), HbPreLoopDom(v_h, v_inl11_a), HbMust(v_inl11_a, v_c), StmtThread(v_inl11_a, v_inl11_t), StmtThread(v_c, v_inl11_t), ThreadCreate(v_c, _w0, v_t);
 }
 pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_thread_join: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_po_scc_cyclic: &[(u32,)], rel_po_scc_next: &[(u32, u32)], rel_po_chain: &[(u32, u32, u32)], rel_po_chain_before: &[(u32, u32, u32)], rel_dom_path: &[(u32, u32, u32)], rel_dom_path_above: &[(u32, u32, u32)], rel_postdom: &[(u32, u32)], rel_thread_always: &[(u32,)], rel_mutex_lock: &[(u32, u32)], rel_mutex_unlock: &[(u32, u32)], rel_mutex_trylock: &[(u32, u32)], rel_cond_wait: &[(u32, u32, u32)], rel_cond_signal: &[(u32, u32)], rel_cond_broadcast: &[(u32, u32)], rel_cond_wait_guarded: &[(u32, u32)], rel_cond_signal_flagged: &[(u32, u32)], rel_busy_wait: &[(u32, u32, u32)], rel_flag_guard: &[(u32, u32, u32)], rel_flag_enabler: &[(u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32,)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
@@ -597,8 +597,8 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)]
     runtime.extend(rel_flag_enabler.iter().map(|&(a0, a1)| FlagEnabler(a0, a1)));
     runtime.extend(rel_shared_read.iter().map(|&(a0, a1)| SharedRead(a0, a1)));
     runtime.extend(rel_shared_write.iter().map(|&(a0, a1)| SharedWrite(a0, a1)));
-    let (out_po_scc_reach, out_po_loop, out_dom, out_hb_event, out_hb_from_hub, out_hb_to_hub, out_hb_hub_end, out_hb_must, out_hb_always, out_hb_post, out_hb_pre_loop_dom, out_hb_pre_edge, out_hb_pre_in_thread, out_hb_pre_thread_creates, out_hb_pre_thread_edge, out_hb_pre_hub_creates, out_hb_pre_hub_edge,) = runtime.run();
-    (out_po_scc_reach.into_iter().map(|PoSccReach(a0, a1)| (a0, a1)).collect(), out_po_loop.into_iter().map(|PoLoop(a0)| (a0,)).collect(), out_dom.into_iter().map(|Dom(a0, a1)| (a0, a1)).collect(), out_hb_event.into_iter().map(|HbEvent(a0)| (a0,)).collect(), out_hb_from_hub.into_iter().map(|HbFromHub(a0, a1)| (a0, a1)).collect(), out_hb_to_hub.into_iter().map(|HbToHub(a0, a1)| (a0, a1)).collect(), out_hb_hub_end.into_iter().map(|HbHubEnd(a0, a1)| (a0, a1)).collect(), out_hb_must.into_iter().map(|HbMust(a0, a1)| (a0, a1)).collect(), out_hb_always.into_iter().map(|HbAlways(a0)| (a0,)).collect(), out_hb_post.into_iter().map(|HbPost(a0, a1)| (a0, a1)).collect(), out_hb_pre_loop_dom.into_iter().map(|HbPreLoopDom(a0, a1)| (a0, a1)).collect(), out_hb_pre_edge.into_iter().map(|HbPreEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_in_thread.into_iter().map(|HbPreInThread(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_creates.into_iter().map(|HbPreThreadCreates(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_edge.into_iter().map(|HbPreThreadEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub_creates.into_iter().map(|HbPreHubCreates(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub_edge.into_iter().map(|HbPreHubEdge(a0, a1)| (a0, a1)).collect(), )
+    let (out_po_scc_reach, out_po_loop, out_dom, out_hb_event, out_hb_from_hub, out_hb_to_hub, out_hb_hub_end, out_hb_must, out_hb_always, out_hb_post, out_hb_pre_loop_dom, out_hb_pre_edge, out_hb_pre_in_thread, out_hb_pre_thread_creates, out_hb_pre_thread_edge, out_hb_pre_hub_edge, out_hb_pre_hub_creates,) = runtime.run();
+    (out_po_scc_reach.into_iter().map(|PoSccReach(a0, a1)| (a0, a1)).collect(), out_po_loop.into_iter().map(|PoLoop(a0)| (a0,)).collect(), out_dom.into_iter().map(|Dom(a0, a1)| (a0, a1)).collect(), out_hb_event.into_iter().map(|HbEvent(a0)| (a0,)).collect(), out_hb_from_hub.into_iter().map(|HbFromHub(a0, a1)| (a0, a1)).collect(), out_hb_to_hub.into_iter().map(|HbToHub(a0, a1)| (a0, a1)).collect(), out_hb_hub_end.into_iter().map(|HbHubEnd(a0, a1)| (a0, a1)).collect(), out_hb_must.into_iter().map(|HbMust(a0, a1)| (a0, a1)).collect(), out_hb_always.into_iter().map(|HbAlways(a0)| (a0,)).collect(), out_hb_post.into_iter().map(|HbPost(a0, a1)| (a0, a1)).collect(), out_hb_pre_loop_dom.into_iter().map(|HbPreLoopDom(a0, a1)| (a0, a1)).collect(), out_hb_pre_edge.into_iter().map(|HbPreEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_in_thread.into_iter().map(|HbPreInThread(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_creates.into_iter().map(|HbPreThreadCreates(a0, a1)| (a0, a1)).collect(), out_hb_pre_thread_edge.into_iter().map(|HbPreThreadEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub_edge.into_iter().map(|HbPreHubEdge(a0, a1)| (a0, a1)).collect(), out_hb_pre_hub_creates.into_iter().map(|HbPreHubCreates(a0, a1)| (a0, a1)).collect(), )
 }
 }
 
@@ -652,9 +652,9 @@ mod stage_1 {
     @input
     struct HbPreThreadEdge(u32, u32);
     @input
-    struct HbPreHubCreates(u32, u32);
-    @input
     struct HbPreHubEdge(u32, u32);
+    @input
+    struct HbPreHubCreates(u32, u32);
     struct HbPreThread(u32, u32);
     struct HbPreToHub(u32, u32);
     @output
@@ -697,10 +697,10 @@ mod stage_1 {
     HbPreThread(v_c, v_t) <- ThreadCreate(v_c, _w0, v_t);
     // hb_pre_thread(A, T) :- thread_create(C, _, T), dom(A, C).
     HbPreThread(v_a, v_t) <- ThreadCreate(v_c, _w0, v_t), Dom(v_a, v_c);
-    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(A, C), hb_always(A), stmt_thread(A, Inl16T), stmt_thread(C, Inl16T).
-    HbPreThread(v_a, v_t) <- ThreadCreate(v_c, _w0, v_t), HbMust(v_a, v_c), HbAlways(v_a), StmtThread(v_a, v_inl16_t), StmtThread(v_c, v_inl16_t);
-    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(Inl17A, C), hb_pre_loop_dom(A, Inl17A), stmt_thread(Inl17A, Inl17T), stmt_thread(C, Inl17T).
-    HbPreThread(v_a, v_t) <- ThreadCreate(v_c, _w0, v_t), HbMust(v_inl17_a, v_c), HbPreLoopDom(v_a, v_inl17_a), StmtThread(v_inl17_a, v_inl17_t), StmtThread(v_c, v_inl17_t);
+    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(A, C), hb_always(A), stmt_thread(A, Inl14T), stmt_thread(C, Inl14T).
+    HbPreThread(v_a, v_t) <- ThreadCreate(v_c, _w0, v_t), HbMust(v_a, v_c), HbAlways(v_a), StmtThread(v_a, v_inl14_t), StmtThread(v_c, v_inl14_t);
+    // hb_pre_thread(A, T) :- thread_create(C, _, T), hb_must(Inl15A, C), hb_pre_loop_dom(A, Inl15A), stmt_thread(Inl15A, Inl15T), stmt_thread(C, Inl15T).
+    HbPreThread(v_a, v_t) <- ThreadCreate(v_c, _w0, v_t), HbMust(v_inl15_a, v_c), HbPreLoopDom(v_a, v_inl15_a), StmtThread(v_inl15_a, v_inl15_t), StmtThread(v_c, v_inl15_t);
     // hb_pre_thread(A, T) :- hb_pre_thread(A, T0), hb_pre_thread_creates(T0, T).
     HbPreThread(v_a, v_t) <- HbPreThread(v_a, v_t0), HbPreThreadCreates(v_t0, v_t);
     // hb_pre_thread(A, T) :- hb_pre_to_hub(A, C), thread_create(C, _, T).
@@ -711,10 +711,10 @@ mod stage_1 {
     HbPreToHub(v_x, v_h) <- HbPreEdge(v_x, v_h);
     // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), dom(A, X).
     HbPreToHub(v_a, v_h) <- HbPreEdge(v_x, v_h), Dom(v_a, v_x);
-    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(A, X), hb_always(A), stmt_thread(A, Inl20T), stmt_thread(X, Inl20T).
-    HbPreToHub(v_a, v_h) <- HbPreEdge(v_x, v_h), HbMust(v_a, v_x), HbAlways(v_a), StmtThread(v_a, v_inl20_t), StmtThread(v_x, v_inl20_t);
-    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(Inl21A, X), hb_pre_loop_dom(A, Inl21A), stmt_thread(Inl21A, Inl21T), stmt_thread(X, Inl21T).
-    HbPreToHub(v_a, v_h) <- HbPreEdge(v_x, v_h), HbMust(v_inl21_a, v_x), HbPreLoopDom(v_a, v_inl21_a), StmtThread(v_inl21_a, v_inl21_t), StmtThread(v_x, v_inl21_t);
+    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(A, X), hb_always(A), stmt_thread(A, Inl18T), stmt_thread(X, Inl18T).
+    HbPreToHub(v_a, v_h) <- HbPreEdge(v_x, v_h), HbMust(v_a, v_x), HbAlways(v_a), StmtThread(v_a, v_inl18_t), StmtThread(v_x, v_inl18_t);
+    // hb_pre_to_hub(A, H) :- hb_pre_edge(X, H), hb_must(Inl19A, X), hb_pre_loop_dom(A, Inl19A), stmt_thread(Inl19A, Inl19T), stmt_thread(X, Inl19T).
+    HbPreToHub(v_a, v_h) <- HbPreEdge(v_x, v_h), HbMust(v_inl19_a, v_x), HbPreLoopDom(v_a, v_inl19_a), StmtThread(v_inl19_a, v_inl19_t), StmtThread(v_x, v_inl19_t);
     // hb_pre_to_hub(A, H) :- hb_pre_thread(A, T), hb_pre_thread_edge(T, H).
     HbPreToHub(v_a, v_h) <- HbPreThread(v_a, v_t), HbPreThreadEdge(v_t, v_h);
     // hb_pre_to_hub(A, H) :- hb_pre_to_hub(A, X), hb_pre_edge(X, H).
@@ -723,20 +723,20 @@ mod stage_1 {
     HbPreToHub(v_a, v_h) <- HbPreToHub(v_a, v_h0), HbPreHubEdge(v_h0, v_h);
     // hb_pre(A, B) :- dom(A, B).
     HbPre(v_a, v_b) <- Dom(v_a, v_b);
-    // hb_pre(A, B) :- hb_always(A), hb_must(A, B), stmt_thread(A, Inl24T), stmt_thread(B, Inl24T).
-    HbPre(v_a, v_b) <- HbAlways(v_a), HbMust(v_a, v_b), StmtThread(v_a, v_inl24_t), StmtThread(v_b, v_inl24_t);
-    // hb_pre(A, B) :- hb_pre_loop_dom(A, Inl25A), hb_must(Inl25A, B), stmt_thread(Inl25A, Inl25T), stmt_thread(B, Inl25T).
-    HbPre(v_a, v_b) <- HbPreLoopDom(v_a, v_inl25_a), HbMust(v_inl25_a, v_b), StmtThread(v_inl25_a, v_inl25_t), StmtThread(v_b, v_inl25_t);
+    // hb_pre(A, B) :- hb_always(A), hb_must(A, B), stmt_thread(A, Inl22T), stmt_thread(B, Inl22T).
+    HbPre(v_a, v_b) <- HbAlways(v_a), HbMust(v_a, v_b), StmtThread(v_a, v_inl22_t), StmtThread(v_b, v_inl22_t);
+    // hb_pre(A, B) :- hb_pre_loop_dom(A, Inl23A), hb_must(Inl23A, B), stmt_thread(Inl23A, Inl23T), stmt_thread(B, Inl23T).
+    HbPre(v_a, v_b) <- HbPreLoopDom(v_a, v_inl23_a), HbMust(v_inl23_a, v_b), StmtThread(v_inl23_a, v_inl23_t), StmtThread(v_b, v_inl23_t);
     // hb_pre(A, B) :- hb_pre_thread(A, T), hb_pre_in_thread(T, B).
     HbPre(v_a, v_b) <- HbPreThread(v_a, v_t), HbPreInThread(v_t, v_b);
     // hb_pre(A, B) :- hb_pre_to_hub(A, B).
     HbPre(v_a, v_b) <- HbPreToHub(v_a, v_b);
     // hb_pre(A, B) :- hb_pre_to_hub(A, H), dom(H, B).
     HbPre(v_a, v_b) <- HbPreToHub(v_a, v_h), Dom(v_h, v_b);
-    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_always(H), hb_must(H, B), stmt_thread(H, Inl28T), stmt_thread(B, Inl28T).
-    HbPre(v_a, v_b) <- HbPreToHub(v_a, v_h), HbAlways(v_h), HbMust(v_h, v_b), StmtThread(v_h, v_inl28_t), StmtThread(v_b, v_inl28_t);
-    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_pre_loop_dom(H, Inl29A), hb_must(Inl29A, B), stmt_thread(Inl29A, Inl29T), stmt_thread(B, Inl29T).
-    HbPre(v_a, v_b) <- HbPreToHub(v_a, v_h), HbPreLoopDom(v_h, v_inl29_a), HbMust(v_inl29_a, v_b), StmtThread(v_inl29_a, v_inl29_t), StmtThread(v_b, v_inl29_t);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_always(H), hb_must(H, B), stmt_thread(H, Inl26T), stmt_thread(B, Inl26T).
+    HbPre(v_a, v_b) <- HbPreToHub(v_a, v_h), HbAlways(v_h), HbMust(v_h, v_b), StmtThread(v_h, v_inl26_t), StmtThread(v_b, v_inl26_t);
+    // hb_pre(A, B) :- hb_pre_to_hub(A, H), hb_pre_loop_dom(H, Inl27A), hb_must(Inl27A, B), stmt_thread(Inl27A, Inl27T), stmt_thread(B, Inl27T).
+    HbPre(v_a, v_b) <- HbPreToHub(v_a, v_h), HbPreLoopDom(v_h, v_inl27_a), HbMust(v_inl27_a, v_b), StmtThread(v_inl27_a, v_inl27_t), StmtThread(v_b, v_inl27_t);
     // hb_may(A, B) :- hb_must(A, B).
     HbMay(v_a, v_b) <- HbMust(v_a, v_b);
     // hb_may(A, B) :- po_scc(A, C1), po_scc_reach(C1, C2), po_scc(B, C2).
@@ -811,16 +811,16 @@ mod stage_1 {
     RfNo(v_w1, v_r) <- RfKillPostMin(v_w1, v_w2, v_v), SharedRead(v_r, v_v), HbMust(v_w2, v_r);
     // rf_no(W1, R) :- rf_kill_pre_max(W2, R, V), rf_overwrites(W1, W2, V).
     RfNo(v_w1, v_r) <- RfKillPreMax(v_w2, v_r, v_v), RfOverwrites(v_w1, v_w2, v_v);
-    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_write_in(W, Inl31V, Inl31T1), rf_read_in(R, Inl31V, Inl31T2), Inl31T1 != Inl31T2, !rf_rev_must(R, W).
-    RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), !RfRevMust(v_r, v_w), SharedWrite(v_w, v_v), RfWriteIn(v_w, v_inl31_v, v_inl31_t1), RfReadIn(v_r, v_inl31_v, v_inl31_t2), (v_inl31_t1 != v_inl31_t2);
+    // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_write_in(W, Inl29V, Inl29T1), rf_read_in(R, Inl29V, Inl29T2), Inl29T1 != Inl29T2, !rf_rev_must(R, W).
+    RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), !RfRevMust(v_r, v_w), SharedWrite(v_w, v_v), RfWriteIn(v_w, v_inl29_v, v_inl29_t1), RfReadIn(v_r, v_inl29_v, v_inl29_t2), (v_inl29_t1 != v_inl29_t2);
     // rf_no(W, R) :- rf_covered_load(R, V, M), diff_critical_section(W, R, M), shared_write(W, V), rf_ordered_may(W, R).
     RfNo(v_w, v_r) <- RfCoveredLoad(v_r, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedWrite(v_w, v_v), RfOrderedMay(v_w, v_r);
     // rf_no(W, R) :- rf_covered_store(W, V, M), diff_critical_section(W, R, M), shared_read(R, V).
     RfNo(v_w, v_r) <- RfCoveredStore(v_w, v_v, v_m), DiffCriticalSection(v_w, v_r, v_m), SharedRead(v_r, v_v);
     // rf_may_local(W, R) :- rf_pair_local(W, R), rf_ordered_may(W, R), !rf_no(W, R).
     RfMayLocal(v_w, v_r) <- RfPairLocal(v_w, v_r), !RfNo(v_w, v_r), RfOrderedMay(v_w, v_r);
-    // rf_cross_out(W, R) :- rf_no(W, R), rf_write_in(W, Inl33V, Inl33T1), rf_read_in(R, Inl33V, Inl33T2), Inl33T1 != Inl33T2.
-    RfCrossOut(v_w, v_r) <- RfNo(v_w, v_r), RfWriteIn(v_w, v_inl33_v, v_inl33_t1), RfReadIn(v_r, v_inl33_v, v_inl33_t2), (v_inl33_t1 != v_inl33_t2);
+    // rf_cross_out(W, R) :- rf_no(W, R), rf_write_in(W, Inl31V, Inl31T1), rf_read_in(R, Inl31V, Inl31T2), Inl31T1 != Inl31T2.
+    RfCrossOut(v_w, v_r) <- RfNo(v_w, v_r), RfWriteIn(v_w, v_inl31_v, v_inl31_t1), RfReadIn(v_r, v_inl31_v, v_inl31_t2), (v_inl31_t1 != v_inl31_t2);
     // rf_cross_out(W, R) :- rf_rev_must(R, W), !rf_ordered_may(W, R).
     RfCrossOut(v_w, v_r) <- RfRevMust(v_r, v_w), !RfOrderedMay(v_w, v_r);
     // rf_may(W, R) :- rf_may_local(W, R).
@@ -828,7 +828,7 @@ mod stage_1 {
     // rf_may(W, R) :- shared_write(W, V), shared_read(R, V), stmt_thread(W, T1), stmt_thread(R, T2), T1 != T2, !rf_cross_out(W, R).
     RfMay(v_w, v_r) <- SharedWrite(v_w, v_v), SharedRead(v_r, v_v), !RfCrossOut(v_w, v_r), StmtThread(v_w, v_t1), StmtThread(v_r, v_t2), (v_t1 != v_t2);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_dom_near_store: &[(u32, u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_always: &[(u32,)], rel_hb_post: &[(u32, u32)], rel_hb_pre_loop_dom: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)], rel_hb_pre_in_thread: &[(u32, u32)], rel_hb_pre_thread_creates: &[(u32, u32)], rel_hb_pre_thread_edge: &[(u32, u32)], rel_hb_pre_hub_creates: &[(u32, u32)], rel_hb_pre_hub_edge: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)], rel_po_scc: &[(u32, u32)], rel_dom_near_store: &[(u32, u32, u32)], rel_diff_critical_section: &[(u32, u32, u32)], rel_cs_written_before: &[(u32, u32, u32)], rel_cs_written_after: &[(u32, u32, u32)], rel_shared_read: &[(u32, u32)], rel_shared_write: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_dom: &[(u32, u32)], rel_hb_event: &[(u32,)], rel_hb_from_hub: &[(u32, u32)], rel_hb_to_hub: &[(u32, u32)], rel_hb_hub_end: &[(u32, u32)], rel_hb_must: &[(u32, u32)], rel_hb_always: &[(u32,)], rel_hb_post: &[(u32, u32)], rel_hb_pre_loop_dom: &[(u32, u32)], rel_hb_pre_edge: &[(u32, u32)], rel_hb_pre_in_thread: &[(u32, u32)], rel_hb_pre_thread_creates: &[(u32, u32)], rel_hb_pre_thread_edge: &[(u32, u32)], rel_hb_pre_hub_edge: &[(u32, u32)], rel_hb_pre_hub_creates: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>, ::std::vec::Vec<(u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_thread_create.iter().map(|&(a0, a1, a2)| ThreadCreate(a0, a1, a2)));
@@ -853,8 +853,8 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)]
     runtime.extend(rel_hb_pre_in_thread.iter().map(|&(a0, a1)| HbPreInThread(a0, a1)));
     runtime.extend(rel_hb_pre_thread_creates.iter().map(|&(a0, a1)| HbPreThreadCreates(a0, a1)));
     runtime.extend(rel_hb_pre_thread_edge.iter().map(|&(a0, a1)| HbPreThreadEdge(a0, a1)));
-    runtime.extend(rel_hb_pre_hub_creates.iter().map(|&(a0, a1)| HbPreHubCreates(a0, a1)));
     runtime.extend(rel_hb_pre_hub_edge.iter().map(|&(a0, a1)| HbPreHubEdge(a0, a1)));
+    runtime.extend(rel_hb_pre_hub_creates.iter().map(|&(a0, a1)| HbPreHubCreates(a0, a1)));
     let (out_hb_pre, out_hb_may, out_rf_covered_store, out_rf_covered_load, out_rf_no, out_rf_may_local, out_rf_cross_out, out_rf_may,) = runtime.run();
     (out_hb_pre.into_iter().map(|HbPre(a0, a1)| (a0, a1)).collect(), out_hb_may.into_iter().map(|HbMay(a0, a1)| (a0, a1)).collect(), out_rf_covered_store.into_iter().map(|RfCoveredStore(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_covered_load.into_iter().map(|RfCoveredLoad(a0, a1, a2)| (a0, a1, a2)).collect(), out_rf_no.into_iter().map(|RfNo(a0, a1)| (a0, a1)).collect(), out_rf_may_local.into_iter().map(|RfMayLocal(a0, a1)| (a0, a1)).collect(), out_rf_cross_out.into_iter().map(|RfCrossOut(a0, a1)| (a0, a1)).collect(), out_rf_may.into_iter().map(|RfMay(a0, a1)| (a0, a1)).collect(), )
 }
@@ -909,22 +909,22 @@ mod stage_2 {
     Rank2No(v_w1, v_r1, v_w2, v_r1) <- RfMay(v_w1, v_r1), !PoLoop(v_r1), RfMay(v_w2, v_r1), (v_w1 != v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_r2, v_w1), RfMay(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl39M, Inl39LB), in_critical_section(R1, Inl39M, Inl39LA), in_critical_section(W2, Inl39M, Inl39LA), rf_may(W2, R2), in_critical_section(R2, Inl39M, Inl39LB), Inl39LA != Inl39LB, !po_loop(Inl39LA), !po_loop(Inl39LB).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_inl39_m, v_inl39_lb), !PoLoop(v_inl39_lb), InCriticalSection(v_r1, v_inl39_m, v_inl39_la), (v_inl39_la != v_inl39_lb), !PoLoop(v_inl39_la), InCriticalSection(v_w2, v_inl39_m, v_inl39_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_inl39_m, v_inl39_lb);
-    // rank2_no(W1, R1, W2, R2) :- in_critical_section(R1, Inl41M, Inl41LB), in_critical_section(Inl41W3, Inl41M, Inl41LB), postdom(R1, Inl41W3), shared_write(Inl41W3, Inl41V), shared_read(R2, Inl41V), in_critical_section(R2, Inl41M, Inl41LA), rf_may(W2, R2), hb_must(W2, Inl41W3), rf_may(W1, R1), Inl41LA != Inl41LB, W2 != Inl41W3.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- InCriticalSection(v_r1, v_inl41_m, v_inl41_lb), InCriticalSection(v_inl41_w3, v_inl41_m, v_inl41_lb), Postdom(v_r1, v_inl41_w3), SharedWrite(v_inl41_w3, v_inl41_v), SharedRead(v_r2, v_inl41_v), InCriticalSection(v_r2, v_inl41_m, v_inl41_la), (v_inl41_la != v_inl41_lb), RfMay(v_w2, v_r2), (v_w2 != v_inl41_w3), HbMust(v_w2, v_inl41_w3), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl42M, Inl42LB), in_critical_section(Inl42W3, Inl42M, Inl42LB), postdom(R1, Inl42W3), shared_write(Inl42W3, Inl42V), shared_read(R2, Inl42V), in_critical_section(R2, Inl42M, Inl42LA), rf_may(W1, R2), rf_may(W1, R1), Inl42LA != Inl42LB, W1 != Inl42W3.
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- InCriticalSection(v_r1, v_inl42_m, v_inl42_lb), InCriticalSection(v_inl42_w3, v_inl42_m, v_inl42_lb), Postdom(v_r1, v_inl42_w3), SharedWrite(v_inl42_w3, v_inl42_v), SharedRead(v_r2, v_inl42_v), InCriticalSection(v_r2, v_inl42_m, v_inl42_la), (v_inl42_la != v_inl42_lb), RfMay(v_w1, v_r2), (v_w1 != v_inl42_w3), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl44V), hb_must(W1, W2), shared_write(W2, Inl44V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), SharedRead(v_r1, v_inl44_v), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_inl44_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl45V), hb_must(W2, W1), shared_write(W1, Inl45V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl45_v), HbMust(v_w2, v_w1), (v_w1 != v_w2), SharedWrite(v_w1, v_inl45_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- hb_post(R1, Inl47W3), shared_write(Inl47W3, Inl47V), shared_read(R2, Inl47V), hb_must(Inl47W3, R2), rf_may(W2, R2), hb_must(W2, Inl47W3), rf_may(W1, R1), W2 != Inl47W3.
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- HbPost(v_r1, v_inl47_w3), SharedWrite(v_inl47_w3, v_inl47_v), SharedRead(v_r2, v_inl47_v), HbMust(v_inl47_w3, v_r2), RfMay(v_w2, v_r2), (v_w2 != v_inl47_w3), HbMust(v_w2, v_inl47_w3), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W1, R2) :- hb_post(R1, Inl48W3), shared_write(Inl48W3, Inl48V), shared_read(R2, Inl48V), hb_must(Inl48W3, R2), rf_may(W1, R2), rf_may(W1, R1), W1 != Inl48W3.
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- HbPost(v_r1, v_inl48_w3), SharedWrite(v_inl48_w3, v_inl48_v), SharedRead(v_r2, v_inl48_v), HbMust(v_inl48_w3, v_r2), RfMay(v_w1, v_r2), (v_w1 != v_inl48_w3), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl50V), shared_write(W1, Inl50V).
-    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl50_v), SharedWrite(v_w1, v_inl50_v);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), in_critical_section(W1, Inl37M, Inl37LB), in_critical_section(R1, Inl37M, Inl37LA), in_critical_section(W2, Inl37M, Inl37LA), rf_may(W2, R2), in_critical_section(R2, Inl37M, Inl37LB), Inl37LA != Inl37LB, !po_loop(Inl37LA), !po_loop(Inl37LB).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), InCriticalSection(v_w1, v_inl37_m, v_inl37_lb), !PoLoop(v_inl37_lb), InCriticalSection(v_r1, v_inl37_m, v_inl37_la), (v_inl37_la != v_inl37_lb), !PoLoop(v_inl37_la), InCriticalSection(v_w2, v_inl37_m, v_inl37_la), RfMay(v_w2, v_r2), InCriticalSection(v_r2, v_inl37_m, v_inl37_lb);
+    // rank2_no(W1, R1, W2, R2) :- in_critical_section(R1, Inl39M, Inl39LB), in_critical_section(Inl39W3, Inl39M, Inl39LB), postdom(R1, Inl39W3), shared_write(Inl39W3, Inl39V), shared_read(R2, Inl39V), in_critical_section(R2, Inl39M, Inl39LA), rf_may(W2, R2), hb_must(W2, Inl39W3), rf_may(W1, R1), Inl39LA != Inl39LB, W2 != Inl39W3.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- InCriticalSection(v_r1, v_inl39_m, v_inl39_lb), InCriticalSection(v_inl39_w3, v_inl39_m, v_inl39_lb), Postdom(v_r1, v_inl39_w3), SharedWrite(v_inl39_w3, v_inl39_v), SharedRead(v_r2, v_inl39_v), InCriticalSection(v_r2, v_inl39_m, v_inl39_la), (v_inl39_la != v_inl39_lb), RfMay(v_w2, v_r2), (v_w2 != v_inl39_w3), HbMust(v_w2, v_inl39_w3), RfMay(v_w1, v_r1);
+    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl40M, Inl40LB), in_critical_section(Inl40W3, Inl40M, Inl40LB), postdom(R1, Inl40W3), shared_write(Inl40W3, Inl40V), shared_read(R2, Inl40V), in_critical_section(R2, Inl40M, Inl40LA), rf_may(W1, R2), rf_may(W1, R1), Inl40LA != Inl40LB, W1 != Inl40W3.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- InCriticalSection(v_r1, v_inl40_m, v_inl40_lb), InCriticalSection(v_inl40_w3, v_inl40_m, v_inl40_lb), Postdom(v_r1, v_inl40_w3), SharedWrite(v_inl40_w3, v_inl40_v), SharedRead(v_r2, v_inl40_v), InCriticalSection(v_r2, v_inl40_m, v_inl40_la), (v_inl40_la != v_inl40_lb), RfMay(v_w1, v_r2), (v_w1 != v_inl40_w3), RfMay(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), shared_read(R1, Inl42V), hb_must(W1, W2), shared_write(W2, Inl42V), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), SharedRead(v_r1, v_inl42_v), HbMust(v_w1, v_w2), (v_w1 != v_w2), SharedWrite(v_w2, v_inl42_v), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), shared_read(R2, Inl43V), hb_must(W2, W1), shared_write(W1, Inl43V), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl43_v), HbMust(v_w2, v_w1), (v_w1 != v_w2), SharedWrite(v_w1, v_inl43_v), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- hb_post(R1, Inl45W3), shared_write(Inl45W3, Inl45V), shared_read(R2, Inl45V), hb_must(Inl45W3, R2), rf_may(W2, R2), hb_must(W2, Inl45W3), rf_may(W1, R1), W2 != Inl45W3.
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- HbPost(v_r1, v_inl45_w3), SharedWrite(v_inl45_w3, v_inl45_v), SharedRead(v_r2, v_inl45_v), HbMust(v_inl45_w3, v_r2), RfMay(v_w2, v_r2), (v_w2 != v_inl45_w3), HbMust(v_w2, v_inl45_w3), RfMay(v_w1, v_r1);
+    // rank2_no(W1, R1, W1, R2) :- hb_post(R1, Inl46W3), shared_write(Inl46W3, Inl46V), shared_read(R2, Inl46V), hb_must(Inl46W3, R2), rf_may(W1, R2), rf_may(W1, R1), W1 != Inl46W3.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- HbPost(v_r1, v_inl46_w3), SharedWrite(v_inl46_w3, v_inl46_v), SharedRead(v_r2, v_inl46_v), HbMust(v_inl46_w3, v_r2), RfMay(v_w1, v_r2), (v_w1 != v_inl46_w3), RfMay(v_w1, v_r1);
+    // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl48V), shared_write(W1, Inl48V).
+    Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl48_v), SharedWrite(v_w1, v_inl48_v);
     // rank2_load(R) :- rf_may(_, R).
     Rank2Load(v_r) <- RfMay(_w0, v_r);
     // rank2_loads_rev_must(R2, R1) :- rank2_load(R1), rank2_load(R2), hb_must(R2, R1).
@@ -957,22 +957,22 @@ mod stage_2 {
     Rank3PairNo(v_w1, v_r1, v_w2, v_r1) <- Rank3Pair(v_w1, v_r1, v_w2, e0), (e0 == v_r1), (v_w1 != v_w2), !PoLoop(v_r1), RfMay(v_w1, v_r1), RfMay(v_w2, v_r1);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
     Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), HbMust(v_r2, v_w1), RfMay(v_w2, v_r2);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, Inl56M, Inl56LB), in_critical_section(R2, Inl56M, Inl56LB), in_critical_section(R1, Inl56M, Inl56LA), in_critical_section(W2, Inl56M, Inl56LA), Inl56LA != Inl56LB, !po_loop(Inl56LA), !po_loop(Inl56LB).
-    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), InCriticalSection(v_w1, v_inl56_m, v_inl56_lb), !PoLoop(v_inl56_lb), InCriticalSection(v_r2, v_inl56_m, v_inl56_lb), InCriticalSection(v_r1, v_inl56_m, v_inl56_la), (v_inl56_la != v_inl56_lb), !PoLoop(v_inl56_la), InCriticalSection(v_w2, v_inl56_m, v_inl56_la);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), in_critical_section(R1, Inl58M, Inl58LB), in_critical_section(Inl58W3, Inl58M, Inl58LB), postdom(R1, Inl58W3), hb_must(W2, Inl58W3), shared_write(Inl58W3, Inl58V), shared_read(R2, Inl58V), in_critical_section(R2, Inl58M, Inl58LA), Inl58LA != Inl58LB, W2 != Inl58W3.
-    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w2, v_r2), RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_inl58_m, v_inl58_lb), InCriticalSection(v_inl58_w3, v_inl58_m, v_inl58_lb), (v_w2 != v_inl58_w3), Postdom(v_r1, v_inl58_w3), HbMust(v_w2, v_inl58_w3), SharedWrite(v_inl58_w3, v_inl58_v), SharedRead(v_r2, v_inl58_v), InCriticalSection(v_r2, v_inl58_m, v_inl58_la), (v_inl58_la != v_inl58_lb);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), in_critical_section(R1, Inl59M, Inl59LB), in_critical_section(Inl59W3, Inl59M, Inl59LB), postdom(R1, Inl59W3), shared_write(Inl59W3, Inl59V), shared_read(R2, Inl59V), in_critical_section(R2, Inl59M, Inl59LA), Inl59LA != Inl59LB, W1 != Inl59W3.
-    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r2), RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_inl59_m, v_inl59_lb), InCriticalSection(v_inl59_w3, v_inl59_m, v_inl59_lb), (v_w1 != v_inl59_w3), Postdom(v_r1, v_inl59_w3), SharedWrite(v_inl59_w3, v_inl59_v), SharedRead(v_r2, v_inl59_v), InCriticalSection(v_r2, v_inl59_m, v_inl59_la), (v_inl59_la != v_inl59_lb);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), shared_read(R1, Inl61V), shared_write(W2, Inl61V), W1 != W2.
-    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), (v_w1 != v_w2), RfMay(v_w1, v_r1), HbMust(v_w1, v_w2), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2), SharedRead(v_r1, v_inl61_v), SharedWrite(v_w2, v_inl61_v);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), shared_read(R2, Inl62V), shared_write(W1, Inl62V), W1 != W2.
-    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), (v_w1 != v_w2), RfMay(v_w2, v_r2), HbMust(v_w2, v_w1), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1), SharedRead(v_r2, v_inl62_v), SharedWrite(v_w1, v_inl62_v);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), hb_post(R1, Inl64W3), hb_must(Inl64W3, R2), hb_must(W2, Inl64W3), shared_write(Inl64W3, Inl64V), shared_read(R2, Inl64V), W2 != Inl64W3.
-    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w2, v_r2), RfMay(v_w1, v_r1), HbPost(v_r1, v_inl64_w3), (v_w2 != v_inl64_w3), HbMust(v_inl64_w3, v_r2), HbMust(v_w2, v_inl64_w3), SharedWrite(v_inl64_w3, v_inl64_v), SharedRead(v_r2, v_inl64_v);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), hb_post(R1, Inl65W3), hb_must(Inl65W3, R2), shared_write(Inl65W3, Inl65V), shared_read(R2, Inl65V), W1 != Inl65W3.
-    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r2), RfMay(v_w1, v_r1), HbPost(v_r1, v_inl65_w3), (v_w1 != v_inl65_w3), HbMust(v_inl65_w3, v_r2), SharedWrite(v_inl65_w3, v_inl65_v), SharedRead(v_r2, v_inl65_v);
-    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl67V), shared_write(W1, Inl67V).
-    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl67_v), SharedWrite(v_w1, v_inl67_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), rf_may(W2, R2), in_critical_section(W1, Inl54M, Inl54LB), in_critical_section(R2, Inl54M, Inl54LB), in_critical_section(R1, Inl54M, Inl54LA), in_critical_section(W2, Inl54M, Inl54LA), Inl54LA != Inl54LB, !po_loop(Inl54LA), !po_loop(Inl54LB).
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), RfMay(v_w2, v_r2), InCriticalSection(v_w1, v_inl54_m, v_inl54_lb), !PoLoop(v_inl54_lb), InCriticalSection(v_r2, v_inl54_m, v_inl54_lb), InCriticalSection(v_r1, v_inl54_m, v_inl54_la), (v_inl54_la != v_inl54_lb), !PoLoop(v_inl54_la), InCriticalSection(v_w2, v_inl54_m, v_inl54_la);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), in_critical_section(R1, Inl56M, Inl56LB), in_critical_section(Inl56W3, Inl56M, Inl56LB), postdom(R1, Inl56W3), hb_must(W2, Inl56W3), shared_write(Inl56W3, Inl56V), shared_read(R2, Inl56V), in_critical_section(R2, Inl56M, Inl56LA), Inl56LA != Inl56LB, W2 != Inl56W3.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w2, v_r2), RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_inl56_m, v_inl56_lb), InCriticalSection(v_inl56_w3, v_inl56_m, v_inl56_lb), (v_w2 != v_inl56_w3), Postdom(v_r1, v_inl56_w3), HbMust(v_w2, v_inl56_w3), SharedWrite(v_inl56_w3, v_inl56_v), SharedRead(v_r2, v_inl56_v), InCriticalSection(v_r2, v_inl56_m, v_inl56_la), (v_inl56_la != v_inl56_lb);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), in_critical_section(R1, Inl57M, Inl57LB), in_critical_section(Inl57W3, Inl57M, Inl57LB), postdom(R1, Inl57W3), shared_write(Inl57W3, Inl57V), shared_read(R2, Inl57V), in_critical_section(R2, Inl57M, Inl57LA), Inl57LA != Inl57LB, W1 != Inl57W3.
+    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r2), RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_inl57_m, v_inl57_lb), InCriticalSection(v_inl57_w3, v_inl57_m, v_inl57_lb), (v_w1 != v_inl57_w3), Postdom(v_r1, v_inl57_w3), SharedWrite(v_inl57_w3, v_inl57_v), SharedRead(v_r2, v_inl57_v), InCriticalSection(v_r2, v_inl57_m, v_inl57_la), (v_inl57_la != v_inl57_lb);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), shared_read(R1, Inl59V), shared_write(W2, Inl59V), W1 != W2.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), (v_w1 != v_w2), RfMay(v_w1, v_r1), HbMust(v_w1, v_w2), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2), SharedRead(v_r1, v_inl59_v), SharedWrite(v_w2, v_inl59_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), shared_read(R2, Inl60V), shared_write(W1, Inl60V), W1 != W2.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), (v_w1 != v_w2), RfMay(v_w2, v_r2), HbMust(v_w2, v_w1), HbMust(v_w1, v_r2), RfMay(v_w1, v_r1), SharedRead(v_r2, v_inl60_v), SharedWrite(v_w1, v_inl60_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), rf_may(W1, R1), hb_post(R1, Inl62W3), hb_must(Inl62W3, R2), hb_must(W2, Inl62W3), shared_write(Inl62W3, Inl62V), shared_read(R2, Inl62V), W2 != Inl62W3.
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w2, v_r2), RfMay(v_w1, v_r1), HbPost(v_r1, v_inl62_w3), (v_w2 != v_inl62_w3), HbMust(v_inl62_w3, v_r2), HbMust(v_w2, v_inl62_w3), SharedWrite(v_inl62_w3, v_inl62_v), SharedRead(v_r2, v_inl62_v);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), hb_post(R1, Inl63W3), hb_must(Inl63W3, R2), shared_write(Inl63W3, Inl63V), shared_read(R2, Inl63V), W1 != Inl63W3.
+    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r2), RfMay(v_w1, v_r1), HbPost(v_r1, v_inl63_w3), (v_w1 != v_inl63_w3), HbMust(v_inl63_w3, v_r2), SharedWrite(v_inl63_w3, v_inl63_v), SharedRead(v_r2, v_inl63_v);
+    // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W2, W1), rf_may(W2, R2), shared_read(R2, Inl65V), shared_write(W1, Inl65V).
+    Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w1, v_r1), HbMust(v_w2, v_w1), RfMay(v_w2, v_r2), SharedRead(v_r2, v_inl65_v), SharedWrite(v_w1, v_inl65_v);
     // rank3_hb_ask(R, R2) :- rank3_pair(_, R, _, R2).
     Rank3HbAsk(v_r, v_r2) <- Rank3Pair(_w0, v_r, _w1, v_r2);
     // rank3_hb_rev(R2, R) :- rank3_hb_ask(R, R2), hb_must(R2, R).
@@ -1114,8 +1114,8 @@ pub fn run(input: &Input) -> Output {
     let mut rel_hb_pre_in_thread: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_thread_edge: ::std::vec::Vec<(u32, u32)>;
-    let mut rel_hb_pre_hub_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre_hub_edge: ::std::vec::Vec<(u32, u32)>;
+    let mut rel_hb_pre_hub_creates: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_pre: ::std::vec::Vec<(u32, u32)>;
     let mut rel_hb_may: ::std::vec::Vec<(u32, u32)>;
     let mut rel_rf_covered_store: ::std::vec::Vec<(u32, u32, u32)>;
@@ -1128,8 +1128,8 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rank2_may: ::std::vec::Vec<(u32, u32, u32, u32)>;
     let mut rel_rank3_no: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
-    (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_from_hub, rel_hb_to_hub, rel_hb_hub_end, rel_hb_must, rel_hb_always, rel_hb_post, rel_hb_pre_loop_dom, rel_hb_pre_edge, rel_hb_pre_in_thread, rel_hb_pre_thread_creates, rel_hb_pre_thread_edge, rel_hb_pre_hub_creates, rel_hb_pre_hub_edge,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_po_chain, &rel_po_chain_before, &rel_dom_path, &rel_dom_path_above, &rel_postdom, &rel_thread_always, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
-    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may_local, rel_rf_cross_out, rel_rf_may,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_dom_near_store, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_dom, &rel_hb_event, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_always, &rel_hb_post, &rel_hb_pre_loop_dom, &rel_hb_pre_edge, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates, &rel_hb_pre_thread_edge, &rel_hb_pre_hub_creates, &rel_hb_pre_hub_edge);
+    (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_from_hub, rel_hb_to_hub, rel_hb_hub_end, rel_hb_must, rel_hb_always, rel_hb_post, rel_hb_pre_loop_dom, rel_hb_pre_edge, rel_hb_pre_in_thread, rel_hb_pre_thread_creates, rel_hb_pre_thread_edge, rel_hb_pre_hub_edge, rel_hb_pre_hub_creates,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_po_chain, &rel_po_chain_before, &rel_dom_path, &rel_dom_path_above, &rel_postdom, &rel_thread_always, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
+    (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may_local, rel_rf_cross_out, rel_rf_may,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_dom_near_store, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_dom, &rel_hb_event, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_always, &rel_hb_post, &rel_hb_pre_loop_dom, &rel_hb_pre_edge, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates, &rel_hb_pre_thread_edge, &rel_hb_pre_hub_edge, &rel_hb_pre_hub_creates);
     (rel_rank2_no, rel_rank2_may, rel_rank3_no, rel_rank3_may,) = stage_2::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_shared_read, &rel_shared_write, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
     let mut out = Output::default();
     out.po_scc_reach = rel_po_scc_reach;
