@@ -5,7 +5,7 @@ pub mod concord_crepe {
 //   0: stmt_thread, stmt_caller, thread_create, unresolved_call, unresolved_thread_start, thread_join, po_next, po_scc, po_scc_cyclic, po_scc_next, po_chain, po_chain_before, dom_parent, dom_path, dom_path_above, dom_near_store, postdom, thread_always, mutex_lock, mutex_unlock, mutex_trylock, cond_wait, cond_signal, cond_broadcast, cond_wait_guarded, cond_signal_flagged, busy_wait, flag_guard, flag_enabler, in_critical_section, same_critical_section, diff_critical_section, cs_written_before, cs_written_after, sync_dropped, sync_unmodelled, shared_read, shared_write, mem_read, mem_write, access_no_target, def_use, control_dep, assert_site, call_arg, external_callback, fork_call, inline_asm, library_memory, join_unmatched, thread_bound, call_cut, thread_end_call, callback_escape, po_scc_reach, po_chain_reached, po_loop, dom, hb_event, hb_notify, hb_notify_flagged, hb_notify_ambiguous, hb_guard_pre, hb_guard_dom, hb_join_early, hb_create_edge, hb_always, hb_post_edge, hb_pre_loop_dom, rf_covered_store, rf_covered_load, rf_write_in, rf_read_in, rf_pair_local
 //   1: hb_guard_miss, hb_join_ambiguous, hb_signal_edge
 //   2: hb_joined, hb_guard_ok, hb_guard_later, hb_pre_edge, hb_pre_hub, hb_pre_hub_path
-//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_edge, hb_pre_hub_creates, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_pair_ordered, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
+//   3: hb_guard_edge, hb_hub, hb_from_hub, hb_hub_comp, hb_hub_after, hb_to_hub, hb_comp_to_hub, hb_before_hub, hb_thread_to_hub, hb_hub_end, hb_must, hb_post, hb_post_local, hb_post_via, hb_pre_in_thread, hb_pre_thread_creates, hb_pre_thread_edge, hb_pre_hub_edge, hb_pre_hub_creates, hb_pre_thread, hb_pre_to_hub, hb_pre, rf_hub_write, rf_rev_must, rf_ordered_may, rf_local_must, rf_hub_read, rf_must_before, rf_overwrites, rf_kill_post, rf_kill_post_near, rf_kill_post_covered, rf_kill_pre, rf_store_cyclic
 //   4: hb_may, rf_kill_post_min, rf_kill_pre_near, rf_kill_pre_covered
 //   5: rf_no, rf_kill_pre_max, rf_cross_out
 //   6: rf_may_local, rf_may, rank2_no, rank2_load, rank2_loads_rev_must, cs_edge, cs_link, cs_cycle, rank3_cand, rank3_pair, rank3_hb_ask, rank3_hb_rev, rank3_pair_no
@@ -670,7 +670,6 @@ mod stage_1 {
     struct RfPairLocal(u32, u32);
     struct RfHubWrite(u32, u32, u32);
     struct RfRevMust(u32, u32);
-    struct RfPairOrdered(u32, u32);
     struct RfOrderedMay(u32, u32);
     struct RfLocalMust(u32, u32);
     struct RfHubRead(u32, u32, u32);
@@ -759,18 +758,16 @@ mod stage_1 {
     RfRevMust(v_r, v_w) <- HbHubEnd(v_r, v_w), SharedRead(v_r, v_v), SharedWrite(v_w, v_v), StmtThread(v_r, v_t1), StmtThread(v_w, v_t2), (v_t1 != v_t2);
     // rf_rev_must(R, W) :- hb_to_hub(R, H), shared_read(R, V), rf_hub_write(H, V, W), stmt_thread(R, T1), stmt_thread(W, T2), T1 != T2.
     RfRevMust(v_r, v_w) <- HbToHub(v_r, v_h), SharedRead(v_r, v_v), RfHubWrite(v_h, v_v, v_w), StmtThread(v_r, v_t1), StmtThread(v_w, v_t2), (v_t1 != v_t2);
-    // rf_pair_ordered(W, R) :- rf_pair_local(W, R).
-    RfPairOrdered(v_w, v_r) <- RfPairLocal(v_w, v_r);
-    // rf_pair_ordered(W, R) :- rf_rev_must(R, W).
-    RfPairOrdered(v_w, v_r) <- RfRevMust(v_r, v_w);
     // rf_local_must(W, R) :- rf_pair_local(W, R), hb_must(W, R).
     RfLocalMust(v_w, v_r) <- RfPairLocal(v_w, v_r), HbMust(v_w, v_r);
     // rf_ordered_may(W, R) :- rf_local_must(W, R).
     RfOrderedMay(v_w, v_r) <- RfLocalMust(v_w, v_r);
     // rf_ordered_may(W, R) :- rf_rev_must(R, W), hb_must(W, R).
     RfOrderedMay(v_w, v_r) <- RfRevMust(v_r, v_w), HbMust(v_w, v_r);
-    // rf_ordered_may(W, R) :- rf_pair_ordered(W, R), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
-    RfOrderedMay(v_w, v_r) <- RfPairOrdered(v_w, v_r), PoScc(v_w, v_c1), PoScc(v_r, v_c2), PoSccReach(v_c1, v_c2);
+    // rf_ordered_may(W, R) :- rf_pair_local(W, R), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
+    RfOrderedMay(v_w, v_r) <- RfPairLocal(v_w, v_r), PoScc(v_w, v_c1), PoScc(v_r, v_c2), PoSccReach(v_c1, v_c2);
+    // rf_ordered_may(W, R) :- rf_rev_must(R, W), po_scc(W, C1), po_scc(R, C2), po_scc_reach(C1, C2).
+    RfOrderedMay(v_w, v_r) <- RfRevMust(v_r, v_w), PoScc(v_w, v_c1), PoScc(v_r, v_c2), PoSccReach(v_c1, v_c2);
     // rf_hub_read(H, V, R) :- hb_from_hub(H, R), shared_read(R, V).
     RfHubRead(v_h, v_v, v_r) <- HbFromHub(v_h, v_r), SharedRead(v_r, v_v);
     // rf_must_before(W, R) :- rf_local_must(W, R).
