@@ -264,8 +264,7 @@ fn normalize_own(
         )));
     }
     let module = read_bitcode(user_path, out)?;
-    let names: Vec<String> = module.types.all_struct_names().cloned().collect();
-    let view = llvm.view(&names);
+    let view = llvm.view(&struct_names(&module));
     Ok((module, Some(view)))
 }
 
@@ -276,9 +275,15 @@ pub fn llvm_view(program: &Program) -> Option<std::borrow::Cow<'_, LlvmView>> {
     if let Some(view) = &program.llvm_view {
         return Some(std::borrow::Cow::Borrowed(view));
     }
-    let names: Vec<String> = program.module.types.all_struct_names().cloned().collect();
     let llvm = LlvmModule::parse(&program.bitcode)?;
-    Some(std::borrow::Cow::Owned(llvm.view(&names)))
+    Some(std::borrow::Cow::Owned(
+        llvm.view(&struct_names(&program.module)),
+    ))
+}
+
+/// The named struct types llvm-ir saw, whose layouts LLVM is asked for.
+fn struct_names(module: &llvm_ir::Module) -> Vec<String> {
+    module.types.all_struct_names().cloned().collect()
 }
 
 pub fn llvm_link_path() -> Result<PathBuf> {

@@ -43,11 +43,6 @@ pub struct LlvmModule {
     module: LLVMModuleRef,
 }
 
-// SAFETY: the context and module are owned by this value alone and used by
-// one thread at a time (`&mut self` or by value); LLVM contexts are not
-// tied to the thread that created them.
-unsafe impl Send for LlvmModule {}
-
 impl LlvmModule {
     /// Parse a bitcode file; `None` when the file cannot be read or is not
     /// bitcode LLVM 14 reads.
