@@ -25,7 +25,10 @@ use crate::versions::{ChangeKind, VersionMatch};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+pub mod closure;
+
 pub use super::Side;
+pub use closure::GroupSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -120,15 +123,15 @@ pub struct ChangeGroup {
 pub struct ImpactResult {
     pub groups: Vec<ChangeGroup>,
     /// Impacted statement of the new version -> the change groups reaching it.
-    pub fwd: BTreeMap<u32, BTreeSet<u32>>,
-    pub bwd: BTreeMap<u32, BTreeSet<u32>>,
+    pub fwd: BTreeMap<u32, GroupSet>,
+    pub bwd: BTreeMap<u32, GroupSet>,
     /// The same in the old version: the closures of deleted statements.
-    pub fwd_old: BTreeMap<u32, BTreeSet<u32>>,
-    pub bwd_old: BTreeMap<u32, BTreeSet<u32>>,
-    /// Seeds in the new version per direction (group, statement), including
-    /// old impacted statements mapped through Δmap.
-    pub seeds_fwd: BTreeSet<(u32, u32)>,
-    pub seeds_bwd: BTreeSet<(u32, u32)>,
+    pub fwd_old: BTreeMap<u32, GroupSet>,
+    pub bwd_old: BTreeMap<u32, GroupSet>,
+    /// Seeds in the new version per direction (statement -> its groups),
+    /// including old impacted statements mapped through Δmap.
+    pub seeds_fwd: BTreeMap<u32, GroupSet>,
+    pub seeds_bwd: BTreeMap<u32, GroupSet>,
     /// Seeds in the new version that came through Δmap: new stmt -> old stmt.
     pub mapped_from: BTreeMap<u32, u32>,
     /// Dependence edges `(u, d, kind)`: `u` depends on `d`.
@@ -186,6 +189,8 @@ pub struct CiaRun {
 }
 
 /// Run `rules/cia.dl` on one version with the given seeds `(group, stmt)`.
+/// `analyse` gives it none and closes the seeds in Rust ([`closure`]); the
+/// rules' closures are the definition the tests check that against.
 pub fn run_cia(
     engine: Engine,
     facts: &FactSet,
@@ -292,14 +297,6 @@ pub fn file_matches(path: &str, wanted: &str) -> bool {
         || (!path.is_empty() && wanted.ends_with(&format!("/{path}")))
 }
 
-fn collect(rows: &[(u32, u32)]) -> BTreeMap<u32, BTreeSet<u32>> {
-    let mut out: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
-    for &(g, s) in rows {
-        out.entry(s).or_default().insert(g);
-    }
-    out
-}
-
 fn deps(run: &CiaRun) -> Vec<(u32, u32, DepKind)> {
     run.deps
         .iter()
@@ -317,53 +314,51 @@ pub fn analyse(
     map: &BTreeMap<u32, u32>,
 ) -> ImpactResult {
     let mut result = ImpactResult::default();
-    let old_seeds: BTreeSet<(u32, u32)> = groups
-        .iter()
-        .filter(|g| g.side == Side::Old)
-        .flat_map(|g| g.statements.iter().map(move |&s| (g.id, s)))
-        .collect();
-    let mut seeds: BTreeSet<(u32, u32)> = groups
-        .iter()
-        .filter(|g| g.side == Side::New)
-        .flat_map(|g| g.statements.iter().map(move |&s| (g.id, s)))
-        .collect();
-    let mut seeds_fwd = seeds.clone();
-    let mut seeds_bwd = std::mem::take(&mut seeds);
+    let seeds_on = |side: Side| -> BTreeMap<u32, GroupSet> {
+        let mut seeds = BTreeMap::new();
+        for g in groups.iter().filter(|g| g.side == side) {
+            let one: GroupSet = [g.id].into_iter().collect();
+            for &s in &g.statements {
+                closure::add_groups(&mut seeds, s, &one);
+            }
+        }
+        seeds
+    };
+    let old_seeds = seeds_on(Side::Old);
+    let mut seeds_fwd = seeds_on(Side::New);
+    let mut seeds_bwd = seeds_fwd.clone();
     if let (Some(old), false) = (old, old_seeds.is_empty()) {
-        let run = run_cia(engine, old, &old_seeds, &old_seeds);
-        for &(g, s) in &run.fwd {
-            if let Some(&n) = map.get(&s) {
-                seeds_fwd.insert((g, n));
-                result.mapped_from.entry(n).or_insert(s);
+        result.deps_old = dependences(engine, old);
+        result.fwd_old = closure::close(&edges(&result.deps_old, Direction::Fwd), &old_seeds);
+        result.bwd_old = closure::close(&edges(&result.deps_old, Direction::Bwd), &old_seeds);
+        for (closed, seeds) in [
+            (&result.fwd_old, &mut seeds_fwd),
+            (&result.bwd_old, &mut seeds_bwd),
+        ] {
+            for (s, groups) in closed {
+                if let Some(&n) = map.get(s) {
+                    closure::add_groups(seeds, n, groups);
+                    result.mapped_from.entry(n).or_insert(*s);
+                }
             }
         }
-        for &(g, s) in &run.bwd {
-            if let Some(&n) = map.get(&s) {
-                seeds_bwd.insert((g, n));
-                result.mapped_from.entry(n).or_insert(s);
-            }
-        }
-        result.fwd_old = collect(&run.fwd);
-        result.bwd_old = collect(&run.bwd);
-        result.deps_old = deps(&run);
     }
-    let run = run_cia(engine, new, &seeds_fwd, &seeds_bwd);
-    result.fwd = collect(&run.fwd);
-    result.bwd = collect(&run.bwd);
-    result.deps_new = deps(&run);
+    result.deps_new = dependences(engine, new);
+    result.fwd = closure::close(&edges(&result.deps_new, Direction::Fwd), &seeds_fwd);
+    result.bwd = closure::close(&edges(&result.deps_new, Direction::Bwd), &seeds_bwd);
     result.seeds_fwd = seeds_fwd;
     result.seeds_bwd = seeds_bwd;
     result.groups = groups;
     if let Some(old) = old.filter(|_| !old_seeds.is_empty()) {
-        let starts: Vec<Start> = old_seeds.iter().map(|&(_, s)| (s, 0, Via::Data)).collect();
+        let starts: Vec<Start> = old_seeds.keys().map(|&s| (s, 0, Via::Data)).collect();
         result.reach_fwd_old = reach(&result.deps_old, old, Direction::Fwd, &starts);
         result.reach_bwd_old = reach(&result.deps_old, old, Direction::Bwd, &starts);
     }
     // Statements mapped from the old closures start where they were.
-    let start_of = |seeds: &BTreeSet<(u32, u32)>, old_reach: &BTreeMap<u32, Reach>| {
+    let start_of = |seeds: &BTreeMap<u32, GroupSet>, old_reach: &BTreeMap<u32, Reach>| {
         seeds
-            .iter()
-            .map(|&(_, s)| {
+            .keys()
+            .map(|&s| {
                 let was = result
                     .mapped_from
                     .get(&s)
@@ -378,6 +373,22 @@ pub fn analyse(
     result.reach_fwd = reach(&result.deps_new, new, Direction::Fwd, &fwd_starts);
     result.reach_bwd = reach(&result.deps_new, new, Direction::Bwd, &bwd_starts);
     result
+}
+
+/// The dependence edges of one version (the rules' `cia_dep`).
+fn dependences(engine: Engine, facts: &FactSet) -> Vec<(u32, u32, DepKind)> {
+    deps(&run_cia(engine, facts, &BTreeSet::new(), &BTreeSet::new()))
+}
+
+/// The dependence edges as `from → to` of a closure: forward from a
+/// statement to those that depend on it, backward the other way.
+fn edges(deps: &[(u32, u32, DepKind)], dir: Direction) -> Vec<(u32, u32)> {
+    deps.iter()
+        .map(|&(u, d, _)| match dir {
+            Direction::Fwd => (d, u),
+            Direction::Bwd => (u, d),
+        })
+        .collect()
 }
 
 /// Is `s` a statement of a change group of the new version?
@@ -487,8 +498,8 @@ pub fn explain(
     targets: &BTreeSet<u32>,
 ) -> Option<Vec<Step>> {
     let seeds: BTreeSet<u32> = match dir {
-        Direction::Fwd => result.seeds_fwd.iter().map(|&(_, s)| s).collect(),
-        Direction::Bwd => result.seeds_bwd.iter().map(|&(_, s)| s).collect(),
+        Direction::Fwd => result.seeds_fwd.keys().copied().collect(),
+        Direction::Bwd => result.seeds_bwd.keys().copied().collect(),
     };
     let mut next: BTreeMap<u32, Vec<(u32, DepKind)>> = BTreeMap::new();
     for &(u, d, k) in &result.deps_new {
@@ -539,7 +550,7 @@ pub fn explain(
 }
 
 /// Source lines (of statements with a line) in a set of impacted statements.
-pub fn lines_of(facts: &FactSet, set: &BTreeMap<u32, BTreeSet<u32>>) -> BTreeSet<u32> {
+pub fn lines_of(facts: &FactSet, set: &BTreeMap<u32, GroupSet>) -> BTreeSet<u32> {
     set.keys()
         .filter_map(|&s| facts.statement(s))
         .filter(|s| s.line != 0)

@@ -8,7 +8,7 @@ use super::ranked;
 use super::sarif::{self, Level, Rule};
 use super::style;
 use crate::analysis::impact::{
-    ChangeGroup, DepKind, Direction, ImpactResult, Reach, Side, Step, Via,
+    ChangeGroup, DepKind, Direction, GroupSet, ImpactResult, Reach, Side, Step, Via,
 };
 use crate::facts::FactSet;
 use serde::Serialize;
@@ -67,7 +67,7 @@ fn thread_function(f: &FactSet, t: u32) -> String {
 
 /// One impacted set of a result with the distances of its statements.
 pub struct ImpactSet<'a> {
-    pub set: &'a BTreeMap<u32, BTreeSet<u32>>,
+    pub set: &'a BTreeMap<u32, GroupSet>,
     pub reach: &'a BTreeMap<u32, Reach>,
 }
 
@@ -114,7 +114,7 @@ pub fn items(
                 info.line,
             ))
             .or_insert_with(|| (BTreeSet::new(), Vec::new(), unknown));
-        e.0.extend(groups.iter().copied());
+        e.0.extend(groups.iter());
         e.1.push(s);
         if let Some(r) = impacted.reach.get(&s) {
             e.2.steps = e.2.steps.min(r.steps);
@@ -410,9 +410,9 @@ pub fn impact_dot(
     }
     let seeds: BTreeSet<u32> = result
         .seeds_fwd
-        .iter()
-        .chain(result.seeds_bwd.iter())
-        .map(|&(_, s)| s)
+        .keys()
+        .chain(result.seeds_bwd.keys())
+        .copied()
         .collect();
     let node = |s: u32| -> Option<String> {
         new.facts
@@ -631,14 +631,13 @@ pub fn explain_text(
     };
     for (n, step) in chain.iter().enumerate() {
         let seed_tag = if n == 0 {
-            let groups: Vec<String> = result
-                .seeds_fwd
-                .iter()
-                .chain(result.seeds_bwd.iter())
-                .filter(|&&(_, s)| s == step.stmt)
-                .map(|&(g, _)| format!("c{g}"))
-                .collect::<BTreeSet<_>>()
+            let groups: Vec<String> = [&result.seeds_fwd, &result.seeds_bwd]
                 .into_iter()
+                .filter_map(|seeds| seeds.get(&step.stmt))
+                .flat_map(GroupSet::iter)
+                .collect::<BTreeSet<u32>>()
+                .into_iter()
+                .map(|g| format!("c{g}"))
                 .collect();
             let mut tag = format!("change {}", groups.join(","));
             if let (Some(&o), Some(old)) = (result.mapped_from.get(&step.stmt), old) {
