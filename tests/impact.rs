@@ -363,12 +363,12 @@ fn impact_closures_agree_with_the_rules_on_every_bench_program() {
                 let fwd: Vec<(u32, u32)> = run.deps.iter().map(|&(u, d, _)| (d, u)).collect();
                 let bwd: Vec<(u32, u32)> = run.deps.iter().map(|&(u, d, _)| (u, d)).collect();
                 assert_eq!(
-                    close(&fwd, &seed_sets),
+                    close(fwd.iter().copied(), &seed_sets),
                     as_sets(&run.fwd),
                     "{case}: forward"
                 );
                 assert_eq!(
-                    close(&bwd, &seed_sets),
+                    close(bwd.iter().copied(), &seed_sets),
                     as_sets(&run.bwd),
                     "{case}: backward"
                 );

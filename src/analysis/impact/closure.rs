@@ -12,6 +12,7 @@
 //! linear in the edges, times the words of a set. The tests check that the
 //! two agree on every bench program.
 
+use super::adjacency::{node_count, Adjacency};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -102,33 +103,19 @@ pub fn add_groups(sets: &mut BTreeMap<u32, GroupSet>, s: u32, groups: &GroupSet)
 
 /// The statements reachable from `seeds` over `edges` (`from → to`), each
 /// with the union of the groups of the seeds that reach it.
-pub fn close(edges: &[(u32, u32)], seeds: &BTreeMap<u32, GroupSet>) -> BTreeMap<u32, GroupSet> {
+pub fn close<I>(edges: I, seeds: &BTreeMap<u32, GroupSet>) -> BTreeMap<u32, GroupSet>
+where
+    I: Iterator<Item = (u32, u32)> + Clone,
+{
     let seeds: Vec<(u32, &GroupSet)> = seeds
         .iter()
         .filter(|(_, g)| !g.is_empty())
         .map(|(&s, g)| (s, g))
         .collect();
-    let n = edges
-        .iter()
-        .flat_map(|&(a, b)| [a, b])
-        .chain(seeds.iter().map(|&(s, _)| s))
-        .max()
-        .map_or(0, |m| m as usize + 1);
-    // successors of each statement, in one array
-    let mut offsets = vec![0usize; n + 1];
-    for &(from, _) in edges {
-        offsets[from as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
-    let mut succ = vec![0u32; edges.len()];
-    let mut fill = offsets.clone();
-    for &(from, to) in edges {
-        succ[fill[from as usize]] = to;
-        fill[from as usize] += 1;
-    }
-    let next = |s: u32| &succ[offsets[s as usize]..offsets[s as usize + 1]];
+    let n =
+        node_count((edges.clone().flat_map(|(a, b)| [a, b])).chain(seeds.iter().map(|&(s, _)| s)));
+    let adjacency = Adjacency::new(n, edges.map(|(a, b)| (a, b, ())));
+    let next = |s: u32| adjacency.next(s).iter().map(|&(t, ())| t);
 
     // the part of the graph the seeds reach, as a petgraph graph
     const UNSEEN: u32 = u32::MAX;
@@ -142,7 +129,7 @@ pub fn close(edges: &[(u32, u32)], seeds: &BTreeMap<u32, GroupSet>) -> BTreeMap<
         }
     }
     while let Some(s) = stack.pop() {
-        for &t in next(s) {
+        for t in next(s) {
             if node_of[t as usize] == UNSEEN {
                 node_of[t as usize] = graph.add_node(t).index() as u32;
                 stack.push(t);
@@ -151,7 +138,7 @@ pub fn close(edges: &[(u32, u32)], seeds: &BTreeMap<u32, GroupSet>) -> BTreeMap<
     }
     for s in graph.node_weights().copied().collect::<Vec<u32>>() {
         let a = NodeIndex::new(node_of[s as usize] as usize);
-        for &t in next(s) {
+        for t in next(s) {
             graph.add_edge(a, NodeIndex::new(node_of[t as usize] as usize), ());
         }
     }
@@ -256,7 +243,7 @@ mod tests {
             (8, 1),
         ];
         let seeds = BTreeMap::from([(1, set(&[0])), (6, set(&[65]))]);
-        let got = close(&edges, &seeds);
+        let got = close(edges.iter().copied(), &seeds);
         assert_eq!(got, naive(&edges, &seeds));
         assert_eq!(got[&5], set(&[0, 65]));
         assert_eq!(got[&7], set(&[0]));
@@ -270,7 +257,7 @@ mod tests {
     fn long_chains_do_not_exhaust_the_stack() {
         let n = 1_000_000u32;
         let edges: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
-        let got = close(&edges, &BTreeMap::from([(0, set(&[3]))]));
+        let got = close(edges.iter().copied(), &BTreeMap::from([(0, set(&[3]))]));
         assert_eq!(got.len(), n as usize);
         assert_eq!(got[&(n - 1)], set(&[3]));
     }
@@ -292,7 +279,7 @@ mod tests {
                 .map(|_| (rand(n), (0..1 + rand(3)).map(|_| rand(130)).collect()))
                 .collect();
             assert_eq!(
-                close(&edges, &seeds),
+                close(edges.iter().copied(), &seeds),
                 naive(&edges, &seeds),
                 "{edges:?} {seeds:?}"
             );
