@@ -52,6 +52,7 @@ use crate::parallel;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// Relations no rule a diff runs and no code of its reads: change
 /// impact's dependences and memory accesses (`cia.dl`), and relations only
@@ -264,7 +265,7 @@ impl Events {
 /// Locksets and covered accesses (written since the acquisition, or
 /// before the release, of a mutex).
 struct CriticalSections {
-    held: Vec<Vec<Option<Held>>>,
+    held: Vec<Vec<Option<Arc<Held>>>>,
     /// Stores that surely write one shared location (a store or atomic RMW
     /// with a single target); cmpxchg may not write, memcpy may write part.
     strong_write: BTreeMap<StmtId, LocId>,
@@ -281,16 +282,19 @@ impl CriticalSections {
         sharing: &Sharing<'_>,
     ) -> Self {
         let corr = &scan.correlated;
-        let held: Vec<Vec<Option<Held>>> = parallel::map(graphs, |tg| {
+        let held: Vec<Vec<Option<Arc<Held>>>> = parallel::map(graphs, |tg| {
             let mut held = sections::locksets(tg, &scan.sync, corr);
             // a correlated lock counts only at accesses through its pointer
             for (i, h) in held.iter_mut().enumerate() {
                 let Some(h) = h.as_mut() else { continue };
                 let s = tg.nodes[i];
                 let is_sync_call = scan.sync.contains_key(&s);
-                h.retain(|&m, acquirers| {
+                let counts = |m: LocId, acquirers: &BTreeSet<StmtId>| {
                     !corr.is_correlated(m) || corr.holds_at(s, is_sync_call, acquirers)
-                });
+                };
+                if !h.iter().all(|(&m, acquirers)| counts(m, acquirers)) {
+                    Arc::make_mut(h).retain(|&m, acquirers| counts(m, acquirers));
+                }
             }
             held
         });
@@ -306,7 +310,8 @@ impl CriticalSections {
             .collect();
         let mut written_before: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
         let mut written_after: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
-        let with_held: Vec<(&ThreadGraph, &Vec<Option<Held>>)> = graphs.iter().zip(&held).collect();
+        let with_held: Vec<(&ThreadGraph, &Vec<Option<Arc<Held>>>)> =
+            graphs.iter().zip(&held).collect();
         let covered = parallel::map(&with_held, |&(tg, held)| {
             let fx = NodeEffects {
                 sync: &scan.sync,
@@ -329,7 +334,7 @@ impl CriticalSections {
     }
 
     /// The locks held before a statement.
-    fn held_at(&self, model: &ProgramModel<'_>, graphs: &[ThreadGraph], s: StmtId) -> Held {
+    fn held_at(&self, model: &ProgramModel<'_>, graphs: &[ThreadGraph], s: StmtId) -> Arc<Held> {
         let t = model.stmts[s as usize].thread as usize;
         graphs[t]
             .local

@@ -218,15 +218,15 @@ impl Rows {
         let mut sorted_events: Vec<StmtId> = events.all.iter().copied().collect();
         sorted_events.sort_unstable();
         for &s in &sorted_events {
-            for (m, acquirers) in sections.held_at(model, graphs, s) {
-                for &l in &acquirers {
+            for (&m, acquirers) in sections.held_at(model, graphs, s).iter() {
+                for &l in acquirers {
                     self.add(InCriticalSection {
                         s: s.into(),
                         m: lo(m).into(),
                         l: l.into(),
                     });
                 }
-                holders.entry(m).or_default().push((s, acquirers));
+                holders.entry(m).or_default().push((s, acquirers.clone()));
             }
         }
         // The rules read diff_critical_section only for a shared store and a

@@ -12,13 +12,27 @@ use super::pointsto::LocId;
 use super::program::StmtId;
 use super::SyncOp;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// Locks held before a statement: mutex -> the statements that may have
 /// acquired it (a lock, or a wait that re-acquired it).
 pub type Held = BTreeMap<LocId, BTreeSet<StmtId>>;
 
+/// A dataflow state, shared by the nodes it does not change: most
+/// statements neither lock nor write under a lock, and a copy of the
+/// state per statement (twice, before and after) cost most of these
+/// dataflows' time and memory at 50 KLoC.
+type Shared<T> = Arc<T>;
+
 /// (mutex, location) pairs of a must-dataflow state.
 type Pairs = BTreeSet<(LocId, LocId)>;
+
+/// `a` ∩ `b`, keeping `a`'s allocation when nothing is removed.
+fn intersect(a: &mut Shared<Pairs>, b: &Shared<Pairs>) {
+    if !Arc::ptr_eq(a, b) && !a.iter().all(|p| b.contains(p)) {
+        Arc::make_mut(a).retain(|p| b.contains(p));
+    }
+}
 
 fn preds_of(tg: &ThreadGraph) -> Vec<Vec<usize>> {
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); tg.nodes.len()];
@@ -71,33 +85,46 @@ pub(super) fn locksets(
     tg: &ThreadGraph,
     sync: &BTreeMap<StmtId, SyncOp>,
     corr: &CorrelatedLocks,
-) -> Vec<Option<Held>> {
+) -> Vec<Option<Shared<Held>>> {
     let n = tg.nodes.len();
     let preds = preds_of(tg);
     // each node's operation, looked up once (the dataflows visit nodes many times)
     let ops: Vec<Option<&SyncOp>> = tg.nodes.iter().map(|s| sync.get(s)).collect();
     let ends: Vec<Option<&BTreeSet<LocId>>> = tg.nodes.iter().map(|s| corr.ends.get(s)).collect();
-    let transfer = |i: usize, mut h: Held| -> Held {
+    let transfer = |i: usize, mut h: Shared<Held>| -> Shared<Held> {
+        if ops[i].is_none() && ends[i].is_none() {
+            return h;
+        }
+        let held = Arc::make_mut(&mut h);
         if let Some(m) = released(ops[i]) {
-            h.remove(&m);
+            held.remove(&m);
         }
         for m in ends[i].into_iter().flatten() {
-            h.remove(m);
+            held.remove(m);
         }
         if let Some(m) = acquired(ops[i]) {
-            h.insert(m, BTreeSet::from([tg.nodes[i]]));
+            held.insert(m, BTreeSet::from([tg.nodes[i]]));
         }
         h
     };
     // may-hold, with every acquisition that may be the one held
-    let may = forward(tg, &preds, Held::new(), transfer, |a, b| {
-        for (m, ls) in b {
+    let may = forward(tg, &preds, Shared::default(), transfer, |a, b| {
+        let covered =
+            |m: &LocId, ls: &BTreeSet<StmtId>| a.get(m).is_some_and(|x| x.is_superset(ls));
+        if Arc::ptr_eq(a, b) || b.iter().all(|(m, ls)| covered(m, ls)) {
+            return;
+        }
+        let a = Arc::make_mut(a);
+        for (m, ls) in b.iter() {
             a.entry(*m).or_default().extend(ls.iter().copied());
         }
     });
     // must-hold
-    let must = forward(tg, &preds, Held::new(), transfer, |a, b| {
-        a.retain(|m, ls| match b.get(m) {
+    let must = forward(tg, &preds, Shared::default(), transfer, |a, b| {
+        if Arc::ptr_eq(a, b) {
+            return;
+        }
+        Arc::make_mut(a).retain(|m, ls| match b.get(m) {
             Some(other) => {
                 ls.extend(other.iter().copied());
                 true
@@ -127,14 +154,17 @@ pub(super) fn locksets(
     (0..n)
         .map(|i| {
             let may = may[i].as_ref()?;
-            Some(
+            let kept =
+                |m: &LocId| must_holds(i, m) || (!corr.is_correlated(*m) && !unsafe_for[m][i]);
+            if may.keys().all(kept) {
+                return Some(may.clone());
+            }
+            Some(Arc::new(
                 may.iter()
-                    .filter(|(m, _)| {
-                        must_holds(i, m) || (!corr.is_correlated(**m) && !unsafe_for[m][i])
-                    })
+                    .filter(|(m, _)| kept(m))
                     .map(|(m, ls)| (*m, ls.clone()))
                     .collect(),
-            )
+            ))
         })
         .collect()
 }
@@ -239,7 +269,7 @@ pub(super) struct NodeEffects<'a> {
     /// atomic read-modify-write whose address has a single target).
     pub(super) strong_write: &'a BTreeMap<StmtId, LocId>,
     /// The lockset before each node (from `locksets`).
-    pub(super) held: &'a [Option<Held>],
+    pub(super) held: &'a [Option<Shared<Held>>],
     /// Where correlated locks end besides their own unlock.
     pub(super) ends: &'a BTreeMap<StmtId, BTreeSet<LocId>>,
 }
@@ -253,23 +283,37 @@ fn ends_section(fx: &NodeEffects<'_>, s: StmtId, m: LocId) -> bool {
 /// Forward must-dataflow "v written since the last acquisition of m": a
 /// store of v made while holding m sets (m, v); a lock, unlock or wait on m
 /// clears every (m, _); merges intersect. Returns the state before each node.
-fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<Pairs>> {
+fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<Shared<Pairs>>> {
     let preds = preds_of(tg);
-    let transfer = |i: usize, mut st: Pairs| -> Pairs {
-        let s = tg.nodes[i];
-        if touches(fx.sync.get(&s)).is_some() || fx.ends.contains_key(&s) {
-            st.retain(|&(x, _)| !ends_section(fx, s, x));
-        }
-        if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
+    let transfer = |i: usize, st: Shared<Pairs>| -> Shared<Pairs> { node_effect(fx, tg, i, st) };
+    forward(tg, &preds, Shared::default(), transfer, intersect)
+}
+
+/// What node `i` does to a state of pairs (mutex, location), in either
+/// direction: a lock, unlock or wait on m ends the pairs of m; a store of
+/// v made while holding m adds (m, v). The state is copied only when the
+/// node changes it.
+fn node_effect(
+    fx: &NodeEffects<'_>,
+    tg: &ThreadGraph,
+    i: usize,
+    mut st: Shared<Pairs>,
+) -> Shared<Pairs> {
+    let s = tg.nodes[i];
+    if (touches(fx.sync.get(&s)).is_some() || fx.ends.contains_key(&s))
+        && st.iter().any(|&(x, _)| ends_section(fx, s, x))
+    {
+        Arc::make_mut(&mut st).retain(|&(x, _)| !ends_section(fx, s, x));
+    }
+    if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
+        if held.keys().any(|&m| !st.contains(&(m, v))) {
+            let pairs = Arc::make_mut(&mut st);
             for &m in held.keys() {
-                st.insert((m, v));
+                pairs.insert((m, v));
             }
         }
-        st
-    };
-    forward(tg, &preds, Pairs::new(), transfer, |a, b| {
-        a.retain(|p| b.contains(p));
-    })
+    }
+    st
 }
 
 /// Backward must-dataflow "v overwritten before the next release of m": on
@@ -278,21 +322,21 @@ fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<P
 /// (the meet of its successors' states; empty at the end of the thread, and
 /// empty where every successor only leads into a loop with no exit, which
 /// the greatest fixpoint leaves undecided).
-fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Pairs> {
+fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Shared<Pairs>> {
     let n = tg.nodes.len();
     // None = top (every pair), the start of a greatest fixpoint
-    let mut before: Vec<Option<Pairs>> = vec![None; n];
-    let after_of = |i: usize, before: &[Option<Pairs>]| -> Option<Pairs> {
+    let mut before: Vec<Option<Shared<Pairs>>> = vec![None; n];
+    let after_of = |i: usize, before: &[Option<Shared<Pairs>>]| -> Option<Shared<Pairs>> {
         if tg.succ[i].is_empty() {
-            return Some(Pairs::new());
+            return Some(Shared::default());
         }
-        let mut acc: Option<Pairs> = None;
+        let mut acc: Option<Shared<Pairs>> = None;
         for &j in &tg.succ[i] {
             if let Some(s) = &before[j] {
                 acc = Some(match acc {
                     None => s.clone(),
                     Some(mut a) => {
-                        a.retain(|p| s.contains(p));
+                        intersect(&mut a, s);
                         a
                     }
                 });
@@ -304,21 +348,13 @@ fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Pai
     while changed {
         changed = false;
         for i in (0..n).rev() {
-            let s = tg.nodes[i];
-            let Some(mut st) = after_of(i, &before) else {
+            let Some(st) = after_of(i, &before) else {
                 continue;
             };
-            if touches(fx.sync.get(&s)).is_some() || fx.ends.contains_key(&s) {
-                st.retain(|&(x, _)| !ends_section(fx, s, x));
-            }
             // only mutexes held at the overwrite: one held at the covered
             // store and not released since is held there too (when the
             // lockset knows it; otherwise the pair is lost, never invented)
-            if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
-                for &m in held.keys() {
-                    st.insert((m, v));
-                }
-            }
+            let st = node_effect(fx, tg, i, st);
             if before[i].as_ref() != Some(&st) {
                 before[i] = Some(st);
                 changed = true;
