@@ -33,7 +33,9 @@ use call_paths::CallPathKey;
 use layout::Layouts;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -174,7 +176,7 @@ struct Keys<'a> {
 
 impl<'a> Keys<'a> {
     fn new(facts: &'a FactSet, layouts: &Layouts<'_>) -> Self {
-        let mut of_text: HashMap<&'a str, Vec<(&'a str, String)>> = HashMap::new();
+        let mut of_text: HashMap<&'a str, Vec<(&'a str, String)>> = HashMap::default();
         for s in &facts.statements {
             let kinds = of_text.entry(s.text.as_str()).or_default();
             if !kinds.iter().any(|(k, _)| *k == s.kind) {
@@ -243,7 +245,7 @@ fn line_correspondence(old: &str, new: &str) -> (BTreeMap<u32, u32>, BTreeMap<u3
         }
     }
     let count = |lines: &[&str], idx: &[usize]| -> HashMap<String, Vec<usize>> {
-        let mut m: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut m: HashMap<String, Vec<usize>> = HashMap::default();
         for &i in idx {
             if is_substantive(lines[i]) {
                 m.entry(lines[i].to_string()).or_default().push(i);
@@ -266,7 +268,7 @@ fn line_correspondence(old: &str, new: &str) -> (BTreeMap<u32, u32>, BTreeMap<u3
 
 /// Threads correspond by start function, instance, and order of appearance.
 fn thread_keys(facts: &FactSet) -> HashMap<u32, (String, u32, u32)> {
-    let mut seen: HashMap<(String, u32), u32> = HashMap::new();
+    let mut seen: HashMap<(String, u32), u32> = HashMap::default();
     facts
         .threads
         .iter()
@@ -327,7 +329,7 @@ impl Lines {
 /// it, so the line diff aligns files by name and lines within them.
 fn combined(files: &BTreeMap<String, String>) -> (String, HashMap<String, u32>) {
     let mut text = String::new();
-    let mut offsets = HashMap::new();
+    let mut offsets = HashMap::default();
     let mut at = 0u32;
     for (name, body) in files {
         text.push_str(&format!("\u{1}concord file {name}\n"));
@@ -616,7 +618,7 @@ fn pair_across_contexts(
     let key = |s: &StatementInfo, line: u32, keys: &Keys<'_>| {
         (s.function.clone(), line, keys.of(s).to_string())
     };
-    let mut added: HashMap<(String, u32, String), Vec<usize>> = HashMap::new();
+    let mut added: HashMap<(String, u32, String), Vec<usize>> = HashMap::default();
     for (k, c) in changes.iter().enumerate() {
         if let (ChangeKind::Added, Some(n)) = (c.kind, c.new) {
             if let Some(s) = new.facts.statement(n) {

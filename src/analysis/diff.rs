@@ -29,7 +29,9 @@ use crate::budget::Budget;
 use crate::error::Result;
 use crate::facts::FactSet;
 use crate::versions::VersionMatch;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 pub use super::Side;
 
@@ -190,7 +192,7 @@ fn sextuples(rows: Vec<(u32, u32, u32, u32, u32, u32)>) -> Vec<RfTuple> {
 /// one-to-one, and an unmatched location only makes more candidates).
 pub fn location_map(old: &FactSet, new: &FactSet) -> Vec<(u32, u32)> {
     fn unique(facts: &FactSet) -> HashMap<&str, Option<u32>> {
-        let mut by_name: HashMap<&str, Option<u32>> = HashMap::new();
+        let mut by_name: HashMap<&str, Option<u32>> = HashMap::default();
         for l in &facts.locations {
             by_name
                 .entry(l.name.as_str())

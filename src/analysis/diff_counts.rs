@@ -11,12 +11,12 @@
 
 use crate::budget::Budget;
 use crate::error::Result;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Number of triples (e1, e2, e3) with (e1, e2), (e2, e3) and (e1, e3) all
 /// in `pairs` (rank2_may rows `(w1, r1, w2, r2)`).
 pub fn rank2_triangles(pairs: &[(u32, u32, u32, u32)], budget: &Budget) -> Result<usize> {
-    let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut ids: HashMap<(u32, u32), u32> = HashMap::default();
     let mut id = |e: (u32, u32)| {
         let n = ids.len() as u32;
         *ids.entry(e).or_insert(n)

@@ -8,7 +8,7 @@
 
 use super::must_hb::{Bits, MustHb};
 use crate::facts::relations::{PoScc, StmtThread};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub struct MayHb<'a> {
     must: &'a MustHb,
@@ -26,7 +26,7 @@ impl<'a> MayHb<'a> {
     /// so |mayHb| = |must| + |P| - |P ∩ must| + |X| - |X ∩ must|, with |P|
     /// from component sizes and |X| from thread sizes and the mustHb pairs.
     pub fn counts(&self, facts: &crate::facts::FactSet) -> (usize, usize) {
-        let mut thread_size: HashMap<u32, usize> = HashMap::new();
+        let mut thread_size: HashMap<u32, usize> = HashMap::default();
         let threads: HashMap<u32, u32> =
             facts.iter::<StmtThread>().map(|r| (r.s.0, r.t.0)).collect();
         for r in facts.iter::<PoScc>() {
@@ -39,7 +39,7 @@ impl<'a> MayHb<'a> {
         let cross_all: usize = thread_size.values().map(|n| n * (events - n)).sum();
         // per thread, its events; and every event that has a thread
         let n = self.must.len();
-        let mut in_thread: HashMap<u32, Bits> = HashMap::new();
+        let mut in_thread: HashMap<u32, Bits> = HashMap::default();
         let mut threaded = Bits::new(n);
         for i in 0..n {
             if let Some(t) = self.must.thread_of(i) {

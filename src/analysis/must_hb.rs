@@ -16,7 +16,7 @@ use crate::facts::FactSet;
 use petgraph::algo::toposort;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::unionfind::UnionFind;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A set of dense indices.
 #[derive(Clone)]
@@ -78,8 +78,8 @@ impl MustHb {
     pub fn new(facts: &FactSet, from_hub: &[(u32, u32)], to_hub: &[(u32, u32)]) -> MustHb {
         let mut events = Vec::new();
         let mut comp = Vec::new();
-        let mut index = HashMap::new();
-        let mut comp_index: HashMap<u32, usize> = HashMap::new();
+        let mut index = HashMap::default();
+        let mut comp_index: HashMap<u32, usize> = HashMap::default();
         let mut comp_events: Vec<Vec<usize>> = Vec::new();
         for r in facts.iter::<PoScc>() {
             if let std::collections::hash_map::Entry::Vacant(e) = index.entry(r.s.0) {
@@ -99,7 +99,7 @@ impl MustHb {
             facts.iter::<StmtThread>().map(|r| (r.s.0, r.t.0)).collect();
         let thread = events.iter().map(|e| threads.get(e).copied()).collect();
         let n = events.len();
-        let mut hub_row: HashMap<u32, Bits> = HashMap::new();
+        let mut hub_row: HashMap<u32, Bits> = HashMap::default();
         for &(h, b) in from_hub {
             if let Some(&i) = index.get(&b) {
                 hub_row.entry(h).or_insert_with(|| Bits::new(n)).set(i);
@@ -225,7 +225,7 @@ fn component_reach(
     let order: Vec<usize> = toposort(&graph, None)
         .map(|o| o.into_iter().map(NodeIndex::index).collect())
         .unwrap_or_default();
-    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::default();
     for &c in &order {
         members.entry(group.find(c)).or_default().push(c);
     }

@@ -38,7 +38,7 @@ impl RfParts {
 /// in two threads. Counted, not listed: one pass over the pairs with a
 /// stamp per load, so a pair sharing several locations counts once.
 fn cross_thread_pairs(write_in: &[(u32, u32, u32)], read_in: &[(u32, u32, u32)]) -> usize {
-    let mut reads_of: std::collections::HashMap<u32, Vec<(u32, u32)>> = Default::default();
+    let mut reads_of: rustc_hash::FxHashMap<u32, Vec<(u32, u32)>> = Default::default();
     for &(r, v, t) in read_in {
         reads_of.entry(v).or_default().push((r, t));
     }

@@ -12,7 +12,9 @@
 
 use crate::facts::relations::StmtCaller;
 use crate::facts::{FactSet, StatementInfo};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 
 /// One call of an instance's call path, named in the new version's
 /// statement ids.
@@ -32,7 +34,7 @@ pub(super) type CallPathKey = Vec<CallRef>;
 /// instance was cloned for (statement ids of that version).
 pub(super) fn by_depth(facts: &FactSet) -> Vec<Vec<(&StatementInfo, Vec<u32>)>> {
     let callers: HashMap<u32, u32> = facts.iter::<StmtCaller>().map(|r| (r.s.0, r.c.0)).collect();
-    let mut memo: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut memo: HashMap<u32, Vec<u32>> = HashMap::default();
     let mut levels: Vec<Vec<(&StatementInfo, Vec<u32>)>> = Vec::new();
     for s in &facts.statements {
         let chain = match callers.get(&s.id) {

@@ -10,7 +10,9 @@ use super::pointsto::{LocId, PointsTo};
 use super::program::{ProgramModel, Site, StmtId};
 use super::sync_objects::sync_object_cells;
 use llvm_ir::instruction::{self as ins, Instruction as I};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Cells read and written per statement.
 #[derive(Default)]
@@ -33,8 +35,8 @@ impl Accesses {
     /// Cells that two threads access, one of them writing (initial values
     /// count as main's writes).
     pub(super) fn conflicting_cells(&self, model: &ProgramModel<'_>) -> HashSet<LocId> {
-        let mut writers: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
-        let mut accessors: HashMap<LocId, BTreeSet<u32>> = HashMap::new();
+        let mut writers: HashMap<LocId, BTreeSet<u32>> = HashMap::default();
+        let mut accessors: HashMap<LocId, BTreeSet<u32>> = HashMap::default();
         for (map, is_write) in [(&self.writes, true), (&self.reads, false)] {
             for (&s, cells) in map {
                 let t = model.stmts[s as usize].thread;
@@ -85,7 +87,7 @@ impl AccessScan {
         let mut acc = Accesses::default();
         let mut sync: BTreeMap<StmtId, SyncOp> = BTreeMap::new();
         let mut sync_cells: BTreeSet<LocId> = BTreeSet::new();
-        let mut handle_of_create: HashMap<StmtId, BTreeSet<LocId>> = HashMap::new();
+        let mut handle_of_create: HashMap<StmtId, BTreeSet<LocId>> = HashMap::default();
         let mut joins: Vec<(StmtId, BTreeSet<LocId>)> = Vec::new();
         let mut asserts: BTreeSet<StmtId> = BTreeSet::new();
         let mut no_target: BTreeSet<StmtId> = BTreeSet::new();

@@ -6,7 +6,9 @@ use super::ir;
 use super::program::{ProgramModel, StmtId};
 use llvm_ir::terminator::Terminator as T;
 use llvm_ir::Operand;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashSet as HashSet;
 
 /// The statement that defines an operand's value, following parameters
 /// back through call sites and thread creation.

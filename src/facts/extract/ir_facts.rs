@@ -25,7 +25,9 @@ use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
 use llvm_ir::types::Type;
 use llvm_ir::{Module, Name, Operand};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 
 pub type InsnId = u32;
 pub type VarId = u32;
@@ -134,11 +136,11 @@ impl IrFacts {
                 .collect(),
             insns,
             block_base,
-            vars: HashMap::new(),
-            const_vars: HashMap::new(),
+            vars: HashMap::default(),
+            const_vars: HashMap::default(),
             next_var: 1,
             objs: Vec::new(),
-            obj_index: HashMap::new(),
+            obj_index: HashMap::default(),
             paths: PathTable::new(),
             struct_types: StructTypes::default(),
             first_thread_ctx,
@@ -451,7 +453,7 @@ impl<'m> Emitter<'m> {
 
     /// Direct call sites of each defined function.
     fn direct_call_sites(&self, facts: &IrFacts) -> HashMap<usize, Vec<InsnId>> {
-        let mut out: HashMap<usize, Vec<InsnId>> = HashMap::new();
+        let mut out: HashMap<usize, Vec<InsnId>> = HashMap::default();
         for (f, func) in self.module.functions.iter().enumerate() {
             for (b, block) in func.basic_blocks.iter().enumerate() {
                 for (i, instr) in block.instrs.iter().enumerate() {

@@ -51,7 +51,8 @@ use crate::frontend::Program;
 use crate::parallel;
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Relations no rule a diff runs and no code of its reads: change
@@ -186,7 +187,7 @@ impl Dependences {
         } else {
             ssa_dependence(model)
         };
-        let mut wait_controllers: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
+        let mut wait_controllers: HashMap<StmtId, Vec<StmtId>> = HashMap::default();
         for &(b, x) in control.iter().filter(|(_, x)| waits.contains(x)) {
             wait_controllers.entry(x).or_default().push(b);
         }
@@ -248,7 +249,7 @@ impl Events {
             };
         let shared_reads = shared_only(&scan.acc.reads);
         let shared_writes = shared_only(&scan.acc.writes);
-        let mut all: HashSet<StmtId> = HashSet::new();
+        let mut all: HashSet<StmtId> = HashSet::default();
         all.extend(shared_reads.keys());
         all.extend(shared_writes.keys());
         all.extend(scan.sync.keys());
@@ -492,7 +493,7 @@ fn event_order(
         .filter(|(_, op)| matches!(op, SyncOp::Signal(_) | SyncOp::Broadcast(_)))
         .map(|(&s, _)| s)
         .collect();
-    let mut dom_pairs: HashSet<(u32, u32)> = HashSet::new();
+    let mut dom_pairs: HashSet<(u32, u32)> = HashSet::default();
     // Component ids are numbered across threads so that they stay distinct.
     let mut scc_base: u32 = 0;
     let accesses = order::SharedAccesses {

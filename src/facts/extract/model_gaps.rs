@@ -29,7 +29,9 @@ use either::Either;
 use llvm_ir::instruction::{Call, Instruction as I};
 use llvm_ir::types::Type;
 use llvm_ir::{Operand, TypeRef};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 /// Library functions that end the process, beyond those the call table
 /// gives exit semantics.
@@ -96,7 +98,7 @@ impl ModelGaps {
 
 /// Per defined function, the first statement of its first model instance.
 fn first_entries(model: &ProgramModel<'_>) -> HashMap<usize, StmtId> {
-    let mut out: HashMap<usize, StmtId> = HashMap::new();
+    let mut out: HashMap<usize, StmtId> = HashMap::default();
     for f in &model.finsts {
         let entry = f.blocks[0][0];
         let e = out.entry(f.func).or_insert(entry);

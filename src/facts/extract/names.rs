@@ -22,8 +22,9 @@ use crate::facts::{NameInfo, StructLayout};
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::types::Type;
 use llvm_ir::{HasDebugLoc, Module, Operand, TypeRef};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// C names of the module's struct types, by IR name (`struct.pool`).
@@ -60,7 +61,7 @@ impl DebugTypes {
     pub fn from_parts(layouts: &BTreeMap<String, Layout>, metadata: &str) -> DebugTypes {
         let md = di::parse(metadata);
         let candidates = md.candidate_index();
-        let mut structs = HashMap::new();
+        let mut structs = HashMap::default();
         for (ir_name, layout) in layouts {
             let Some(base) = ir_name
                 .strip_prefix("struct.")
@@ -143,7 +144,7 @@ pub fn location_names(
         pt,
         debug,
         holders: Holders::of(pt),
-        held_as: RefCell::new(HashMap::new()),
+        held_as: RefCell::new(HashMap::default()),
     };
     let mut out: Vec<NameInfo> = cells.iter().map(|&(id, c)| namer.name(id, c)).collect();
     disambiguate(&mut out, cells, &namer);
@@ -173,8 +174,8 @@ struct Holders {
 
 impl Holders {
     fn of(pt: &PointsTo) -> Holders {
-        let mut of_object: HashMap<AbsObj, BTreeSet<LocId>> = HashMap::new();
-        let mut stored: HashMap<AbsObj, Vec<(PathId, Loc)>> = HashMap::new();
+        let mut of_object: HashMap<AbsObj, BTreeSet<LocId>> = HashMap::default();
+        let mut stored: HashMap<AbsObj, Vec<(PathId, Loc)>> = HashMap::default();
         for &(holder, held) in pt.held_pointers() {
             let (h, d) = (pt.locs[holder as usize], pt.locs[held as usize]);
             stored.entry(h.obj).or_default().push((h.path, d));
@@ -595,11 +596,11 @@ fn pointee(ty: &TypeRef) -> Option<TypeRef> {
 /// calling contexts, or two instances of one function's stack slot): the
 /// context's call site tells them apart where it has a line, else `#n`.
 fn disambiguate(names: &mut [NameInfo], cells: &[(u32, LocId)], namer: &Namer<'_>) {
-    let mut count: HashMap<String, u32> = HashMap::new();
+    let mut count: HashMap<String, u32> = HashMap::default();
     for n in names.iter() {
         *count.entry(n.name.clone()).or_default() += 1;
     }
-    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut seen: HashMap<String, u32> = HashMap::default();
     for (n, &(_, cell)) in names.iter_mut().zip(cells) {
         if count[&n.name] < 2 {
             continue;
@@ -624,7 +625,7 @@ fn disambiguate(names: &mut [NameInfo], cells: &[(u32, LocId)], namer: &Namer<'_
     }
     // A context line may still repeat (one call site, two thread
     // instances): number what remains.
-    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut seen: HashMap<String, u32> = HashMap::default();
     for n in names.iter_mut() {
         let k = seen.entry(n.name.clone()).or_default();
         *k += 1;

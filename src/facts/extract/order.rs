@@ -7,7 +7,9 @@ use super::program::{ProgramModel, StmtId};
 use petgraph::algo::dominators::simple_fast;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One thread's control-flow graph over statements, with its dominator trees.
 pub struct ThreadGraph {
@@ -284,7 +286,7 @@ fn nearest_dominating_stores(
     let (reads, writes) = (accesses.reads, accesses.writes);
     let no_locs: Vec<LocId> = Vec::new();
     let written = |x: usize| writes.get(&tg.nodes[x]).unwrap_or(&no_locs);
-    let mut stores: HashMap<LocId, Vec<usize>> = HashMap::new();
+    let mut stores: HashMap<LocId, Vec<usize>> = HashMap::default();
     let mut out = Vec::new();
     // (node, children visited?): a node's stores are pushed on entry and
     // popped once its subtree is done
@@ -548,7 +550,7 @@ pub fn chain_labels(
     let mut label: Vec<Option<BTreeMap<usize, u32>>> = vec![None; n];
     let mut place: Vec<Option<(usize, u32)>> = vec![None; n];
     // per chain: the position of its last component
-    let mut tail: HashMap<usize, u32> = HashMap::new();
+    let mut tail: HashMap<usize, u32> = HashMap::default();
     let mut ready: VecDeque<usize> = (0..n)
         .filter(|&c| in_graph[c] && indegree[c] == 0)
         .collect();
@@ -649,7 +651,9 @@ pub fn control_dependence(
 #[cfg(test)]
 mod tests {
     use super::chain_labels;
-    use std::collections::{BTreeSet, HashMap};
+    use std::collections::BTreeSet;
+
+    use rustc_hash::FxHashMap as HashMap;
 
     /// "c reaches d by a non-empty path", by search.
     fn reaches(edges: &[(usize, usize)], c: usize, d: usize) -> bool {

@@ -16,7 +16,9 @@
 
 use llvm_ir::types::{NamedStructDef, Type};
 use llvm_ir::{Module, TypeRef};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 /// Deepest field path kept; deeper accesses fold into their ancestor.
 pub const MAX_DEPTH: usize = 4;
@@ -167,7 +169,7 @@ impl PathTable {
     /// Close the table under the GEP shapes seen: every path gets its
     /// `ir_path_step` rows for the shapes that apply to it.
     pub fn close(&mut self, module: &Module) {
-        let mut by_source: HashMap<TypeRef, Vec<u32>> = HashMap::new();
+        let mut by_source: HashMap<TypeRef, Vec<u32>> = HashMap::default();
         let mut arithmetic: Vec<u32> = Vec::new();
         // The types the module steps over as array elements: the source of
         // pointer arithmetic (`tasks + i`) and the element of an indexed
@@ -190,7 +192,7 @@ impl PathTable {
         // ... and the types pointers are cast to: a byte offset cast to a
         // struct pointer (`(block_t *)(page + offset)`) makes `[*]` one.
         element_types.extend(cast_pointees(module));
-        let mut seen_types = std::collections::HashSet::new();
+        let mut seen_types = rustc_hash::FxHashSet::default();
         element_types.retain(|t| seen_types.insert(t.clone()));
         // An element of an array at an object's root (`tasks[*]`) may be of
         // any element type: the first GEP that reached the path typed it,

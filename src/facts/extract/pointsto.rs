@@ -11,7 +11,9 @@ use super::paths::PathId;
 use super::program::ProgramModel;
 use crate::datalog::programs::pointsto::ascent;
 use llvm_ir::{HasDebugLoc, Operand};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// A calling context: 0 for main, else a call site (or a thread context).
 pub type Ctx = u32;
@@ -70,16 +72,16 @@ impl PointsTo {
         let mut pt = PointsTo {
             ir,
             locs: Vec::new(),
-            index: HashMap::new(),
-            var: HashMap::new(),
-            calls: HashMap::new(),
-            starts: HashMap::new(),
-            reach: HashMap::new(),
-            extern_calls: HashSet::new(),
-            shared: HashSet::new(),
-            functions_held: HashMap::new(),
+            index: HashMap::default(),
+            var: HashMap::default(),
+            calls: HashMap::default(),
+            starts: HashMap::default(),
+            reach: HashMap::default(),
+            extern_calls: HashSet::default(),
+            shared: HashSet::default(),
+            functions_held: HashMap::default(),
             cells_of_obj: BTreeMap::new(),
-            stored_in: HashMap::new(),
+            stored_in: HashMap::default(),
             held: Vec::new(),
         };
         for &(ctx, var, site, obj_ctx, path) in &out.pt_var {

@@ -20,7 +20,8 @@ use llvm_ir::instruction::Instruction;
 use llvm_ir::terminator::Terminator;
 use llvm_ir::{Function, Module, Name};
 use petgraph::graph::DiGraph;
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 use std::path::Path;
 
 pub type StmtId = u32;
@@ -184,7 +185,7 @@ impl<'m> ProgramModel<'m> {
             stmts: Vec::new(),
             finsts: Vec::new(),
             threads: Vec::new(),
-            callee_of: HashMap::new(),
+            callee_of: HashMap::default(),
             unresolved_calls: Vec::new(),
             unresolved_starts: Vec::new(),
             callbacks: Vec::new(),
@@ -192,7 +193,7 @@ impl<'m> ProgramModel<'m> {
             inline_asm: Vec::new(),
             bounded_creates: Vec::new(),
             cut_calls: Vec::new(),
-            children_of: HashMap::new(),
+            children_of: HashMap::default(),
             succ: Vec::new(),
             init_stmts: Vec::new(),
             func_index,
@@ -208,8 +209,8 @@ impl<'m> ProgramModel<'m> {
             opts,
             pt,
             pending: VecDeque::new(),
-            cyclic_blocks: HashMap::new(),
-            shared: HashMap::new(),
+            cyclic_blocks: HashMap::default(),
+            shared: HashMap::default(),
             thread_start: 0,
             lineage: Vec::new(),
         };
@@ -498,7 +499,7 @@ impl Builder<'_> {
             caller,
             shared: false,
             blocks: Vec::new(),
-            defs: HashMap::new(),
+            defs: HashMap::default(),
         });
         for (b, block) in f.basic_blocks.iter().enumerate() {
             let mut list = Vec::new();
@@ -719,7 +720,7 @@ impl Builder<'_> {
                 .collect();
             let mut g = DiGraph::<(), ()>::new();
             let nodes: Vec<_> = f.basic_blocks.iter().map(|_| g.add_node(())).collect();
-            let mut self_loops = HashSet::new();
+            let mut self_loops = HashSet::default();
             for (i, b) in f.basic_blocks.iter().enumerate() {
                 for d in ir::successors(&b.term) {
                     if let Some(&j) = index.get(d) {

@@ -21,7 +21,9 @@ use crate::facts::relations::{
     ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
 use crate::facts::FactSet;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 
 /// Rows per relation, unsorted, flat (`RowSet`'s layout: a 50 KLoC
 /// program collects 9.4 million rows, and a vector per row was a tenth of
@@ -240,8 +242,8 @@ impl Rows {
         // cell): testing every pair of events holding m was quadratic in the
         // events under m whatever the output.
         for (&m, members) in &holders {
-            let mut by_acquirer: HashMap<StmtId, Vec<usize>> = HashMap::new();
-            let mut readers_of: HashMap<LocId, Vec<usize>> = HashMap::new();
+            let mut by_acquirer: HashMap<StmtId, Vec<usize>> = HashMap::default();
+            let mut readers_of: HashMap<LocId, Vec<usize>> = HashMap::default();
             for (i, (s, acquirers)) in members.iter().enumerate() {
                 for &l in acquirers {
                     by_acquirer.entry(l).or_default().push(i);

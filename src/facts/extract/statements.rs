@@ -6,7 +6,7 @@ use super::program::{FInstId, ProgramModel, Site, StmtId};
 use crate::facts::{LocationInfo, StatementInfo};
 use crate::ir::InstrLoc;
 use llvm_ir::HasDebugLoc;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// What a statement shows of its instruction: the same for every thread
 /// and call-path instance of it.
@@ -40,7 +40,7 @@ pub(super) fn statement_table(model: &ProgramModel<'_>) -> Vec<StatementInfo> {
     // thread and call-path instance): each instruction is printed once,
     // its instances copy the text (printing every instance was most of
     // this table's time).
-    let mut shown: HashMap<InstrLoc, Shown> = HashMap::new();
+    let mut shown: HashMap<InstrLoc, Shown> = HashMap::default();
     (0..model.stmts.len() as StmtId)
         .map(|s| {
             let stmt = &model.stmts[s as usize];
@@ -139,7 +139,7 @@ fn shorten(text: &str, max: usize) -> String {
 
 /// Two instances of one function have stack slots with one name: number them.
 pub(super) fn dedupe_location_names(locs: &mut [LocationInfo]) {
-    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut seen: HashMap<String, u32> = HashMap::default();
     for l in locs.iter_mut() {
         let n = seen.entry(l.name.clone()).or_insert(0);
         *n += 1;

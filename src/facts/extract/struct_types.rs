@@ -26,7 +26,9 @@
 use super::paths::resolve;
 use llvm_ir::types::Type;
 use llvm_ir::{Module, TypeRef};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 /// A named struct type, by name without a link suffix.
 pub type StructId = u32;

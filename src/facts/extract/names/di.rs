@@ -2,7 +2,7 @@
 //! and `DIDerivedType` to name struct members.
 
 use super::Layout;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Default)]
 struct Node {
@@ -18,7 +18,7 @@ pub struct Metadata {
 }
 
 pub fn parse(text: &str) -> Metadata {
-    let mut nodes = HashMap::new();
+    let mut nodes = HashMap::default();
     for line in text.lines() {
         let Some(rest) = line.strip_prefix('!') else {
             continue;
@@ -69,7 +69,7 @@ fn reference(s: &str) -> Option<u32> {
 /// `tag: DW_TAG_member, name: "a, b", size: 32` -> key/value pairs
 /// (commas inside strings and parentheses do not split).
 fn fields(inner: &str) -> HashMap<String, String> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     let (mut depth, mut quoted, mut escaped) = (0i32, false, false);
     let mut start = 0;
     let bytes = inner.as_bytes();
@@ -160,8 +160,8 @@ impl Metadata {
     pub fn candidate_index(&self) -> HashMap<String, Vec<(String, u32)>> {
         let mut ids: Vec<u32> = self.nodes.keys().copied().collect();
         ids.sort_unstable();
-        let mut composites: HashMap<String, Vec<(String, u32)>> = HashMap::new();
-        let mut typedefs: HashMap<String, Vec<(String, u32)>> = HashMap::new();
+        let mut composites: HashMap<String, Vec<(String, u32)>> = HashMap::default();
+        let mut typedefs: HashMap<String, Vec<(String, u32)>> = HashMap::default();
         for id in ids {
             let Some(name) = self.name(id) else { continue };
             let entry = match self.tag(id) {
