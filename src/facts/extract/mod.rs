@@ -10,6 +10,7 @@
 mod accesses;
 mod correlation;
 mod dependence;
+mod dominators;
 pub mod guards;
 pub mod ir;
 pub mod ir_facts;

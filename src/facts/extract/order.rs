@@ -1,10 +1,9 @@
 //! Order within a thread: program order, loop-aware dominance and
 //! post-dominance between hb events, and control dependence between all
-//! statements. Dominator trees come from petgraph (Cooper-Harvey-Kennedy).
+//! statements. Dominator trees: dominators.rs.
 
 use super::pointsto::LocId;
 use super::program::{ProgramModel, StmtId};
-use petgraph::algo::dominators::simple_fast;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -43,6 +42,14 @@ impl ThreadGraph {
             })
             .collect();
 
+        let root = model.threads[thread]
+            .stmts
+            .first()
+            .and_then(|s| local.get(s))
+            .copied()
+            .unwrap_or(0);
+        let idom = super::dominators::immediate_dominators(&succ, root);
+        let ipdom = super::dominators::immediate_post_dominators(&succ);
         let mut g = DiGraph::<(), ()>::with_capacity(n, n);
         for _ in 0..n {
             g.add_node(());
@@ -52,44 +59,6 @@ impl ThreadGraph {
                 g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
             }
         }
-        let root = model.threads[thread]
-            .stmts
-            .first()
-            .and_then(|s| local.get(s))
-            .copied()
-            .unwrap_or(0);
-        let doms = simple_fast(&g, NodeIndex::new(root));
-        let idom: Vec<Option<usize>> = (0..n)
-            .map(|i| {
-                doms.immediate_dominator(NodeIndex::new(i))
-                    .map(|d| d.index())
-            })
-            .collect();
-
-        // Post-dominators: dominators of the reversed graph from a virtual exit
-        // that every statement without successors flows to.
-        let mut r = DiGraph::<(), ()>::with_capacity(n + 1, n + 1);
-        for _ in 0..=n {
-            r.add_node(());
-        }
-        let exit = NodeIndex::new(n);
-        for (a, ss) in succ.iter().enumerate() {
-            for &b in ss {
-                r.add_edge(NodeIndex::new(b), NodeIndex::new(a), ());
-            }
-            if ss.is_empty() {
-                r.add_edge(exit, NodeIndex::new(a), ());
-            }
-        }
-        let pdoms = simple_fast(&r, exit);
-        let ipdom: Vec<Option<usize>> = (0..n)
-            .map(|i| {
-                pdoms
-                    .immediate_dominator(NodeIndex::new(i))
-                    .map(|d| d.index())
-                    .filter(|&d| d != n)
-            })
-            .collect();
 
         let mut scc = vec![0; n];
         let mut scc_cyclic = Vec::new();
