@@ -184,7 +184,7 @@ macro_rules! for_each_relation {
             dom_parent(s1: Stmt, s2: Stmt) DomParent {
                 group: Order,
                 meaning: "`s1` is the nearest hb event that strictly dominates hb event `s2` in their thread: the dominator tree restricted to events. The rules read `dom(s1, s2)` (`s1` dominates `s2` and they lie in different components: whenever `s2` runs, `s1` ran before it) from its path labels (`dom_path`, `dom_path_above`); rf.dl walks it through `dom_near_store`.",
-                source: "dominator tree of the thread's inlined control-flow graph (petgraph, Cooper-Harvey-Kennedy), each event's walk up the tree stopping at the first event",
+                source: "dominator tree of the thread's inlined control-flow graph (petgraph's Cooper-Harvey-Kennedy on the graph of straight runs, read back per statement), each event's walk up the tree stopping at the first event",
                 example: "`3\t9`",
             }
             dom_path(s: Stmt, h: Stmt, p: Number) DomPath {
@@ -208,7 +208,7 @@ macro_rules! for_each_relation {
             postdom(s1: Stmt, s2: Stmt) Postdom {
                 group: Order,
                 meaning: "every path from `s1` to the end of its thread passes `s2`, and `s1` is not reachable from `s2`: once `s1` runs, `s2` runs later.",
-                source: "post-dominator tree of the thread's inlined control-flow graph (petgraph on the reversed graph), walked from each event; pairs inside one component are left out (`s1` reaches its post-dominator `s2`, so `s2` reaches `s1` exactly when they share a loop); only between hb events",
+                source: "post-dominator tree of the thread's inlined control-flow graph (the same on the reversed graph), walked from each event; pairs inside one component are left out (`s1` reaches its post-dominator `s2`, so `s2` reaches `s1` exactly when they share a loop); only between hb events",
                 example: "`3\t9`",
             }
             thread_always(s: Stmt) ThreadAlways {
