@@ -30,27 +30,10 @@ impl Runs {
         };
         let mut run_of = vec![usize::MAX; n];
         let mut runs = Vec::new();
-        for start in 0..n {
-            if continues(start) {
-                continue;
-            }
-            let id = runs.len();
-            let mut run = vec![start];
-            run_of[start] = id;
-            let mut x = start;
-            while let [next] = succ[x][..] {
-                if !continues(next) || run_of[next] != usize::MAX {
-                    break;
-                }
-                run_of[next] = id;
-                run.push(next);
-                x = next;
-            }
-            runs.push(run);
-        }
-        // Nodes left are on cycles of run members only (a loop no run start
-        // enters): each such cycle becomes runs of its own.
-        for start in 0..n {
+        // Run starts first; the nodes left after them lie on cycles of run
+        // members only (a loop no run start enters), each cut into a run.
+        let starts = (0..n).filter(|&x| !continues(x)).chain(0..n);
+        for start in starts {
             if run_of[start] != usize::MAX {
                 continue;
             }
@@ -59,7 +42,7 @@ impl Runs {
             run_of[start] = id;
             let mut x = start;
             while let [next] = succ[x][..] {
-                if run_of[next] != usize::MAX {
+                if !continues(next) || run_of[next] != usize::MAX {
                     break;
                 }
                 run_of[next] = id;
@@ -118,6 +101,20 @@ pub fn immediate_dominators(succ: &[Vec<usize>], root: usize) -> Vec<Option<usiz
 /// flows to (None at exits and where no exit is reachable).
 pub fn immediate_post_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
     let n = succ.len();
+    let mut ipdom = immediate_dominators(&reversed_with_exit(succ), n);
+    ipdom.truncate(n);
+    for d in &mut ipdom {
+        if *d == Some(n) {
+            *d = None;
+        }
+    }
+    ipdom
+}
+
+/// `succ` reversed, with node `succ.len()` a virtual exit that has an
+/// edge to every node without successors.
+fn reversed_with_exit(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = succ.len();
     let mut reversed: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
     for (a, ss) in succ.iter().enumerate() {
         for &b in ss {
@@ -127,14 +124,7 @@ pub fn immediate_post_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
             reversed[n].push(a);
         }
     }
-    let mut ipdom = immediate_dominators(&reversed, n);
-    ipdom.truncate(n);
-    for d in &mut ipdom {
-        if *d == Some(n) {
-            *d = None;
-        }
-    }
-    ipdom
+    reversed
 }
 
 #[cfg(test)]
@@ -163,16 +153,7 @@ mod tests {
 
     fn direct_post(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
         let n = succ.len();
-        let mut reversed: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-        for (a, ss) in succ.iter().enumerate() {
-            for &b in ss {
-                reversed[b].push(a);
-            }
-            if ss.is_empty() {
-                reversed[n].push(a);
-            }
-        }
-        let mut d = direct(&reversed, n);
+        let mut d = direct(&reversed_with_exit(succ), n);
         d.truncate(n);
         d.into_iter().map(|x| x.filter(|&x| x != n)).collect()
     }
