@@ -31,11 +31,10 @@ mod layout;
 use crate::facts::{FactSet, StatementInfo};
 use call_paths::CallPathKey;
 use layout::Layouts;
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 use std::collections::{BTreeMap, BTreeSet};
-
-use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]

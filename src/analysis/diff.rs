@@ -29,9 +29,8 @@ use crate::budget::Budget;
 use crate::error::Result;
 use crate::facts::FactSet;
 use crate::versions::VersionMatch;
-use std::collections::BTreeMap;
-
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 pub use super::Side;
 

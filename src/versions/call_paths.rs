@@ -12,9 +12,8 @@
 
 use crate::facts::relations::StmtCaller;
 use crate::facts::{FactSet, StatementInfo};
-use std::collections::{BTreeMap, BTreeSet};
-
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One call of an instance's call path, named in the new version's
 /// statement ids.

@@ -10,9 +10,8 @@ use super::pointsto::{LocId, PointsTo};
 use super::program::{ProgramModel, Site, StmtId};
 use super::sync_objects::sync_object_cells;
 use llvm_ir::instruction::{self as ins, Instruction as I};
-use std::collections::{BTreeMap, BTreeSet};
-
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Cells read and written per statement.
 #[derive(Default)]

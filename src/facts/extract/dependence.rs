@@ -6,9 +6,8 @@ use super::ir;
 use super::program::{ProgramModel, StmtId};
 use llvm_ir::terminator::Terminator as T;
 use llvm_ir::Operand;
-use std::collections::BTreeSet;
-
 use rustc_hash::FxHashSet as HashSet;
+use std::collections::BTreeSet;
 
 /// The statement that defines an operand's value, following parameters
 /// back through call sites and thread creation.

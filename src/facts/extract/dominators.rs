@@ -73,8 +73,7 @@ pub fn immediate_dominators(succ: &[Vec<usize>], root: usize) -> Vec<Option<usiz
     for _ in &runs.runs {
         g.add_node(());
     }
-    for run in &runs.runs {
-        let from = runs.run_of[run[0]];
+    for (from, run) in runs.runs.iter().enumerate() {
         for &b in &succ[*run.last().expect("runs are not empty")] {
             g.add_edge(NodeIndex::new(from), NodeIndex::new(runs.run_of[b]), ());
         }

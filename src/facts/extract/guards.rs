@@ -18,9 +18,8 @@ use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
 use llvm_ir::types::Typed;
 use llvm_ir::{Constant, IntPredicate, Operand, Type};
-use std::collections::{BTreeMap, BTreeSet};
-
 use rustc_hash::FxHashSet as HashSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How many SSA steps the condition may take from the load.
 const DEPTH: usize = 8;

@@ -25,9 +25,8 @@ use llvm_ir::instruction::Instruction as I;
 use llvm_ir::terminator::Terminator as T;
 use llvm_ir::types::Type;
 use llvm_ir::{Module, Name, Operand};
-use std::collections::{BTreeMap, BTreeSet};
-
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub type InsnId = u32;
 pub type VarId = u32;

@@ -29,9 +29,8 @@ use either::Either;
 use llvm_ir::instruction::{Call, Instruction as I};
 use llvm_ir::types::Type;
 use llvm_ir::{Operand, TypeRef};
-use std::collections::BTreeSet;
-
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 /// Library functions that end the process, beyond those the call table
 /// gives exit semantics.

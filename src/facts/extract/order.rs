@@ -5,10 +5,9 @@
 use super::pointsto::LocId;
 use super::program::{ProgramModel, StmtId};
 use petgraph::graph::{DiGraph, NodeIndex};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One thread's control-flow graph over statements, with its dominator trees.
 pub struct ThreadGraph {
@@ -620,9 +619,8 @@ pub fn control_dependence(
 #[cfg(test)]
 mod tests {
     use super::chain_labels;
-    use std::collections::BTreeSet;
-
     use rustc_hash::FxHashMap as HashMap;
+    use std::collections::BTreeSet;
 
     /// "c reaches d by a non-empty path", by search.
     fn reaches(edges: &[(usize, usize)], c: usize, d: usize) -> bool {

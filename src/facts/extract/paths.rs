@@ -16,9 +16,8 @@
 
 use llvm_ir::types::{NamedStructDef, Type};
 use llvm_ir::{Module, TypeRef};
-use std::collections::BTreeSet;
-
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 /// Deepest field path kept; deeper accesses fold into their ancestor.
 pub const MAX_DEPTH: usize = 4;

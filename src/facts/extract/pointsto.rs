@@ -11,9 +11,8 @@ use super::paths::PathId;
 use super::program::ProgramModel;
 use crate::datalog::programs::pointsto::ascent;
 use llvm_ir::{HasDebugLoc, Operand};
-use std::collections::{BTreeMap, BTreeSet};
-
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A calling context: 0 for main, else a call site (or a thread context).
 pub type Ctx = u32;

@@ -21,9 +21,8 @@ use crate::facts::relations::{
     ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
 use crate::facts::FactSet;
-use std::collections::{BTreeMap, BTreeSet};
-
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Rows per relation, unsorted, flat (`RowSet`'s layout: a 50 KLoC
 /// program collects 9.4 million rows, and a vector per row was a tenth of

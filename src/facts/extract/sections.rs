@@ -18,17 +18,16 @@ use std::sync::Arc;
 /// acquired it (a lock, or a wait that re-acquired it).
 pub type Held = BTreeMap<LocId, BTreeSet<StmtId>>;
 
-/// A dataflow state, shared by the nodes it does not change: most
-/// statements neither lock nor write under a lock, and a copy of the
-/// state per statement (twice, before and after) cost most of these
-/// dataflows' time and memory at 50 KLoC.
-type Shared<T> = Arc<T>;
-
 /// (mutex, location) pairs of a must-dataflow state.
 type Pairs = BTreeSet<(LocId, LocId)>;
 
+// The dataflows' states are `Arc`s, shared by the statements that do not
+// change them: most statements neither lock nor write under a lock, and a
+// copy of the state per statement (twice, before and after) cost most of
+// these dataflows' time and memory at 50 KLoC.
+
 /// `a` ∩ `b`, keeping `a`'s allocation when nothing is removed.
-fn intersect(a: &mut Shared<Pairs>, b: &Shared<Pairs>) {
+fn intersect(a: &mut Arc<Pairs>, b: &Arc<Pairs>) {
     if !Arc::ptr_eq(a, b) && !a.iter().all(|p| b.contains(p)) {
         Arc::make_mut(a).retain(|p| b.contains(p));
     }
@@ -85,13 +84,13 @@ pub(super) fn locksets(
     tg: &ThreadGraph,
     sync: &BTreeMap<StmtId, SyncOp>,
     corr: &CorrelatedLocks,
-) -> Vec<Option<Shared<Held>>> {
+) -> Vec<Option<Arc<Held>>> {
     let n = tg.nodes.len();
     let preds = preds_of(tg);
     // each node's operation, looked up once (the dataflows visit nodes many times)
     let ops: Vec<Option<&SyncOp>> = tg.nodes.iter().map(|s| sync.get(s)).collect();
     let ends: Vec<Option<&BTreeSet<LocId>>> = tg.nodes.iter().map(|s| corr.ends.get(s)).collect();
-    let transfer = |i: usize, mut h: Shared<Held>| -> Shared<Held> {
+    let transfer = |i: usize, mut h: Arc<Held>| -> Arc<Held> {
         if ops[i].is_none() && ends[i].is_none() {
             return h;
         }
@@ -108,7 +107,7 @@ pub(super) fn locksets(
         h
     };
     // may-hold, with every acquisition that may be the one held
-    let may = forward(tg, &preds, Shared::default(), transfer, |a, b| {
+    let may = forward(tg, &preds, Arc::default(), transfer, |a, b| {
         let covered =
             |m: &LocId, ls: &BTreeSet<StmtId>| a.get(m).is_some_and(|x| x.is_superset(ls));
         if Arc::ptr_eq(a, b) || b.iter().all(|(m, ls)| covered(m, ls)) {
@@ -120,7 +119,7 @@ pub(super) fn locksets(
         }
     });
     // must-hold
-    let must = forward(tg, &preds, Shared::default(), transfer, |a, b| {
+    let must = forward(tg, &preds, Arc::default(), transfer, |a, b| {
         if Arc::ptr_eq(a, b) {
             return;
         }
@@ -269,7 +268,7 @@ pub(super) struct NodeEffects<'a> {
     /// atomic read-modify-write whose address has a single target).
     pub(super) strong_write: &'a BTreeMap<StmtId, LocId>,
     /// The lockset before each node (from `locksets`).
-    pub(super) held: &'a [Option<Shared<Held>>],
+    pub(super) held: &'a [Option<Arc<Held>>],
     /// Where correlated locks end besides their own unlock.
     pub(super) ends: &'a BTreeMap<StmtId, BTreeSet<LocId>>,
 }
@@ -283,22 +282,17 @@ fn ends_section(fx: &NodeEffects<'_>, s: StmtId, m: LocId) -> bool {
 /// Forward must-dataflow "v written since the last acquisition of m": a
 /// store of v made while holding m sets (m, v); a lock, unlock or wait on m
 /// clears every (m, _); merges intersect. Returns the state before each node.
-fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<Shared<Pairs>>> {
+fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<Arc<Pairs>>> {
     let preds = preds_of(tg);
-    let transfer = |i: usize, st: Shared<Pairs>| -> Shared<Pairs> { node_effect(fx, tg, i, st) };
-    forward(tg, &preds, Shared::default(), transfer, intersect)
+    let transfer = |i: usize, st: Arc<Pairs>| -> Arc<Pairs> { node_effect(fx, tg, i, st) };
+    forward(tg, &preds, Arc::default(), transfer, intersect)
 }
 
 /// What node `i` does to a state of pairs (mutex, location), in either
 /// direction: a lock, unlock or wait on m ends the pairs of m; a store of
 /// v made while holding m adds (m, v). The state is copied only when the
 /// node changes it.
-fn node_effect(
-    fx: &NodeEffects<'_>,
-    tg: &ThreadGraph,
-    i: usize,
-    mut st: Shared<Pairs>,
-) -> Shared<Pairs> {
+fn node_effect(fx: &NodeEffects<'_>, tg: &ThreadGraph, i: usize, mut st: Arc<Pairs>) -> Arc<Pairs> {
     let s = tg.nodes[i];
     if (touches(fx.sync.get(&s)).is_some() || fx.ends.contains_key(&s))
         && st.iter().any(|&(x, _)| ends_section(fx, s, x))
@@ -322,15 +316,15 @@ fn node_effect(
 /// (the meet of its successors' states; empty at the end of the thread, and
 /// empty where every successor only leads into a loop with no exit, which
 /// the greatest fixpoint leaves undecided).
-fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Shared<Pairs>> {
+fn overwritten_before_release(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Arc<Pairs>> {
     let n = tg.nodes.len();
     // None = top (every pair), the start of a greatest fixpoint
-    let mut before: Vec<Option<Shared<Pairs>>> = vec![None; n];
-    let after_of = |i: usize, before: &[Option<Shared<Pairs>>]| -> Option<Shared<Pairs>> {
+    let mut before: Vec<Option<Arc<Pairs>>> = vec![None; n];
+    let after_of = |i: usize, before: &[Option<Arc<Pairs>>]| -> Option<Arc<Pairs>> {
         if tg.succ[i].is_empty() {
-            return Some(Shared::default());
+            return Some(Arc::default());
         }
-        let mut acc: Option<Shared<Pairs>> = None;
+        let mut acc: Option<Arc<Pairs>> = None;
         for &j in &tg.succ[i] {
             if let Some(s) = &before[j] {
                 acc = Some(match acc {

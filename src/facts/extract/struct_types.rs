@@ -26,9 +26,8 @@
 use super::paths::resolve;
 use llvm_ir::types::Type;
 use llvm_ir::{Module, TypeRef};
-use std::collections::BTreeSet;
-
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 /// A named struct type, by name without a link suffix.
 pub type StructId = u32;
