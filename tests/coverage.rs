@@ -643,3 +643,66 @@ fn clone_budget_decides_which_calls_link_to_a_shared_instance() {
     assert_eq!(cut.len(), 2, "{cut:?}");
     assert!(cut.iter().all(|l| l.ends_with("\t1")), "{cut:?}");
 }
+
+#[test]
+fn a_patch_that_moves_where_the_clone_budget_ends_is_inconclusive() {
+    // The worker calls `bump` six times. The patch only adds local
+    // arithmetic before the calls (two clones of `mix`), so no shared
+    // access changes. With `--clone-budget 40` the worker of v1 fits; v2's
+    // extra statements spend the budget before the last three calls,
+    // which link to a shared instance there and are cloned in v1: that
+    // code is modelled differently in the two versions, so "no
+    // difference" is not an answer (exit 10, the three calls listed). With
+    // the default budget neither version is cut: clean, exit 0.
+    let v1 = "#include <pthread.h>\n\
+              int x, y;\n\
+              pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n\
+              static void bump(int *p) { pthread_mutex_lock(&m); *p += 1; pthread_mutex_unlock(&m); }\n\
+              static int mix(int v) { v = v * 3 + 1; v ^= v >> 2; v = v * 5 + 7; v ^= v >> 3; return v; }\n\
+              static void *worker(void *arg) {\n\
+              int k = (int)(long)arg;\n\
+              bump(&x);\n\
+              bump(&y);\n\
+              bump(&x);\n\
+              bump(&y);\n\
+              bump(&x);\n\
+              bump(&y);\n\
+              return (void *)(long)k;\n\
+              }\n\
+              int main(void) { pthread_t t; pthread_create(&t, 0, worker, 0); bump(&x); y = 2; pthread_join(t, 0); return x + y + mix(0); }\n";
+    let v2 = v1.replace(
+        "int k = (int)(long)arg;",
+        "int k = mix(mix((int)(long)arg));",
+    );
+    assert_ne!(v1, v2);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("v1.c"), dir.path().join("v2.c"));
+    std::fs::write(&a, v1).unwrap();
+    std::fs::write(&b, &v2).unwrap();
+    let run = |extra: &[&str]| -> (i32, Value) {
+        let mut args = vec![
+            "-q",
+            "diff",
+            "--format",
+            "json",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = concord(&args);
+        let doc = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        (o.status.code().unwrap(), doc)
+    };
+    let (code, doc) = run(&[]);
+    assert_eq!(code, 0, "{}", doc["coverage"]);
+    assert!(unseen(&doc).is_empty());
+    let (code, doc) = run(&["--clone-budget", "40"]);
+    assert_eq!(code, 10, "{}", doc["coverage"]);
+    assert_eq!(gap_count(&doc, "old", "call_cut"), 0);
+    assert_eq!(gap_count(&doc, "new", "call_cut"), 3);
+    let moved: Vec<_> = (11..=13)
+        .map(|line| ("v2.c".to_string(), line, "clone_budget_moved".to_string()))
+        .collect();
+    assert_eq!(unseen(&doc), moved);
+}

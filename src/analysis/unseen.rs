@@ -27,15 +27,25 @@
 //!   a function handed to a library that way (its calls from there are not
 //!   modelled).
 //!
+//! - a call is cut by the clone budget in one version and cloned in the
+//!   other (the budget is spent in the order the thread's calls are
+//!   cloned, so a patch that adds or removes statements before a thread
+//!   reaches it moves where the budget ends): the code the two versions
+//!   model differently there is not compared like for like, and the
+//!   coarser version's extra read-from edges can hide a removed one.
+//!
 //! Gaps that may only over-report (a shared instance of a callee, the
 //! code after `exit`, a thread bounded at `--thread-loop-bound` copies)
-//! are counted in the coverage account but make no change unseen: the
-//! changed statement itself is in the model (docs/limitations.md).
+//! are counted in the coverage account but make no change unseen when
+//! both versions have them alike: the changed statement itself is in the
+//! model (docs/limitations.md).
 
 use super::Side;
+use crate::facts::extract::program::CallCutWhy;
 use crate::facts::relations::{
-    AccessNoTarget, CallbackEscape, CondWait, InlineAsm, JoinUnmatched, LibraryMemory, MutexLock,
-    MutexTrylock, MutexUnlock, SyncDropped, SyncUnmodelled, UnresolvedCall, UnresolvedThreadStart,
+    AccessNoTarget, CallCut, CallbackEscape, CondWait, InlineAsm, JoinUnmatched, LibraryMemory,
+    MutexLock, MutexTrylock, MutexUnlock, SyncDropped, SyncUnmodelled, UnresolvedCall,
+    UnresolvedThreadStart,
 };
 use crate::facts::{FactSet, StatementInfo};
 use crate::versions::{LinesByFile, VersionMatch};
@@ -80,6 +90,9 @@ pub enum UnseenWhy {
     /// Its function is handed to a library that may call it back, at a
     /// call the model does not call it from.
     InEscapedCallback,
+    /// The clone budget cuts its thread at this call in one version only:
+    /// the code past it is modelled differently in the two versions.
+    CloneBudgetMoved,
 }
 
 impl UnseenWhy {
@@ -112,6 +125,9 @@ impl UnseenWhy {
             }
             UnseenWhy::InEscapedCallback => {
                 "its function is handed to a library that may call it back where the model does not"
+            }
+            UnseenWhy::CloneBudgetMoved => {
+                "the clone budget cuts its thread at this call in one version only: the code past it is modelled differently (raise --clone-budget)"
             }
         }
     }
@@ -173,6 +189,7 @@ pub fn unseen_changes(
         &matching.changed_new(),
         Side::New,
     ));
+    out.extend(clone_budget_moved(old.facts, new.facts, &matching.map));
     // one place per line: the most specific reason (the order of `UnseenWhy`)
     let mut seen = BTreeSet::new();
     out.into_iter()
@@ -231,6 +248,47 @@ fn differing_unreached(old: &FactSet, new: &FactSet) -> Vec<UnseenChange> {
                     why: UnseenWhy::UnreachedCode,
                 });
             }
+        }
+    }
+    out
+}
+
+/// Calls the clone budget cut in one version whose counterpart the other
+/// version cloned for its call path. The budget is a count of a thread's
+/// statements, spent in the order its calls are cloned, so a patch that
+/// adds statements before the budget runs out moves where it does: the
+/// calls in between link to a shared instance in one version (their paths
+/// joined, program order there lost) and are cloned in the other. The
+/// read-from edges there then differ with the model, not with the program
+/// (a shifted budget made the 20 and 50 KLoC synthetic pairs report six
+/// such differences; `--clone-budget 400000` none), and the coarser side
+/// can hide a real one. A call without counterpart is the patch's own.
+fn clone_budget_moved(old: &FactSet, new: &FactSet, map: &BTreeMap<u32, u32>) -> Vec<UnseenChange> {
+    let budget_cuts = |f: &FactSet| -> BTreeSet<u32> {
+        f.iter::<CallCut>()
+            .filter(|r| r.why == CallCutWhy::CloneBudget as u32)
+            .map(|r| r.s.0)
+            .collect()
+    };
+    let (cut_old, cut_new) = (budget_cuts(old), budget_cuts(new));
+    if cut_old.is_empty() && cut_new.is_empty() {
+        return Vec::new();
+    }
+    let place = |facts: &FactSet, id: u32, side| {
+        facts.statement(id).map(|s| UnseenChange {
+            side,
+            file: s.file.clone(),
+            line: s.line,
+            function: s.function.clone(),
+            why: UnseenWhy::CloneBudgetMoved,
+        })
+    };
+    let mut out = Vec::new();
+    for (&o, &n) in map {
+        match (cut_old.contains(&o), cut_new.contains(&n)) {
+            (true, false) => out.extend(place(old, o, Side::Old)),
+            (false, true) => out.extend(place(new, n, Side::New)),
+            _ => {}
         }
     }
     out
