@@ -320,18 +320,25 @@ fn a_lock_call_through_a_macro_on_an_unknown_mutex_is_counted_not_lost() {
 /// `diff` of two C texts written to a temporary directory: exit code and
 /// the JSON document.
 fn diff_texts(v1: &str, v2: &str) -> (i32, Value) {
+    diff_texts_with(v1, v2, &[])
+}
+
+/// As [`diff_texts`], with more options for `diff`.
+fn diff_texts_with(v1: &str, v2: &str, extra: &[&str]) -> (i32, Value) {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("v1.c"), dir.path().join("v2.c"));
     std::fs::write(&a, v1).unwrap();
     std::fs::write(&b, v2).unwrap();
-    let o = concord(&[
+    let mut args = vec![
         "-q",
         "diff",
         "--format",
         "json",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let o = concord(&args);
     let doc = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
     (o.status.code().unwrap(), doc)
@@ -675,29 +682,10 @@ fn a_patch_that_moves_where_the_clone_budget_ends_is_inconclusive() {
         "int k = mix(mix((int)(long)arg));",
     );
     assert_ne!(v1, v2);
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (dir.path().join("v1.c"), dir.path().join("v2.c"));
-    std::fs::write(&a, v1).unwrap();
-    std::fs::write(&b, &v2).unwrap();
-    let run = |extra: &[&str]| -> (i32, Value) {
-        let mut args = vec![
-            "-q",
-            "diff",
-            "--format",
-            "json",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let o = concord(&args);
-        let doc = serde_json::from_slice(&o.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
-        (o.status.code().unwrap(), doc)
-    };
-    let (code, doc) = run(&[]);
+    let (code, doc) = diff_texts(v1, &v2);
     assert_eq!(code, 0, "{}", doc["coverage"]);
     assert!(unseen(&doc).is_empty());
-    let (code, doc) = run(&["--clone-budget", "40"]);
+    let (code, doc) = diff_texts_with(v1, &v2, &["--clone-budget", "40"]);
     assert_eq!(code, 10, "{}", doc["coverage"]);
     assert_eq!(gap_count(&doc, "old", "call_cut"), 0);
     assert_eq!(gap_count(&doc, "new", "call_cut"), 3);
