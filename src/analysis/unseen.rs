@@ -25,8 +25,7 @@
 //!   lock, unlock or wait in a function with a library call handed shared
 //!   memory (whether that call runs under the lock changed), or is in
 //!   a function handed to a library that way (its calls from there are not
-//!   modelled).
-//!
+//!   modelled);
 //! - a call is cut by the clone budget in one version and cloned in the
 //!   other (the budget is spent in the order the thread's calls are
 //!   cloned, so a patch that adds or removes statements before a thread
@@ -141,6 +140,19 @@ pub struct UnseenChange {
     pub line: u32,
     pub function: String,
     pub why: UnseenWhy,
+}
+
+impl UnseenChange {
+    /// The place of statement `s` of one side.
+    fn at(s: &StatementInfo, side: Side, why: UnseenWhy) -> UnseenChange {
+        UnseenChange {
+            side,
+            file: s.file.clone(),
+            line: s.line,
+            function: s.function.clone(),
+            why,
+        }
+    }
 }
 
 impl std::fmt::Display for UnseenChange {
@@ -275,13 +287,9 @@ fn clone_budget_moved(old: &FactSet, new: &FactSet, map: &BTreeMap<u32, u32>) ->
         return Vec::new();
     }
     let place = |facts: &FactSet, id: u32, side| {
-        facts.statement(id).map(|s| UnseenChange {
-            side,
-            file: s.file.clone(),
-            line: s.line,
-            function: s.function.clone(),
-            why: UnseenWhy::CloneBudgetMoved,
-        })
+        facts
+            .statement(id)
+            .map(|s| UnseenChange::at(s, side, UnseenWhy::CloneBudgetMoved))
     };
     let mut out = Vec::new();
     for (&o, &n) in map {
@@ -335,13 +343,6 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             .filter(|r| r.e != r.s)
             .map(|r| r.e.0),
     );
-    let place = |s: &StatementInfo, why| UnseenChange {
-        side,
-        file: s.file.clone(),
-        line: s.line,
-        function: s.function.clone(),
-        why,
-    };
     let mut out = Vec::new();
     for s in changed.iter().filter_map(|&id| facts.statement(id)) {
         let id = s.id;
@@ -374,7 +375,7 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
         } else {
             None
         };
-        out.extend(why.map(|w| place(s, w)));
+        out.extend(why.map(|w| UnseenChange::at(s, side, w)));
     }
     out
 }
