@@ -694,3 +694,141 @@ fn a_patch_that_moves_where_the_clone_budget_ends_is_inconclusive() {
         .collect();
     assert_eq!(unseen(&doc), moved);
 }
+
+/// The worker stores through `store` -> `put` twice, the first time under
+/// `m`; main reads `x` under `m`. `put` writes `x` twice, so the first
+/// write of the locked call is overwritten before the unlock and main's
+/// locked read cannot see it. With `--call-depth 1`, both `store` calls
+/// are cut (two shared instances: the calls differ, and so do their
+/// points-to contexts), and both of them call `put` at the same place:
+/// one shared `put`, entered from two calls, which holds no lock (the
+/// second caller holds none).
+const JOINED_V1: &str = "#include <pthread.h>\n\
+int x;\n\
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n\
+static void put(int *p, int v) { *p = v; *p = v + 1; }\n\
+static void store(int *p, int v) { put(p, v); }\n\
+static void *worker(void *arg) {\n\
+pthread_mutex_lock(&m);\n\
+store(&x, 1);\n\
+pthread_mutex_unlock(&m);\n\
+store(&x, 2);\n\
+return arg;\n\
+}\n\
+int main(void) { pthread_t t; pthread_create(&t, 0, worker, 0); pthread_mutex_lock(&m); int r = x; pthread_mutex_unlock(&m); pthread_join(t, 0); return r; }\n";
+
+#[test]
+fn a_change_inside_a_shared_instance_two_calls_enter_is_inconclusive() {
+    // The patch makes `put`'s second write conditional: the first write
+    // of the locked call is no longer overwritten on every path, so main
+    // may now read it (line 4 -> line 13, rank 1, new only). Cloned (the
+    // default depth), the model sees that: exit 1. Joined, `put` holds no
+    // lock in either version, so main may read both of its writes in both
+    // and nothing differs that the model sees: the changed line is in
+    // the joined instance, so the answer is inconclusive (exit 10), where
+    // it used to be 0.
+    let v2 = JOINED_V1.replace("*p = v; *p = v + 1;", "*p = v; if (v > 1) *p = v + 1;");
+    assert_ne!(JOINED_V1, v2);
+    let (code, doc) = diff_texts(JOINED_V1, &v2);
+    assert_eq!(code, 1, "{}", doc["coverage"]);
+    assert!(
+        reported_differences(&doc["by_line"]).contains(&(1, "new".to_string(), vec![(4, 13)])),
+        "{}",
+        doc["by_line"]
+    );
+    assert!(unseen(&doc).is_empty(), "{:?}", unseen(&doc));
+    let (code, doc) = diff_texts_with(JOINED_V1, &v2, &["--call-depth", "1"]);
+    assert_eq!(code, 10, "{}", doc);
+    // places: the two `store` calls (lines 8, 10) and `put`'s call in
+    // `store` (line 5, once per `store` instance)
+    assert_eq!(gap_count(&doc, "old", "call_cut"), 3);
+    let places = unseen(&doc);
+    assert!(!places.is_empty());
+    assert!(
+        places
+            .iter()
+            .all(|(_, line, why)| *line == 4 && why == "in_joined_instance"),
+        "{places:?}"
+    );
+}
+
+#[test]
+fn a_lock_removed_around_a_call_into_a_joined_instance_is_inconclusive() {
+    // The patch removes the lock around the first `store`: main's locked
+    // read may now see that call's first write (line 4 -> line 11, rank
+    // 1, new only; cloned: exit 1). Joined, `put` held no lock before
+    // either, so the model sees no difference: the removed lock and
+    // unlock (old lines 7 and 9) enclose calls that reach the joined
+    // instance, so the answer is inconclusive (exit 10).
+    let v2 = JOINED_V1
+        .replace("pthread_mutex_lock(&m);\nstore", "store")
+        .replace("pthread_mutex_unlock(&m);\nstore", "store");
+    assert_eq!(JOINED_V1.lines().count(), v2.lines().count() + 2);
+    let (code, doc) = diff_texts(JOINED_V1, &v2);
+    assert_eq!(code, 1, "{}", doc["coverage"]);
+    assert!(
+        reported_differences(&doc["by_line"]).contains(&(1, "new".to_string(), vec![(4, 11)])),
+        "{}",
+        doc["by_line"]
+    );
+    let (code, doc) = diff_texts_with(JOINED_V1, &v2, &["--call-depth", "1"]);
+    assert_eq!(code, 10, "{}", doc);
+    assert_eq!(
+        unseen(&doc),
+        vec![
+            ("v1.c".to_string(), 7, "near_joined_instance".to_string()),
+            ("v1.c".to_string(), 9, "near_joined_instance".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn a_shared_instance_one_call_enters_is_as_exact_as_a_clone() {
+    // Without the second, unlocked `store`, the shared `put` of
+    // `--call-depth 1` is entered from one call and holds `m`: the patch
+    // of the first test is a difference the model sees, and nothing is
+    // unseen (exit 1, as cloned).
+    let v1 = JOINED_V1.replace("store(&x, 2);\n", "");
+    let v2 = v1.replace("*p = v; *p = v + 1;", "*p = v; if (v > 1) *p = v + 1;");
+    assert_ne!(v1, v2);
+    let (code, doc) = diff_texts_with(&v1, &v2, &["--call-depth", "1"]);
+    assert_eq!(code, 1, "{}", doc);
+    // places: the `store` call (line 8) and `put`'s call in `store`
+    assert_eq!(gap_count(&doc, "old", "call_cut"), 2);
+    assert!(unseen(&doc).is_empty(), "{:?}", unseen(&doc));
+    assert!(
+        reported_differences(&doc["by_line"]).contains(&(1, "new".to_string(), vec![(4, 12)])),
+        "{}",
+        doc["by_line"]
+    );
+}
+
+#[test]
+fn a_change_between_two_calls_of_a_joined_instance_is_inconclusive() {
+    // A store to `y` sits between the two `store` calls, and main reads
+    // `y`. The patch changes only the value stored: the same statements
+    // read from the same writes (exit 0, cloned). Joined, `put` returns
+    // to both callers, so the code between the two calls lies on a loop
+    // through `put` that the program does not have: the store's order
+    // against `put` is lost, and the answer is inconclusive (exit 10).
+    // `worker`'s own calls reach the joined instance; the statements of
+    // `store` (cloned per call here) keep their order.
+    let v1 = JOINED_V1
+        .replace("int x;", "int x, y;")
+        .replace("store(&x, 2);", "y = 1; store(&x, 2);")
+        .replace("return r; }", "return r + y; }");
+    let v2 = v1.replace("y = 1;", "y = 2;");
+    assert_ne!(v1, v2);
+    let (code, doc) = diff_texts(&v1, &v2);
+    assert_eq!(code, 0, "{}", doc["coverage"]);
+    assert!(unseen(&doc).is_empty(), "{:?}", unseen(&doc));
+    let (code, doc) = diff_texts_with(&v1, &v2, &["--call-depth", "1"]);
+    assert_eq!(code, 10, "{}", doc);
+    assert_eq!(
+        unseen(&doc),
+        vec![
+            ("v1.c".to_string(), 10, "near_joined_instance".to_string()),
+            ("v2.c".to_string(), 10, "near_joined_instance".to_string()),
+        ]
+    );
+}

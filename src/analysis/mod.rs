@@ -7,6 +7,7 @@ pub mod diff;
 pub mod diff_counts;
 pub mod diff_reference;
 pub mod impact;
+mod joined;
 pub mod lockorder;
 pub mod may_hb;
 pub mod must_hb;

@@ -31,14 +31,20 @@
 //!   cloned, so a patch that adds or removes statements before a thread
 //!   reaches it moves where the budget ends): the code the two versions
 //!   model differently there is not compared like for like, and the
-//!   coarser version's extra read-from edges can hide a removed one.
+//!   coarser version's extra read-from edges can hide a removed one;
+//! - a changed statement lies in a shared instance that two or more calls
+//!   enter, or is an event or a lock wrapper's call in a function whose
+//!   calls reach one (`super::joined`): both versions join program order
+//!   and held locks there alike, and the over-approximation of both can
+//!   hide what the change did.
 //!
-//! Gaps that may only over-report (a shared instance of a callee, the
+//! Gaps that may only over-report (a shared instance one call enters, the
 //! code after `exit`, a thread bounded at `--thread-loop-bound` copies)
 //! are counted in the coverage account but make no change unseen when
 //! both versions have them alike: the changed statement itself is in the
 //! model (docs/limitations.md).
 
+use super::joined::JoinedInstances;
 use super::Side;
 use crate::facts::extract::program::CallCutWhy;
 use crate::facts::relations::{
@@ -92,6 +98,14 @@ pub enum UnseenWhy {
     /// The clone budget cuts its thread at this call in one version only:
     /// the code past it is modelled differently in the two versions.
     CloneBudgetMoved,
+    /// It lies in a shared instance of its function that two or more
+    /// calls enter (past `--call-depth` or the clone budget): its program
+    /// order and held locks are those of all its callers joined.
+    InJoinedInstance,
+    /// It is an event, or a lock call or a call of a lock wrapper, in a
+    /// function whose calls reach such a joined instance: its order and
+    /// held locks around those calls are joined too.
+    NearJoinedInstance,
 }
 
 impl UnseenWhy {
@@ -127,6 +141,12 @@ impl UnseenWhy {
             }
             UnseenWhy::CloneBudgetMoved => {
                 "the clone budget cuts its thread at this call in one version only: the code past it is modelled differently (raise --clone-budget)"
+            }
+            UnseenWhy::InJoinedInstance => {
+                "in a shared instance that several calls enter: its order and held locks are joined (raise --call-depth or --clone-budget)"
+            }
+            UnseenWhy::NearJoinedInstance => {
+                "its function calls a shared instance that several calls enter: the order and held locks around those calls are joined (raise --call-depth or --clone-budget)"
             }
         }
     }
@@ -343,6 +363,7 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             .filter(|r| r.e != r.s)
             .map(|r| r.e.0),
     );
+    let joined = JoinedInstances::of(facts, &locking);
     let mut out = Vec::new();
     for s in changed.iter().filter_map(|&id| facts.statement(id)) {
         let id = s.id;
@@ -372,6 +393,10 @@ fn changed_statements(facts: &FactSet, changed: &BTreeSet<u32>, side: Side) -> V
             Some(UnseenWhy::NearLibraryMemory)
         } else if escaped.contains(&s.function) {
             Some(UnseenWhy::InEscapedCallback)
+        } else if joined.as_ref().is_some_and(|j| j.in_joined(id)) {
+            Some(UnseenWhy::InJoinedInstance)
+        } else if joined.as_ref().is_some_and(|j| j.near_joined(id, &locking)) {
+            Some(UnseenWhy::NearJoinedInstance)
         } else {
             None
         };

@@ -421,6 +421,12 @@ macro_rules! for_each_relation {
                 source: "calls the thread model does not clone",
                 example: "`44\t0`",
             }
+            call_shared(s: Stmt, c: Stmt) CallShared {
+                group: Threads,
+                meaning: "the call `s`, cut at `--call-depth` or the clone budget (`call_cut` `why` 0 or 1), links to its thread's shared instance of the callee that was made for the call `c` (its first call; `c = s` for that one). Two calls with one `c` enter one instance: their paths join there, and the instance holds only the locks both hold. A changed statement there is unseen.",
+                source: "calls past `--call-depth` or the clone budget, one row per callee",
+                example: "`61\t44`: the call at 61 enters the instance first made for the call at 44",
+            }
             thread_end_call(s: Stmt) ThreadEndCall {
                 group: Threads,
                 meaning: "the call `s` ends its thread or the process (`pthread_exit`, `exit`, `_exit`, `_Exit`, `quick_exit`) or cancels a thread (`pthread_cancel`): the model goes on after it (in the callers of the function that calls it, and in the cancelled thread), so statements after it still count as reachable. Counted in the coverage account.",

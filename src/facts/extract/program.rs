@@ -145,6 +145,9 @@ pub struct ProgramModel<'m> {
     pub bounded_creates: Vec<StmtId>,
     /// Calls not cloned for their call path, and why (`call_cut`).
     pub cut_calls: Vec<(StmtId, CallCutWhy)>,
+    /// Calls past a bound -> the call their shared instance was made for
+    /// (`call_shared`).
+    pub shared_calls: Vec<(StmtId, StmtId)>,
     /// `pthread_create` statement -> the child thread instances.
     pub children_of: HashMap<StmtId, Vec<u32>>,
     /// Successors of each statement within its thread.
@@ -193,6 +196,7 @@ impl<'m> ProgramModel<'m> {
             inline_asm: Vec::new(),
             bounded_creates: Vec::new(),
             cut_calls: Vec::new(),
+            shared_calls: Vec::new(),
             children_of: HashMap::default(),
             succ: Vec::new(),
             init_stmts: Vec::new(),
@@ -583,7 +587,7 @@ impl Builder<'_> {
                     model.cut_calls.extend(cut.map(|why| (id, why)));
                     let over_budget = cut.is_some();
                     let child = if over_budget {
-                        match self.shared.get(&(g, target.ctx)) {
+                        let child = match self.shared.get(&(g, target.ctx)) {
                             Some(&shared) => shared,
                             None => {
                                 stack.push(g);
@@ -594,7 +598,10 @@ impl Builder<'_> {
                                 self.shared.insert((g, target.ctx), child);
                                 child
                             }
-                        }
+                        };
+                        let first = model.finsts[child].caller.unwrap_or(id);
+                        model.shared_calls.push((id, first));
+                        child
                     } else {
                         stack.push(g);
                         let child = self.instantiate(model, target, thread, Some(id), stack)?;

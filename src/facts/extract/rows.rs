@@ -12,13 +12,13 @@ use super::pointsto::LocId;
 use super::program::{ProgramModel, StmtId};
 use super::{CriticalSections, Dependences, Events, LocationIds, SyncIdioms};
 use crate::facts::relations::{
-    AccessNoTarget, AssertSite, BusyWait, CallArg, CallCut, CallbackEscape, CondBroadcast,
-    CondSignal, CondSignalFlagged, CondWait, CondWaitGuarded, ControlDep, CsWrittenAfter,
-    CsWrittenBefore, DefUse, DiffCriticalSection, ExternalCallback, FlagEnabler, FlagGuard,
-    ForkCall, InCriticalSection, InlineAsm, JoinUnmatched, LibraryMemory, MemRead, MemWrite,
-    MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection, SharedRead, SharedWrite,
-    StmtCaller, StmtThread, SyncDropped, SyncUnmodelled, ThreadBound, ThreadCreate, ThreadEndCall,
-    ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
+    AccessNoTarget, AssertSite, BusyWait, CallArg, CallCut, CallShared, CallbackEscape,
+    CondBroadcast, CondSignal, CondSignalFlagged, CondWait, CondWaitGuarded, ControlDep,
+    CsWrittenAfter, CsWrittenBefore, DefUse, DiffCriticalSection, ExternalCallback, FlagEnabler,
+    FlagGuard, ForkCall, InCriticalSection, InlineAsm, JoinUnmatched, LibraryMemory, MemRead,
+    MemWrite, MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection, SharedRead,
+    SharedWrite, StmtCaller, StmtThread, SyncDropped, SyncUnmodelled, ThreadBound, ThreadCreate,
+    ThreadEndCall, ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
 use crate::facts::FactSet;
 use rustc_hash::FxHashMap as HashMap;
@@ -394,6 +394,12 @@ impl Rows {
             self.add(CallCut {
                 s: s.into(),
                 why: why as u32,
+            });
+        }
+        for &(s, c) in &model.shared_calls {
+            self.add(CallShared {
+                s: s.into(),
+                c: c.into(),
             });
         }
         for &s in &gaps.library_memory {
