@@ -31,9 +31,11 @@ fn triples(r: &Relations, name: &str) -> BTreeSet<(u32, u32, u32)> {
 }
 
 /// `rf_no` as docs/rules.md defines it: the generic rule with every
-/// witness (w -> w2 -> r in mustHb order, w2 a store to the same location
-/// that surely runs once w ran or before r runs) and the two lock rules;
-/// with the number of rows the generic rule gives.
+/// witness (w -> w2 -> r in mustHb order, w2 a store that surely
+/// overwrites the location and surely runs once w ran or before r runs,
+/// and r reads the location alone or w writes it alone) and the two lock
+/// rules (likewise for the location the section covers); with the number
+/// of rows the generic rule gives.
 fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
     let must = pairs(r, "hb_must");
     let post = pairs(r, "hb_post");
@@ -41,6 +43,10 @@ fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
     let may = pairs(r, "hb_may");
     let writes: Pairs = f.pairs("shared_write").into_iter().collect();
     let reads: Pairs = f.pairs("shared_read").into_iter().collect();
+    let strong: Pairs = f.pairs("store_strong").into_iter().collect();
+    let one: Pairs = f.pairs("load_one").into_iter().collect();
+    // r can read w's value only through v
+    let alone = |w: u32, l: u32, v: u32| one.contains(&(l, v)) || strong.contains(&(w, v));
     let mut stores_of: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for &(w, v) in &writes {
         stores_of.entry(v).or_default().push(w);
@@ -54,12 +60,13 @@ fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
         let loads = loads_of.get(v).map(Vec::as_slice).unwrap_or(&[]);
         for &w1 in stores {
             for &w2 in stores {
-                if w1 == w2 || !must.contains(&(w1, w2)) {
+                if w1 == w2 || !must.contains(&(w1, w2)) || !strong.contains(&(w2, *v)) {
                     continue;
                 }
                 for &l in loads {
                     if must.contains(&(w2, l))
                         && (post.contains(&(w1, w2)) || pre.contains(&(w2, l)))
+                        && alone(w1, l, *v)
                     {
                         out.insert((w1, l));
                     }
@@ -74,14 +81,14 @@ fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
         .collect();
     for (l, v, m) in triples(r, "rf_covered_load") {
         for &(w, _, _) in sections.iter().filter(|s| s.1 == l && s.2 == m) {
-            if writes.contains(&(w, v)) && may.contains(&(w, l)) {
+            if writes.contains(&(w, v)) && may.contains(&(w, l)) && alone(w, l, v) {
                 out.insert((w, l));
             }
         }
     }
     for (w, v, m) in triples(r, "rf_covered_store") {
         for &(_, l, _) in sections.iter().filter(|s| s.0 == w && s.2 == m) {
-            if reads.contains(&(l, v)) {
+            if reads.contains(&(l, v)) && alone(w, l, v) {
                 out.insert((w, l));
             }
         }

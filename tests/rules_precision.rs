@@ -695,3 +695,96 @@ fn rank2_read_older_store_after_newer() {
     assert!(pair(&f, &r, src, ("WA", "R1"), ("WA", "R2")).0);
     assert!(pair(&f, &r, src, ("WB", "R1"), ("WB", "R2")).0);
 }
+
+/// Stores that may leave an earlier value in place do not hide it. In each
+/// program main stores 5 (W1), then stores through an address that may
+/// name another cell (W2), then reads W1's cell (R). With `argc == 1` the
+/// second store writes elsewhere (`y`, `a[2]`), so R reads
+/// 5 unless thread `t` stored in between: rf(W1, R) is an edge. concord
+/// used to take any store to the abstract location as an overwrite and
+/// left the edge out. A store that surely overwrites (`x = 1`) still hides
+/// W1.
+const TWO_TARGETS: &str = r#"#include <pthread.h>
+int x, y;
+int *p;
+void *t(void *arg) { x = 7; y = 7; return arg; }
+int main(int argc, char **argv) {
+  pthread_t th;
+  p = argc > 1 ? &x : &y;
+  pthread_create(&th, 0, t, 0);
+  x = 5; /* W1 */
+  *p = 1; /* W2 */
+  int r = x; /* R */
+  pthread_join(th, 0);
+  return r;
+}
+"#;
+
+const ANY_ELEMENT: &str = r#"#include <pthread.h>
+int a[8];
+void *t(void *arg) { a[1] = 7; return arg; }
+int main(int argc, char **argv) {
+  pthread_t th;
+  int i = argc, j = argc + 1;
+  pthread_create(&th, 0, t, 0);
+  a[i] = 5; /* W1 */
+  a[j] = 1; /* W2 */
+  int s = a[i]; /* R */
+  pthread_join(th, 0);
+  return s;
+}
+"#;
+
+#[test]
+fn a_store_that_may_write_another_cell_hides_no_earlier_store() {
+    for (name, src) in [("two targets", TWO_TARGETS), ("any element", ANY_ELEMENT)] {
+        let (f, r) = analyse(src, RuleProgram::Sync1);
+        assert!(rf(&f, &r, src, "W1", "R"), "{name}: R may read W1");
+        assert!(rf(&f, &r, src, "W2", "R"), "{name}: R may read W2");
+    }
+    // the strong store still hides W1 (main's own later read of x can see
+    // W2 or t's store, never W1)
+    let strong = TWO_TARGETS.replace("*p = 1; /* W2 */", "x = 1; /* W2 */");
+    let (f, r) = analyse(&strong, RuleProgram::Sync1);
+    assert!(!rf(&f, &r, &strong, "W1", "R"), "x = 1 overwrites W1");
+    assert!(rf(&f, &r, &strong, "W2", "R"));
+}
+
+/// Coherence (rule 7) needs the later store to overwrite the cell: `t`
+/// stores `a[i]` (WA) then `a[j]` (WB), main loads `a[j]` (R1) then
+/// `a[i]` (R2). With `i != j`, once `t` has run R1 reads WB and R2 reads
+/// WA: the pair is possible, where rule 7 used to exclude it. With one
+/// constant element the pair stays excluded.
+const COHERENCE_ELEMENTS: &str = r#"#include <pthread.h>
+int a[8];
+int i, j;
+void *t(void *arg) {
+  a[i] = 1; /* WA */
+  a[j] = 2; /* WB */
+  return 0;
+}
+int main(int argc, char **argv) {
+  pthread_t th;
+  i = argc; j = argc + 1;
+  pthread_create(&th, 0, t, 0);
+  int r1 = a[j]; /* R1 */
+  int r2 = a[i]; /* R2 */
+  pthread_join(th, 0);
+  return r1 + r2;
+}
+"#;
+
+#[test]
+fn rank2_coherence_needs_a_store_to_the_same_cell() {
+    let src = COHERENCE_ELEMENTS;
+    let (f, r) = analyse(src, RuleProgram::Sync2);
+    assert!(rf(&f, &r, src, "WB", "R1") && rf(&f, &r, src, "WA", "R2"));
+    assert_eq!(pair(&f, &r, src, ("WB", "R1"), ("WA", "R2")), (true, false));
+    let one = src.replace("a[i]", "a[3]").replace("a[j]", "a[3]");
+    let (f, r) = analyse(&one, RuleProgram::Sync2);
+    assert!(rf(&f, &r, &one, "WB", "R1") && rf(&f, &r, &one, "WA", "R2"));
+    assert_eq!(
+        pair(&f, &r, &one, ("WB", "R1"), ("WA", "R2")),
+        (false, true)
+    );
+}

@@ -569,8 +569,11 @@ fn bench_pairs_answer_as_full_new() {
 }
 
 /// `init-reordered` with the configuration in an array written through a
-/// computed index (`config[which]`, `which` being 1): a GEP instruction
-/// on `config`, whose statement text names no global. Read from the IR,
+/// computed address (`slot[1]`, `slot` being `config`): a GEP instruction
+/// on `config`, whose statement text names no global. (Through a
+/// variable index, `config[which]`, the store may write either element:
+/// it hides no earlier value from the rules, which then cannot exclude
+/// OLD's class.) Read from the IR,
 /// the move (the store, its index load and address computation now before
 /// the start) only restricts OLD's schedules, and OLD's one violating
 /// class (the worker reads the initial `config[1]`) is excluded in NEW by
@@ -581,20 +584,14 @@ fn a_fix_through_a_computed_address_carries_over() {
     let dir = tempfile::tempdir().unwrap();
     let program = |store_first: bool| {
         let (a, b) = if store_first {
-            (
-                "  config[which] = 21;\n",
-                "  pthread_create(&w, 0, worker, 0);\n",
-            )
+            ("  slot[1] = 21;\n", "  pthread_create(&w, 0, worker, 0);\n")
         } else {
-            (
-                "  pthread_create(&w, 0, worker, 0);\n",
-                "  config[which] = 21;\n",
-            )
+            ("  pthread_create(&w, 0, worker, 0);\n", "  slot[1] = 21;\n")
         };
         format!(
             "#include <pthread.h>\n#include <assert.h>\nint config[2];\nint which = 1;\nint out;\n\
              void *worker(void *arg) {{\n  out = config[1] * 2;\n  return 0;\n}}\n\
-             int main(void) {{\n  pthread_t w;\n{a}{b}  pthread_join(w, 0);\n  assert(out == 42);\n  return 0;\n}}\n"
+             int main(void) {{\n  pthread_t w;\n  int *slot = config;\n{a}{b}  pthread_join(w, 0);\n  assert(out == 42);\n  return 0;\n}}\n"
         )
     };
     let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));

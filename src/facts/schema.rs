@@ -337,6 +337,18 @@ macro_rules! for_each_relation {
                 source: "a store, atomic read-modify-write or compare-exchange (and memcpy/memset destination); global initialisers",
                 example: "`0\t1`: the initial value of location 1",
             }
+            store_strong(s: Stmt, v: Loc) StoreStrong {
+                group: Memory,
+                meaning: "statement `s` overwrites shared location `v`: only such a store hides an earlier store's value from the generic NoRf rule and rank-2 rules 5 and 7 (rf.dl, rank2.dl). A store through a pointer with two targets, to an element `[*]` or to a field path at the depth bound may leave the earlier value in place.",
+                source: "a store or atomic read-modify-write whose address has one target, at a path without `[*]` short of the depth bound",
+                example: "`9\t1`",
+            }
+            load_one(s: Stmt, v: Loc) LoadOne {
+                group: Memory,
+                meaning: "statement `s` reads shared location `v` and no other: a store that overwrites `v` hides an earlier store's value from it, whatever else that store wrote.",
+                source: "a load (or read-modify-write) whose address has one shared target",
+                example: "`11\t1`",
+            }
             mem_read(s: Stmt, v: Loc) MemRead {
                 group: Memory,
                 meaning: "statement `s` may read location `v` (shared or not).",

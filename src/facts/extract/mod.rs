@@ -107,6 +107,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     rows.idioms(&idioms, &flagged, &flag_guards, &locs);
     rows.critical_sections(&model, &deps.graphs, &sections, &events, &locs);
     rows.accesses(&scan, &events, &locs);
+    rows.sole_accesses(&sections.strong_write, &pt, &events, &locs);
     rows.dependences(&model, &deps, &scan);
     rows.model_gaps(&model, &model_gaps::ModelGaps::find(&model, &pt, &scan));
     clock.lap("rows");
@@ -268,8 +269,12 @@ impl Events {
 /// before the release, of a mutex).
 struct CriticalSections {
     held: Vec<Vec<Option<Arc<Held>>>>,
-    /// Stores that surely write one shared location (a store or atomic RMW
-    /// with a single target); cmpxchg may not write, memcpy may write part.
+    /// Stores that write one shared location (a store or atomic RMW with
+    /// a single target); cmpxchg may not write, memcpy may write part. The
+    /// covered-access dataflows take them as overwrites even when the
+    /// location is `[*]`: `t->state = 1; t->state = 2` through one pointer
+    /// into an array of tasks does overwrite (docs/limitations.md).
+    /// `store_strong` keeps those whose path names one cell.
     strong_write: BTreeMap<StmtId, LocId>,
     written_before: BTreeSet<(StmtId, LocId, LocId)>,
     written_after: BTreeSet<(StmtId, LocId, LocId)>,

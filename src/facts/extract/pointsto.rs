@@ -7,7 +7,7 @@
 //! (`a[*]` touches `a[1]`, `a[2]` and `a[*]`; `s` touches all fields of `s`).
 
 use super::ir_facts::{FuncId, InsnId, IrFacts, ObjId, ObjKind, VarId};
-use super::paths::PathId;
+use super::paths::{PathId, Step, MAX_DEPTH};
 use super::program::ProgramModel;
 use crate::datalog::programs::pointsto::ascent;
 use llvm_ir::{HasDebugLoc, Operand};
@@ -253,6 +253,17 @@ impl PointsTo {
     /// The functions a cell of `obj` may point to.
     pub fn functions_held(&self, obj: AbsObj) -> impl Iterator<Item = usize> + '_ {
         self.functions_held.get(&obj).into_iter().flatten().copied()
+    }
+
+    /// The location's path names one cell of its object: no `[*]` step
+    /// (any element), short of the depth bound (a path at the bound also
+    /// stands for the deeper fields folded into it). A store with such a
+    /// single target overwrites what an earlier store to it wrote, in a
+    /// global or a local; a heap object stands for every allocation at its
+    /// site, which this does not tell apart (docs/limitations.md).
+    pub fn path_is_one_cell(&self, cell: LocId) -> bool {
+        let steps = self.ir.paths.steps_of(self.locs[cell as usize].path);
+        steps.len() < MAX_DEPTH && !steps.contains(&Step::AnyIndex)
     }
 
     pub fn is_shared(&self, cell: LocId) -> bool {

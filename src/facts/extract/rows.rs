@@ -8,17 +8,18 @@ use super::dependence::call_arguments;
 use super::guards::FlagGuard as FlagRegion;
 use super::model_gaps::ModelGaps;
 use super::order::ThreadGraph;
-use super::pointsto::LocId;
+use super::pointsto::{LocId, PointsTo};
 use super::program::{ProgramModel, StmtId};
 use super::{CriticalSections, Dependences, Events, LocationIds, SyncIdioms};
 use crate::facts::relations::{
     AccessNoTarget, AssertSite, BusyWait, CallArg, CallCut, CallShared, CallbackEscape,
     CondBroadcast, CondSignal, CondSignalFlagged, CondWait, CondWaitGuarded, ControlDep,
     CsWrittenAfter, CsWrittenBefore, DefUse, DiffCriticalSection, ExternalCallback, FlagEnabler,
-    FlagGuard, ForkCall, InCriticalSection, InlineAsm, JoinUnmatched, LibraryMemory, MemRead,
-    MemWrite, MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection, SharedRead,
-    SharedWrite, StmtCaller, StmtThread, SyncDropped, SyncUnmodelled, ThreadBound, ThreadCreate,
-    ThreadEndCall, ThreadJoin, TypedRelation, UnresolvedCall, UnresolvedThreadStart,
+    FlagGuard, ForkCall, InCriticalSection, InlineAsm, JoinUnmatched, LibraryMemory, LoadOne,
+    MemRead, MemWrite, MutexLock, MutexTrylock, MutexUnlock, PoNext, SameCriticalSection,
+    SharedRead, SharedWrite, StmtCaller, StmtThread, StoreStrong, SyncDropped, SyncUnmodelled,
+    ThreadBound, ThreadCreate, ThreadEndCall, ThreadJoin, TypedRelation, UnresolvedCall,
+    UnresolvedThreadStart,
 };
 use crate::facts::FactSet;
 use rustc_hash::FxHashMap as HashMap;
@@ -320,6 +321,32 @@ impl Rows {
                 self.add(SharedWrite {
                     s: s.into(),
                     v: lo(c).into(),
+                });
+            }
+        }
+    }
+
+    /// The stores that surely overwrite one cell (`store_strong`) and the
+    /// loads of one location only (`load_one`): the overwrite rules of
+    /// rf.dl need one, and the other end's one location.
+    pub(super) fn sole_accesses(
+        &mut self,
+        strong_write: &BTreeMap<StmtId, LocId>,
+        pt: &PointsTo,
+        events: &Events,
+        locs: &LocationIds,
+    ) {
+        for (&s, &c) in strong_write.iter().filter(|(_, &c)| pt.path_is_one_cell(c)) {
+            self.add(StoreStrong {
+                s: s.into(),
+                v: locs.of(c).into(),
+            });
+        }
+        for (&s, cells) in &events.shared_reads {
+            if let [c] = cells.as_slice() {
+                self.add(LoadOne {
+                    s: s.into(),
+                    v: locs.of(*c).into(),
                 });
             }
         }
