@@ -63,8 +63,7 @@ impl JoinedInstances {
             locking_below: HashSet::new(),
             events: facts.iter::<PoScc>().map(|r| r.s.0).collect(),
         };
-        let entering = entered_by.values().flatten().copied();
-        view.above_joined = view.instances_on_call_paths(entering.collect::<Vec<_>>());
+        view.above_joined = view.instances_on_call_paths(entered_by.values().flatten().copied());
         view.locking_below = view.instances_on_call_paths(locking.iter().copied());
         Some(view)
     }
