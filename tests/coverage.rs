@@ -717,6 +717,20 @@ return arg;\n\
 }\n\
 int main(void) { pthread_t t; pthread_create(&t, 0, worker, 0); pthread_mutex_lock(&m); int r = x; pthread_mutex_unlock(&m); pthread_join(t, 0); return r; }\n";
 
+/// `diff` finds the rank-1 edge `edge` (write line, read line) only in the
+/// new version, and nothing unseen: exit 1.
+fn finds_a_gained_edge(v1: &str, v2: &str, extra: &[&str], edge: (u64, u64)) -> Value {
+    let (code, doc) = diff_texts_with(v1, v2, extra);
+    assert_eq!(code, 1, "{doc}");
+    assert!(unseen(&doc).is_empty(), "{:?}", unseen(&doc));
+    assert!(
+        reported_differences(&doc["by_line"]).contains(&(1, "new".to_string(), vec![edge])),
+        "{}",
+        doc["by_line"]
+    );
+    doc
+}
+
 #[test]
 fn a_change_inside_a_shared_instance_two_calls_enter_is_inconclusive() {
     // The patch makes `put`'s second write conditional: the first write
@@ -729,14 +743,7 @@ fn a_change_inside_a_shared_instance_two_calls_enter_is_inconclusive() {
     // it used to be 0.
     let v2 = JOINED_V1.replace("*p = v; *p = v + 1;", "*p = v; if (v > 1) *p = v + 1;");
     assert_ne!(JOINED_V1, v2);
-    let (code, doc) = diff_texts(JOINED_V1, &v2);
-    assert_eq!(code, 1, "{}", doc["coverage"]);
-    assert!(
-        reported_differences(&doc["by_line"]).contains(&(1, "new".to_string(), vec![(4, 13)])),
-        "{}",
-        doc["by_line"]
-    );
-    assert!(unseen(&doc).is_empty(), "{:?}", unseen(&doc));
+    finds_a_gained_edge(JOINED_V1, &v2, &[], (4, 13));
     let (code, doc) = diff_texts_with(JOINED_V1, &v2, &["--call-depth", "1"]);
     assert_eq!(code, 10, "{}", doc);
     // places: the two `store` calls (lines 8, 10) and `put`'s call in
@@ -764,13 +771,7 @@ fn a_lock_removed_around_a_call_into_a_joined_instance_is_inconclusive() {
         .replace("pthread_mutex_lock(&m);\nstore", "store")
         .replace("pthread_mutex_unlock(&m);\nstore", "store");
     assert_eq!(JOINED_V1.lines().count(), v2.lines().count() + 2);
-    let (code, doc) = diff_texts(JOINED_V1, &v2);
-    assert_eq!(code, 1, "{}", doc["coverage"]);
-    assert!(
-        reported_differences(&doc["by_line"]).contains(&(1, "new".to_string(), vec![(4, 11)])),
-        "{}",
-        doc["by_line"]
-    );
+    finds_a_gained_edge(JOINED_V1, &v2, &[], (4, 11));
     let (code, doc) = diff_texts_with(JOINED_V1, &v2, &["--call-depth", "1"]);
     assert_eq!(code, 10, "{}", doc);
     assert_eq!(
@@ -791,16 +792,9 @@ fn a_shared_instance_one_call_enters_is_as_exact_as_a_clone() {
     let v1 = JOINED_V1.replace("store(&x, 2);\n", "");
     let v2 = v1.replace("*p = v; *p = v + 1;", "*p = v; if (v > 1) *p = v + 1;");
     assert_ne!(v1, v2);
-    let (code, doc) = diff_texts_with(&v1, &v2, &["--call-depth", "1"]);
-    assert_eq!(code, 1, "{}", doc);
+    let doc = finds_a_gained_edge(&v1, &v2, &["--call-depth", "1"], (4, 12));
     // places: the `store` call (line 8) and `put`'s call in `store`
     assert_eq!(gap_count(&doc, "old", "call_cut"), 2);
-    assert!(unseen(&doc).is_empty(), "{:?}", unseen(&doc));
-    assert!(
-        reported_differences(&doc["by_line"]).contains(&(1, "new".to_string(), vec![(4, 12)])),
-        "{}",
-        doc["by_line"]
-    );
 }
 
 #[test]
