@@ -43,8 +43,18 @@ fn straight(i: &mut asc::Input, thread: u32, stmts: &[u32]) {
 }
 
 /// `dom_near_store` as extraction derives it: for each shared access, the
-/// nearest store to its location above it in the `dom_parent` tree.
+/// nearest store to its location above it in the `dom_parent` tree; and
+/// `store_strong` / `load_one` for the accesses of one location (these
+/// programs' locations are scalars, each one cell).
 fn near_stores(i: &mut asc::Input) {
+    let one = |rows: &[(u32, u32)]| -> Vec<(u32, u32)> {
+        rows.iter()
+            .copied()
+            .filter(|&(s, _)| rows.iter().filter(|r| r.0 == s).count() == 1)
+            .collect()
+    };
+    i.store_strong = one(&i.shared_write);
+    i.load_one = one(&i.shared_read);
     let parent: std::collections::HashMap<u32, u32> =
         i.dom_parent.iter().map(|&(p, c)| (c, p)).collect();
     let accesses: Vec<(u32, u32)> = i
