@@ -326,7 +326,7 @@ impl Rows {
         }
     }
 
-    /// The stores that surely overwrite one cell (`store_strong`) and the
+    /// The stores that overwrite their one location (`store_strong`) and the
     /// loads of one location only (`load_one`): the overwrite rules of
     /// rf.dl need one, and the other end's one location.
     pub(super) fn sole_accesses(
