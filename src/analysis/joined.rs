@@ -12,7 +12,7 @@
 //! (`super::unseen`). Functions the callers call on the way, cloned, keep
 //! their own order.
 
-use crate::facts::relations::{CallShared, PoScc, StmtCaller, StmtThread};
+use crate::facts::relations::{CallShared, PoScc, StmtCaller};
 use crate::facts::FactSet;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -26,9 +26,9 @@ enum Instance {
 }
 
 /// How one version's joined shared instances touch its statements.
-pub struct JoinedInstances {
+pub struct JoinedInstances<'f> {
+    facts: &'f FactSet,
     caller: HashMap<u32, u32>,
-    thread: HashMap<u32, u32>,
     /// Shared instances entered from two or more calls.
     joined: HashSet<Instance>,
     /// Instances that call, directly or through their callees, into a
@@ -42,13 +42,13 @@ pub struct JoinedInstances {
     events: HashSet<u32>,
 }
 
-impl JoinedInstances {
+impl<'f> JoinedInstances<'f> {
     /// One version's joined instances, given its lock, unlock, trylock and
     /// wait calls; `None` when it has none (a program within the default
     /// bounds): nothing to ask then. pigz's main thread outgrows the clone
     /// budget: 252 of its 392 shared instances are entered from two calls
     /// or more.
-    pub fn of(facts: &FactSet, locking: &BTreeSet<u32>) -> Option<JoinedInstances> {
+    pub fn of(facts: &'f FactSet, locking: &BTreeSet<u32>) -> Option<JoinedInstances<'f>> {
         let mut entered_by: HashMap<u32, HashSet<u32>> = HashMap::new();
         for r in facts.iter::<CallShared>() {
             entered_by.entry(r.c.0).or_default().insert(r.s.0);
@@ -58,8 +58,8 @@ impl JoinedInstances {
             return None;
         }
         let mut view = JoinedInstances {
+            facts,
             caller: facts.iter::<StmtCaller>().map(|r| (r.s.0, r.c.0)).collect(),
-            thread: facts.iter::<StmtThread>().map(|r| (r.s.0, r.t.0)).collect(),
             joined: entered_by.keys().map(|&c| Instance::ClonedFor(c)).collect(),
             above_joined: HashSet::new(),
             locking_below: HashSet::new(),
@@ -92,7 +92,10 @@ impl JoinedInstances {
     fn instance_of(&self, s: u32) -> Option<Instance> {
         match self.caller.get(&s) {
             Some(&c) => Some(Instance::ClonedFor(c)),
-            None => self.thread.get(&s).map(|&t| Instance::StartOf(t)),
+            None => self
+                .facts
+                .statement(s)
+                .map(|st| Instance::StartOf(st.thread)),
         }
     }
 
