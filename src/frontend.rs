@@ -149,7 +149,9 @@ pub fn load_module(path: &Path, opts: &CompileOptions) -> Result<Program> {
         normalize_own(path, &ir_input, &normalized)?
     } else {
         // a user's `.ll`/`.bc` goes through opt-14, whose errors tell a
-        // newer LLVM's output apart from garbage
+        // newer LLVM's output apart from garbage; not through LLVM in this
+        // process, whose bitcode reader aborts it on some corrupt input
+        // (`LLVM ERROR: Invalid abbrev number`, tests/fuzz_inputs.rs)
         run_mem2reg(path, &ir_input, &normalized, true)?;
         (read_bitcode(path, &normalized)?, None)
     };

@@ -180,6 +180,22 @@ fn garbage_ir_exits_6() {
 }
 
 #[test]
+fn ir_that_parses_but_does_not_verify_exits_6_with_the_verifier_message() {
+    // %x uses %y before %y is defined: the parser takes forward references,
+    // the verifier refuses the module. concord parses a user's IR in its
+    // own process; this is the case where opt-14 must still say why.
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "bad.ll",
+        "define i32 @main() {\nentry:\n  %x = add i32 %y, 1\n  %y = add i32 %x, 1\n  ret i32 %x\n}\n",
+    );
+    let o = concord(&["facts", &p, "-o", dir.path().join("out").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert!(stderr(&o).contains("does not dominate"), "{}", stderr(&o));
+}
+
+#[test]
 fn module_without_main_exits_7() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "lib.c", "int helper(int a) { return a + 1; }\n");

@@ -1,13 +1,12 @@
 //! The LLVM C API, for what llvm-ir does not do: promoting our own clang
-//! output to SSA in this process (instead of an `opt-14` process that
-//! parses and writes the module once more) and reading what llvm-ir does
-//! not model, the struct layouts and the debug information
-//! ([`LlvmView`]).
+//! output to SSA in this process (instead of an `opt-14` process that parses and writes
+//! the module once more) and reading what llvm-ir does not model, the
+//! struct layouts and the debug information ([`LlvmView`]).
 
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::bit_writer::LLVMWriteBitcodeToFile;
 use llvm_sys::core::*;
-use llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef};
+use llvm_sys::prelude::{LLVMContextRef, LLVMDiagnosticInfoRef, LLVMModuleRef};
 use llvm_sys::target::*;
 use llvm_sys::transforms::util::LLVMAddPromoteMemoryToRegisterPass;
 use llvm_sys::LLVMTypeKind;
@@ -47,30 +46,30 @@ impl LlvmModule {
     /// Parse a bitcode file; `None` when the file cannot be read or is not
     /// bitcode LLVM 14 reads.
     pub fn parse(bitcode: &Path) -> Option<LlvmModule> {
-        use std::os::unix::ffi::OsStrExt;
-        let path = CString::new(bitcode.as_os_str().as_bytes()).ok()?;
+        let buf = read_buffer(bitcode)?;
+        let ctx = quiet_context();
+        let mut module = std::ptr::null_mut();
         // SAFETY: the buffer is disposed after parsing
         // (LLVMParseBitcodeInContext2 does not take it); the module and its
         // context are owned by the returned value, or disposed on failure.
         unsafe {
-            let mut buf = std::ptr::null_mut();
-            let mut msg = std::ptr::null_mut();
-            if LLVMCreateMemoryBufferWithContentsOfFile(path.as_ptr(), &mut buf, &mut msg) != 0 {
-                if !msg.is_null() {
-                    LLVMDisposeMessage(msg);
-                }
-                return None;
-            }
-            let ctx = LLVMContextCreate();
-            let mut module = std::ptr::null_mut();
             let failed = LLVMParseBitcodeInContext2(ctx, buf, &mut module) != 0;
             LLVMDisposeMemoryBuffer(buf);
-            if failed || module.is_null() {
-                LLVMContextDispose(ctx);
-                return None;
-            }
-            Some(LlvmModule { ctx, module })
+            LlvmModule::owning(ctx, module, failed)
         }
+    }
+
+    /// Own a parsed module and its context, or dispose of the context when
+    /// the parse failed.
+    ///
+    /// # Safety
+    /// `module`, when the parse did not fail, belongs to `ctx`.
+    unsafe fn owning(ctx: LLVMContextRef, module: LLVMModuleRef, failed: bool) -> Option<Self> {
+        if failed || module.is_null() {
+            LLVMContextDispose(ctx);
+            return None;
+        }
+        Some(LlvmModule { ctx, module })
     }
 
     /// Promote the allocas of every function to SSA values: what `opt-14
@@ -144,12 +143,55 @@ impl LlvmModule {
     }
 }
 
+/// Read a file into an LLVM memory buffer.
+fn read_buffer(path: &Path) -> Option<llvm_sys::prelude::LLVMMemoryBufferRef> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut buf = std::ptr::null_mut();
+    let mut msg = std::ptr::null_mut();
+    // SAFETY: the path is NUL-terminated; the message, when set, is disposed.
+    let failed =
+        unsafe { LLVMCreateMemoryBufferWithContentsOfFile(path.as_ptr(), &mut buf, &mut msg) != 0 };
+    // SAFETY: set by LLVM or still null.
+    unsafe { dispose_message(msg) };
+    (!failed).then_some(buf)
+}
+
+/// A context whose diagnostics are dropped. Without a handler LLVM prints
+/// them, and on an error (a bitcode reader's) exits the process; every
+/// call here reports failure through its result instead.
+fn quiet_context() -> LLVMContextRef {
+    extern "C" fn ignore(_: LLVMDiagnosticInfoRef, _: *mut std::ffi::c_void) {}
+    // SAFETY: a fresh context; the handler keeps no state.
+    unsafe {
+        let ctx = LLVMContextCreate();
+        LLVMContextSetDiagnosticHandler(ctx, Some(ignore), std::ptr::null_mut());
+        ctx
+    }
+}
+
+/// # Safety
+/// `msg` is null or a message LLVM allocated.
+unsafe fn dispose_message(msg: *mut std::ffi::c_char) {
+    if !msg.is_null() {
+        LLVMDisposeMessage(msg);
+    }
+}
+
 impl Drop for LlvmModule {
     fn drop(&mut self) {
         // SAFETY: owned, disposed once: the module before its context.
         unsafe {
             LLVMDisposeModule(self.module);
             LLVMContextDispose(self.ctx);
+        }
+        // LLVM allocates through the C heap, which keeps what it freed:
+        // give it back, or the peaks of the analysis that follows stand on
+        // it (50 KLoC pair: 90 MB resident after loading).
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only releases free memory of the C heap.
+        unsafe {
+            libc::malloc_trim(0);
         }
     }
 }
