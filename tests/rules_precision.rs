@@ -788,3 +788,122 @@ fn rank2_coherence_needs_a_store_to_the_same_cell() {
         (false, true)
     );
 }
+
+/// A heap location stands for every allocation at its site: main's two
+/// nodes come from one `malloc` in a loop, so `b->val = 1` writes another
+/// object than the one `a->val` reads, and R still reads W1's 5 (unless
+/// `t` stored first). Through the same pointer (`a->val = 1`) the store
+/// does overwrite R's object: W1 is hidden, as with a global.
+const HEAP_NODES: &str = r#"#include <pthread.h>
+#include <stdlib.h>
+struct node { int val; };
+struct node *g;
+void *t(void *arg) { g->val = 7; return arg; }
+int main(int argc, char **argv) {
+  pthread_t th;
+  struct node *a = 0, *b = 0;
+  for (int k = 0; k < 2; k++) {
+    struct node *n = malloc(sizeof *n);
+    if (k == 0) a = n; else b = n;
+  }
+  g = a;
+  pthread_create(&th, 0, t, 0);
+  a->val = 5; /* W1 */
+  b->val = 1; /* W2 */
+  int r = a->val; /* R */
+  pthread_join(th, 0);
+  return r;
+}
+"#;
+
+#[test]
+fn a_heap_store_hides_an_earlier_store_only_through_the_same_pointer() {
+    let src = HEAP_NODES;
+    let (f, r) = analyse(src, RuleProgram::Sync1);
+    assert!(rf(&f, &r, src, "W1", "R"), "b may be another node than a");
+    assert!(
+        rf(&f, &r, src, "W2", "R"),
+        "or the same one, as far as points-to knows"
+    );
+    let same = src.replace("b->val = 1; /* W2 */", "a->val = 1; /* W2 */");
+    let (f, r) = analyse(&same, RuleProgram::Sync1);
+    assert!(!rf(&f, &r, &same, "W1", "R"), "a->val = 1 overwrites W1");
+    assert!(rf(&f, &r, &same, "W2", "R"));
+}
+
+/// An allocation that runs once is one object, whatever pointer reaches
+/// it: main's `g->val = 1` (through the global) overwrites the node R
+/// reads through `a`, so R never reads W1. In a loop the same stores leave
+/// W1 readable (the site may have made two nodes; the previous test).
+const HEAP_ONCE: &str = r#"#include <pthread.h>
+#include <stdlib.h>
+struct node { int val; };
+struct node *g;
+void *t(void *arg) { g->val = 7; return arg; }
+int main(int argc, char **argv) {
+  pthread_t th;
+  struct node *a = malloc(sizeof *a);
+  g = a;
+  pthread_create(&th, 0, t, 0);
+  a->val = 5; /* W1 */
+  g->val = 1; /* W2 */
+  int r = a->val; /* R */
+  pthread_join(th, 0);
+  return r;
+}
+"#;
+
+#[test]
+fn a_store_to_an_allocation_that_runs_once_overwrites_it() {
+    let src = HEAP_ONCE;
+    let (f, r) = analyse(src, RuleProgram::Sync1);
+    assert!(
+        !rf(&f, &r, src, "W1", "R"),
+        "one node: g->val = 1 overwrites W1"
+    );
+    assert!(rf(&f, &r, src, "W2", "R"));
+}
+
+/// Whether the store tagged W2 counts as an overwrite (`store_strong`).
+fn overwrites(src: &str) -> bool {
+    let (f, _) = analyse(src, RuleProgram::Sync1);
+    let w2 = stores(&f, src, "W2");
+    assert!(!w2.is_empty(), "no W2 store");
+    let strong = f.rows("store_strong").any(|row| w2.contains(&row[0]));
+    strong
+}
+
+/// An allocation site that may run twice is not one object: in a
+/// recursive function, or in a thread started in a loop.
+#[test]
+fn an_allocation_that_may_run_twice_is_not_overwritten_by_one_store() {
+    assert!(overwrites(HEAP_ONCE), "the reference: one run, one node");
+    let recursive = HEAP_ONCE
+        .replace(
+            "struct node *g;",
+            "struct node *g;\nstruct node *make(int d) { if (d > 0) make(d - 1); return malloc(sizeof(struct node)); }",
+        )
+        .replace("malloc(sizeof *a)", "make(argc)");
+    assert!(!overwrites(&recursive), "make() re-enters itself");
+    let in_loop_thread = r#"#include <pthread.h>
+#include <stdlib.h>
+struct node { int val; };
+void *t(void *arg) {
+  struct node *a = malloc(sizeof *a);
+  *(struct node **)arg = a;
+  a->val = 1; /* W2 */
+  return arg;
+}
+int main(void) {
+  pthread_t th[4];
+  struct node *slot[4];
+  for (int k = 0; k < 4; k++) pthread_create(&th[k], 0, t, &slot[k]);
+  for (int k = 0; k < 4; k++) pthread_join(th[k], 0);
+  return slot[0]->val;
+}
+"#;
+    assert!(
+        !overwrites(in_loop_thread),
+        "t runs once per iteration, more often than it has instances"
+    );
+}

@@ -339,9 +339,15 @@ macro_rules! for_each_relation {
             }
             store_strong(s: Stmt, v: Loc) StoreStrong {
                 group: Memory,
-                meaning: "statement `s` overwrites shared location `v`: only such a store hides an earlier store's value from the generic NoRf rule and rank-2 rules 5 and 7 (rf.dl, rank2.dl). A store through a pointer with two targets, to an element `[*]` or to a field path at the depth bound may leave the earlier value in place.",
-                source: "a store or atomic read-modify-write whose address has one target, at a path without `[*]` short of the depth bound",
+                meaning: "statement `s` overwrites shared location `v`: only such a store (or a `store_same_object` one) hides an earlier store's value from the generic NoRf rule and rank-2 rules 5 and 7 (rf.dl, rank2.dl). A store through a pointer with two targets, to an element `[*]`, to a field path at the depth bound or to a heap object (which stands for every allocation at its site) may leave the earlier value in place.",
+                source: "a store or atomic read-modify-write whose address has one target, not on the heap, at a path without `[*]` short of the depth bound",
                 example: "`9\t1`",
+            }
+            store_same_object(w: Stmt, r: Stmt) StoreSameObject {
+                group: Memory,
+                meaning: "the store `w` overwrote the heap object the load `r` reads, whenever `r` runs: a heap location stands for every allocation at its site, so only such a store hides an earlier store's value from `r` (rf.dl).",
+                source: "`w` and `r` each access one heap location at a one-cell path, through the same SSA pointer of one function instance moved by the same constant offsets, and `w` is the nearest such store dominating `r`",
+                example: "`9\t12`",
             }
             load_one(s: Stmt, v: Loc) LoadOne {
                 group: Memory,

@@ -21,6 +21,7 @@ pub mod paths;
 pub mod pointsto;
 pub mod program;
 mod rows;
+mod same_object;
 pub mod sections;
 mod statements;
 mod step_clock;
@@ -43,7 +44,7 @@ use self::statements::{dedupe_location_names, statement_table};
 use super::relations::{
     CallArg, ControlDep, DefUse, DomNearStore, DomParent, DomPath, DomPathAbove, ForkCall,
     InlineAsm, MemRead, MemWrite, PoChain, PoChainBefore, PoNext, PoScc, PoSccCyclic, PoSccNext,
-    Postdom, SameCriticalSection, ThreadAlways, TypedRelation, UnresolvedCall,
+    Postdom, SameCriticalSection, StoreSameObject, ThreadAlways, TypedRelation, UnresolvedCall,
     UnresolvedThreadStart,
 };
 use super::{FactSet, LocationInfo, Manifest, NameInfo, Row, RowSet, ThreadInfo};
@@ -100,14 +101,23 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     clock.lap("idioms and flag guards");
     let mut rows = Rows::omitting(opts.omit);
     let locs = LocationIds::number(&scan);
-    let flagged = event_order(&mut rows, &deps.graphs, &scan, &events, &locs);
+    let allocated_once = same_object::allocated_once(&model, &pt, &deps.graphs);
+    let address_key = same_object::address_keys(
+        &model,
+        &pt,
+        &allocated_once,
+        &sections.strong_write,
+        &events.shared_reads,
+    );
+    clock.lap("heap objects");
+    let flagged = event_order(&mut rows, &deps.graphs, &scan, &events, &address_key, &locs);
     clock.lap("event order");
     rows.threads(&model, &scan);
     rows.synchronisation(&scan, &locs);
     rows.idioms(&idioms, &flagged, &flag_guards, &locs);
     rows.critical_sections(&model, &deps.graphs, &sections, &events, &locs);
     rows.accesses(&scan, &events, &locs);
-    rows.sole_accesses(&sections.strong_write, &pt, &events, &locs);
+    rows.sole_accesses(&sections.strong_write, &pt, &allocated_once, &events, &locs);
     rows.dependences(&model, &deps, &scan);
     rows.model_gaps(&model, &model_gaps::ModelGaps::find(&model, &pt, &scan));
     clock.lap("rows");
@@ -474,6 +484,7 @@ fn event_order(
     graphs: &[ThreadGraph],
     scan: &AccessScan,
     events: &Events,
+    address_key: &HashMap<StmtId, u32>,
     locs: &LocationIds,
 ) -> BTreeSet<(StmtId, LocId)> {
     // Create/join sites the thread model unrolls (inside loops) are
@@ -505,6 +516,7 @@ fn event_order(
     let accesses = order::SharedAccesses {
         reads: &events.shared_reads,
         writes: &events.shared_writes,
+        address_key,
     };
     let orders = parallel::map(graphs, |tg| {
         order::event_order(tg, &events.all, &signals, &accesses)
@@ -574,6 +586,12 @@ fn event_order(
                 s: x.into(),
                 v: locs.of(v).into(),
                 w: w.into(),
+            });
+        }
+        for (w, r) in ord.same_object {
+            rows.add(StoreSameObject {
+                w: w.into(),
+                r: r.into(),
             });
         }
     }

@@ -166,12 +166,18 @@ pub struct EventOrder {
     /// (x, v, w): w is the nearest event strictly dominating the shared
     /// access x (to v) that stores to v.
     pub near_store: Vec<(StmtId, LocId, StmtId)>,
+    /// (w, r): w is the nearest store strictly dominating the heap load r
+    /// with r's address key: it wrote the object r reads.
+    pub same_object: Vec<(StmtId, StmtId)>,
 }
 
 /// The shared accesses of the program's statements, by location.
 pub struct SharedAccesses<'a> {
     pub reads: &'a BTreeMap<StmtId, Vec<LocId>>,
     pub writes: &'a BTreeMap<StmtId, Vec<LocId>>,
+    /// The heap accesses whose address is known exactly
+    /// (same_object.rs): one id, one object in one activation.
+    pub address_key: &'a HashMap<StmtId, u32>,
 }
 
 /// `wanted`: the events whose dominating events the caller needs as pairs
@@ -221,7 +227,7 @@ pub fn event_order(
         }
     }
     let dom_tree = EventTree::new(&event_idom, &is_event);
-    out.near_store = nearest_dominating_stores(tg, &dom_tree, accesses);
+    (out.near_store, out.same_object) = nearest_dominating_stores(tg, &dom_tree, accesses);
     let (on_path, above) = dom_tree.path_labels(&dom_tree.outer_ancestor(&tg.scc));
     let stmt = |(x, h, d): (usize, usize, u32)| (tg.nodes[x], tg.nodes[h], d);
     out.dom_path = on_path.into_iter().map(stmt).collect();
@@ -245,17 +251,29 @@ pub fn event_order(
 /// depth-first walk with a stack of stores per location: linear in the
 /// events and their accesses. (Walking up from each access in rules cost
 /// time and memory of the accesses times the depth of the tree: 4 million
-/// rows on a 20 KLoC program.)
+/// rows on a 20 KLoC program.) The same walk keeps a stack per location
+/// and address key, for the heap loads' same-object stores.
+#[allow(clippy::type_complexity)]
 fn nearest_dominating_stores(
     tg: &ThreadGraph,
     tree: &EventTree,
     accesses: &SharedAccesses<'_>,
-) -> Vec<(StmtId, LocId, StmtId)> {
+) -> (Vec<(StmtId, LocId, StmtId)>, Vec<(StmtId, StmtId)>) {
     let (reads, writes) = (accesses.reads, accesses.writes);
     let no_locs: Vec<LocId> = Vec::new();
     let written = |x: usize| writes.get(&tg.nodes[x]).unwrap_or(&no_locs);
+    // a keyed access's one cell, with its key
+    let keyed = |x: usize, cells: Option<&Vec<LocId>>| match (
+        accesses.address_key.get(&tg.nodes[x]),
+        cells.map(Vec::as_slice),
+    ) {
+        (Some(&k), Some([v])) => Some((*v, k)),
+        _ => None,
+    };
     let mut stores: HashMap<LocId, Vec<usize>> = HashMap::default();
+    let mut keyed_stores: HashMap<(LocId, u32), Vec<usize>> = HashMap::default();
     let mut out = Vec::new();
+    let mut same_object = Vec::new();
     // (node, children visited?): a node's stores are pushed on entry and
     // popped once its subtree is done
     let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r, false)).collect();
@@ -265,7 +283,15 @@ fn nearest_dominating_stores(
             for v in written(x) {
                 stores.get_mut(v).map(Vec::pop);
             }
+            if let Some(vk) = keyed(x, writes.get(&s)) {
+                keyed_stores.get_mut(&vk).map(Vec::pop);
+            }
             continue;
+        }
+        if let Some(vk) = keyed(x, reads.get(&s)) {
+            if let Some(&w) = keyed_stores.get(&vk).and_then(|st| st.last()) {
+                same_object.push((tg.nodes[w], s));
+            }
         }
         let accessed = reads.get(&s).into_iter().flatten().chain(written(x));
         let mut seen = BTreeSet::new();
@@ -279,10 +305,13 @@ fn nearest_dominating_stores(
         for &v in written(x) {
             stores.entry(v).or_default().push(x);
         }
+        if let Some(vk) = keyed(x, writes.get(&s)) {
+            keyed_stores.entry(vk).or_default().push(x);
+        }
         stack.push((x, true));
         stack.extend(tree.children[x].iter().rev().map(|&c| (c, false)));
     }
-    out
+    (out, same_object)
 }
 
 /// A tree over the events of a thread: the dominator or post-dominator

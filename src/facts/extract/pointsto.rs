@@ -260,10 +260,17 @@ impl PointsTo {
     /// stands for the deeper fields folded into it). A store with such a
     /// single target overwrites what an earlier store to it wrote, in a
     /// global or a local; a heap object stands for every allocation at its
-    /// site, which this does not tell apart (docs/limitations.md).
+    /// site, which this does not tell apart ([`Self::heap_site`]).
     pub fn path_is_one_cell(&self, cell: LocId) -> bool {
         let steps = self.ir.paths.steps_of(self.locs[cell as usize].path);
         steps.len() < MAX_DEPTH && !steps.contains(&Step::AnyIndex)
+    }
+
+    /// The allocation site of a cell in a heap object, which stands for
+    /// every allocation at its site.
+    pub fn heap_site(&self, cell: LocId) -> Option<ObjId> {
+        let site = self.locs[cell as usize].obj.site;
+        matches!(self.ir.objs[site as usize], ObjKind::Heap(_)).then_some(site)
     }
 
     pub fn is_shared(&self, cell: LocId) -> bool {

@@ -6,6 +6,7 @@
 use super::accesses::{AccessScan, SyncOp};
 use super::dependence::call_arguments;
 use super::guards::FlagGuard as FlagRegion;
+use super::ir_facts::ObjId;
 use super::model_gaps::ModelGaps;
 use super::order::ThreadGraph;
 use super::pointsto::{LocId, PointsTo};
@@ -22,7 +23,7 @@ use crate::facts::relations::{
     UnresolvedThreadStart,
 };
 use crate::facts::FactSet;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Rows per relation, unsorted, flat (`RowSet`'s layout: a 50 KLoC
@@ -333,10 +334,19 @@ impl Rows {
         &mut self,
         strong_write: &BTreeMap<StmtId, LocId>,
         pt: &PointsTo,
+        allocated_once: &HashSet<ObjId>,
         events: &Events,
         locs: &LocationIds,
     ) {
-        for (&s, &c) in strong_write.iter().filter(|(_, &c)| pt.path_is_one_cell(c)) {
+        // a heap cell is every allocation at its site, unless the site runs
+        // once: a store to another overwrites only through store_same_object
+        let overwrites = |c: LocId| {
+            pt.path_is_one_cell(c)
+                && pt
+                    .heap_site(c)
+                    .map_or(true, |o| allocated_once.contains(&o))
+        };
+        for (&s, &c) in strong_write.iter().filter(|(_, &c)| overwrites(c)) {
             self.add(StoreStrong {
                 s: s.into(),
                 v: locs.of(c).into(),
