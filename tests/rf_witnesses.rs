@@ -33,8 +33,8 @@ fn triples(r: &Relations, name: &str) -> BTreeSet<(u32, u32, u32)> {
 /// `rf_no` as docs/rules.md defines it: the generic rule with every
 /// witness (w -> w2 -> r in mustHb order, w2 a store that surely
 /// overwrites the location and surely runs once w ran or before r runs,
-/// and r reads the location alone or w writes it alone; or w2 a heap store
-/// of the object r reads, surely run before r) and the two lock
+/// and r reads the location alone or w writes it alone; or w2 a store of
+/// the very cell r reads, dominating r) and the two lock
 /// rules (likewise for the location the section covers); with the number
 /// of rows the generic rule gives.
 fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
@@ -76,11 +76,10 @@ fn rf_no_by_definition(f: &FactSet, r: &Relations) -> (Pairs, usize) {
                             && (post.contains(&(w1, w2)) || pre.contains(&(w2, l)))
                             && alone(w1, l, *v)
                     } else {
-                        // a heap store hides w1 only from a load of the
-                        // object it wrote, and surely before that load
-                        same_object.contains(&(w2, l))
-                            && must.contains(&(w2, l))
-                            && pre.contains(&(w2, l))
+                        // a store to a location of many cells hides w1
+                        // only from a load of the cell it wrote (and
+                        // dominates: it surely ran before)
+                        same_object.contains(&(w2, l)) && must.contains(&(w2, l))
                     };
                     if hides {
                         out.insert((w1, l));

@@ -829,6 +829,14 @@ fn a_heap_store_hides_an_earlier_store_only_through_the_same_pointer() {
     let (f, r) = analyse(&same, RuleProgram::Sync1);
     assert!(!rf(&f, &r, &same, "W1", "R"), "a->val = 1 overwrites W1");
     assert!(rf(&f, &r, &same, "W2", "R"));
+    // so the patch b -> a removes the edge W1 -> R: a difference (the
+    // build that took every heap store as an overwrite answered exit 0)
+    let found = diff(src, &same);
+    let (w1, rd) = (line_of(src, "W1") as u64, line_of(src, "R") as u64);
+    assert!(
+        found.contains(&(1, "old".into(), vec![(w1, rd)])),
+        "{found:?}"
+    );
 }
 
 /// An allocation that runs once is one object, whatever pointer reaches
@@ -905,5 +913,55 @@ int main(void) {
     assert!(
         !overwrites(in_loop_thread),
         "t runs once per iteration, more often than it has instances"
+    );
+}
+
+/// The lock rule's covered store needs an overwrite of its own cell: `t`
+/// stores `a[i]` (W1) then `a[j]` (W2) under `m`, main reads `a[i]` (R)
+/// under `m`. With `i != j`, R reads W1's 1 once `t` has run. Through one
+/// index value (`k`, read once) the second store does overwrite W1.
+const ELEMENTS_UNDER_LOCK: &str = r#"#include <pthread.h>
+int a[8];
+int i, j;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+void *t(void *arg) {
+  pthread_mutex_lock(&m);
+  a[i] = 1; /* W1 */
+  a[j] = 2; /* W2 */
+  pthread_mutex_unlock(&m);
+  return arg;
+}
+int main(int argc, char **argv) {
+  pthread_t th;
+  i = argc; j = argc + 1;
+  pthread_create(&th, 0, t, 0);
+  pthread_mutex_lock(&m);
+  int r = a[i]; /* R */
+  pthread_mutex_unlock(&m);
+  pthread_join(th, 0);
+  return r;
+}
+"#;
+
+#[test]
+fn a_store_under_a_lock_is_covered_only_by_a_store_to_its_own_cell() {
+    let src = ELEMENTS_UNDER_LOCK;
+    let (f, r) = analyse(src, RuleProgram::Sync1);
+    assert!(
+        rf(&f, &r, src, "W1", "R"),
+        "a[j] = 2 may write another element"
+    );
+    assert!(rf(&f, &r, src, "W2", "R"));
+    let one_index = src
+        .replace("  a[i] = 1; /* W1 */", "  int k = i;\n  a[k] = 1; /* W1 */")
+        .replace("a[j] = 2; /* W2 */", "a[k] = 2; /* W2 */");
+    let (f, r) = analyse(&one_index, RuleProgram::Sync1);
+    assert!(
+        !rf(&f, &r, &one_index, "W1", "R"),
+        "a[k] = 2 overwrites W1 before the unlock"
+    );
+    assert!(
+        f.rows("cs_written_after").count() >= 1,
+        "W1 is a covered store"
     );
 }

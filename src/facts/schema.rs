@@ -304,13 +304,13 @@ macro_rules! for_each_relation {
             cs_written_before(l: Stmt, v: Loc, m: Lock) CsWrittenBefore {
                 group: Synchronization,
                 meaning: "the load `l` of `v` runs holding mutex `m`, and on every path from an acquisition of `m` that may open its section, the thread stores to `v` before `l` without releasing `m` (\"v written since the last acquire of m\"): `l` reads a store of its own section instance or of a thread not holding `m`.",
-                source: "a forward must-dataflow over the thread's control-flow graph: a store with a single target location made while holding `m` sets (m, v); lock, unlock and wait on `m` clear it; merges intersect",
+                source: "a forward must-dataflow over the thread's control-flow graph: a store with a single target location made while holding `m` sets (m, v), for a location of many cells (a heap object allocated more than once, `[*]`) only for the loads with the store's address (same_object.rs), dropped where a value of that address is defined again; lock, unlock and wait on `m` clear it; merges intersect",
                 example: "`9\t1\t2`",
             }
             cs_written_after(s: Stmt, v: Loc, m: Lock) CsWrittenAfter {
                 group: Synchronization,
                 meaning: "the store `s` to `v` runs holding mutex `m`, and on every path from `s` the thread stores to `v` again before releasing `m` (\"v overwritten before the next release of m\"): no load in another section of `m` can see `s`.",
-                source: "a backward must-dataflow over the thread's control-flow graph: a store with a single target location sets (m, v); lock, unlock and wait on `m` clear it; merges intersect; the thread's end is empty",
+                source: "a backward must-dataflow over the thread's control-flow graph: a store with a single target location sets (m, v), for a location of many cells only for the stores with its address (as in `cs_written_before`); lock, unlock and wait on `m` clear it; merges intersect; the thread's end is empty",
                 example: "`7\t1\t2`",
             }
             sync_dropped(s: Stmt, targets: Number) SyncDropped {
@@ -339,14 +339,14 @@ macro_rules! for_each_relation {
             }
             store_strong(s: Stmt, v: Loc) StoreStrong {
                 group: Memory,
-                meaning: "statement `s` overwrites shared location `v`: only such a store (or a `store_same_object` one) hides an earlier store's value from the generic NoRf rule and rank-2 rules 5 and 7 (rf.dl, rank2.dl). A store through a pointer with two targets, to an element `[*]`, to a field path at the depth bound or to a heap object (which stands for every allocation at its site) may leave the earlier value in place.",
-                source: "a store or atomic read-modify-write whose address has one target, not on the heap, at a path without `[*]` short of the depth bound",
+                meaning: "statement `s` overwrites shared location `v`: only such a store (or a `store_same_object` one) hides an earlier store's value from the generic NoRf rule and rank-2 rules 5 and 7 (rf.dl, rank2.dl). A store through a pointer with two targets, to an element `[*]`, to a field path at the depth bound or to a heap object allocated more than once may leave the earlier value in place.",
+                source: "a store or atomic read-modify-write whose address has one target, at a path without `[*]` short of the depth bound, not in a heap object the model may allocate more than once",
                 example: "`9\t1`",
             }
             store_same_object(w: Stmt, r: Stmt) StoreSameObject {
                 group: Memory,
-                meaning: "the store `w` overwrote the heap object the load `r` reads, whenever `r` runs: a heap location stands for every allocation at its site, so only such a store hides an earlier store's value from `r` (rf.dl).",
-                source: "`w` and `r` each access one heap location at a one-cell path, through the same SSA pointer of one function instance moved by the same constant offsets, and `w` is the nearest such store dominating `r`",
+                meaning: "the store `w` overwrote the memory cell the load `r` reads, whenever `r` runs, on a location of many cells (a heap object allocated more than once, an element `[*]`): only such a store hides an earlier store's value from `r` there (rf.dl).",
+                source: "`w` and `r` each access one such location, through the same address (computed from the same SSA values of one function instance, constants and globals), and `w` is the nearest such store dominating `r`",
                 example: "`9\t12`",
             }
             load_one(s: Stmt, v: Loc) LoadOne {

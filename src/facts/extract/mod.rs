@@ -93,7 +93,19 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     let deps = Dependences::compute(&model, &scan, opts.omit);
     clock.lap("dependences");
     let mut events = Events::collect(&scan, &sharing);
-    let sections = CriticalSections::compute(&model, &deps.graphs, &scan, &events, &sharing);
+    let strong_write = single_target_stores(&model, &scan, &events, &sharing);
+    let allocated_once = same_object::allocated_once(&model, &pt, &deps.graphs);
+    let keys = same_object::address_keys(
+        &model,
+        &pt,
+        &allocated_once,
+        &strong_write,
+        &events.shared_reads,
+    );
+    clock.lap("memory cells");
+    let one_cell = |c: LocId| same_object::one_cell(&pt, &allocated_once, c);
+    let sections =
+        CriticalSections::compute(&deps.graphs, &scan, &events, strong_write, &keys, &one_cell);
     clock.lap("critical sections");
     let idioms = SyncIdioms::find(&model, &deps, &scan, &events, &sections);
     events.all.extend(idioms.busy.iter().map(|&(_, _, x)| x));
@@ -101,23 +113,14 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     clock.lap("idioms and flag guards");
     let mut rows = Rows::omitting(opts.omit);
     let locs = LocationIds::number(&scan);
-    let allocated_once = same_object::allocated_once(&model, &pt, &deps.graphs);
-    let address_key = same_object::address_keys(
-        &model,
-        &pt,
-        &allocated_once,
-        &sections.strong_write,
-        &events.shared_reads,
-    );
-    clock.lap("heap objects");
-    let flagged = event_order(&mut rows, &deps.graphs, &scan, &events, &address_key, &locs);
+    let flagged = event_order(&mut rows, &deps.graphs, &scan, &events, &keys.of, &locs);
     clock.lap("event order");
     rows.threads(&model, &scan);
     rows.synchronisation(&scan, &locs);
     rows.idioms(&idioms, &flagged, &flag_guards, &locs);
     rows.critical_sections(&model, &deps.graphs, &sections, &events, &locs);
     rows.accesses(&scan, &events, &locs);
-    rows.sole_accesses(&sections.strong_write, &pt, &allocated_once, &events, &locs);
+    rows.sole_accesses(&sections.strong_write, &one_cell, &events, &locs);
     rows.dependences(&model, &deps, &scan);
     rows.model_gaps(&model, &model_gaps::ModelGaps::find(&model, &pt, &scan));
     clock.lap("rows");
@@ -132,6 +135,26 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     );
     clock.lap("fact set");
     Ok(facts)
+}
+
+/// Stores that write one shared location: a store or atomic RMW with a
+/// single target (cmpxchg may not write, memcpy may write part).
+fn single_target_stores(
+    model: &ProgramModel<'_>,
+    scan: &AccessScan,
+    events: &Events,
+    sharing: &Sharing<'_>,
+) -> BTreeMap<StmtId, LocId> {
+    events
+        .shared_writes
+        .iter()
+        .filter(|(s, _)| matches!(model.instr(**s), Some(I::Store(_)) | Some(I::AtomicRMW(_))))
+        .filter_map(|(&s, _)| {
+            let all = scan.acc.writes.get(&s)?;
+            let only = (all.len() == 1).then(|| *all.iter().next().unwrap())?;
+            sharing.is_shared(only).then_some((s, only))
+        })
+        .collect()
 }
 
 /// Which cells count as shared.
@@ -279,12 +302,12 @@ impl Events {
 /// before the release, of a mutex).
 struct CriticalSections {
     held: Vec<Vec<Option<Arc<Held>>>>,
-    /// Stores that write one shared location (a store or atomic RMW with
-    /// a single target); cmpxchg may not write, memcpy may write part. The
-    /// covered-access dataflows take them as overwrites even when the
-    /// location is `[*]`: `t->state = 1; t->state = 2` through one pointer
-    /// into an array of tasks does overwrite (docs/limitations.md).
-    /// `store_strong` keeps those whose path names one cell.
+    /// Stores that write one shared location ([`single_target_stores`]).
+    /// The covered-access dataflows take them as overwrites of a location
+    /// that is one cell, and of the cell of their own address key
+    /// otherwise: `t->state = 1; t->state = 2` through one pointer into an
+    /// array of tasks does overwrite, `a[i] = 1; a[j] = 2` does not.
+    /// `store_strong` keeps those whose location is one cell.
     strong_write: BTreeMap<StmtId, LocId>,
     written_before: BTreeSet<(StmtId, LocId, LocId)>,
     written_after: BTreeSet<(StmtId, LocId, LocId)>,
@@ -292,11 +315,12 @@ struct CriticalSections {
 
 impl CriticalSections {
     fn compute(
-        model: &ProgramModel<'_>,
         graphs: &[ThreadGraph],
         scan: &AccessScan,
         events: &Events,
-        sharing: &Sharing<'_>,
+        strong_write: BTreeMap<StmtId, LocId>,
+        keys: &same_object::AddressKeys,
+        one_cell: &(dyn Fn(LocId) -> bool + Sync),
     ) -> Self {
         let corr = &scan.correlated;
         let held: Vec<Vec<Option<Arc<Held>>>> = parallel::map(graphs, |tg| {
@@ -315,16 +339,6 @@ impl CriticalSections {
             }
             held
         });
-        let strong_write: BTreeMap<StmtId, LocId> = events
-            .shared_writes
-            .iter()
-            .filter(|(s, _)| matches!(model.instr(**s), Some(I::Store(_)) | Some(I::AtomicRMW(_))))
-            .filter_map(|(&s, _)| {
-                let all = scan.acc.writes.get(&s)?;
-                let only = (all.len() == 1).then(|| *all.iter().next().unwrap())?;
-                sharing.is_shared(only).then_some((s, only))
-            })
-            .collect();
         let mut written_before: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
         let mut written_after: BTreeSet<(StmtId, LocId, LocId)> = BTreeSet::new();
         let with_held: Vec<(&ThreadGraph, &Vec<Option<Arc<Held>>>)> =
@@ -333,6 +347,8 @@ impl CriticalSections {
             let fx = NodeEffects {
                 sync: &scan.sync,
                 strong_write: &strong_write,
+                keys,
+                one_cell,
                 held,
                 ends: &scan.correlated.ends,
             };

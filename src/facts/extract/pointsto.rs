@@ -205,6 +205,24 @@ impl PointsTo {
             .collect()
     }
 
+    /// The objects an SSA value of a function instance may point to.
+    pub fn objects_named_by(
+        &self,
+        model: &ProgramModel<'_>,
+        finst: usize,
+        name: &llvm_ir::Name,
+    ) -> BTreeSet<AbsObj> {
+        let Some(v) = self.ir.var(model.finsts[finst].func, name) else {
+            return BTreeSet::new();
+        };
+        model.finsts[finst]
+            .ctxs
+            .iter()
+            .flat_map(|&c| self.var.get(&(c, v)).into_iter().flatten())
+            .map(|&l| self.locs[l as usize].obj)
+            .collect()
+    }
+
     /// Cells reachable through an operand used as an address.
     pub fn address_cells(
         &self,

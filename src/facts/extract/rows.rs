@@ -6,10 +6,9 @@
 use super::accesses::{AccessScan, SyncOp};
 use super::dependence::call_arguments;
 use super::guards::FlagGuard as FlagRegion;
-use super::ir_facts::ObjId;
 use super::model_gaps::ModelGaps;
 use super::order::ThreadGraph;
-use super::pointsto::{LocId, PointsTo};
+use super::pointsto::LocId;
 use super::program::{ProgramModel, StmtId};
 use super::{CriticalSections, Dependences, Events, LocationIds, SyncIdioms};
 use crate::facts::relations::{
@@ -23,7 +22,7 @@ use crate::facts::relations::{
     UnresolvedThreadStart,
 };
 use crate::facts::FactSet;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Rows per relation, unsorted, flat (`RowSet`'s layout: a 50 KLoC
@@ -333,20 +332,13 @@ impl Rows {
     pub(super) fn sole_accesses(
         &mut self,
         strong_write: &BTreeMap<StmtId, LocId>,
-        pt: &PointsTo,
-        allocated_once: &HashSet<ObjId>,
+        one_cell: &dyn Fn(LocId) -> bool,
         events: &Events,
         locs: &LocationIds,
     ) {
-        // a heap cell is every allocation at its site, unless the site runs
-        // once: a store to another overwrites only through store_same_object
-        let overwrites = |c: LocId| {
-            pt.path_is_one_cell(c)
-                && pt
-                    .heap_site(c)
-                    .map_or(true, |o| allocated_once.contains(&o))
-        };
-        for (&s, &c) in strong_write.iter().filter(|(_, &c)| overwrites(c)) {
+        // a heap object allocated more than once, an element `[*]`: a store
+        // to another cell overwrites only through store_same_object
+        for (&s, &c) in strong_write.iter().filter(|(_, &c)| one_cell(c)) {
             self.add(StoreStrong {
                 s: s.into(),
                 v: locs.of(c).into(),

@@ -1,19 +1,22 @@
-//! Which heap accesses surely touch one object: the must-alias half of
-//! `store_same_object`.
+//! Which accesses surely touch one memory cell: the must-alias facts of
+//! `store_strong`, `store_same_object` and the covered-access dataflows.
 //!
-//! A heap object of the points-to facts stands for every allocation at its
-//! site, so a store to it does not surely overwrite what a load of it
-//! reads (`store_strong` leaves heap cells out). Two accesses do touch one
-//! object when their addresses are the same SSA pointer value of one
-//! function instance, moved by the same constant offsets: the pointer is
-//! defined once per activation, and its definition dominates its uses. So
-//! when a store w dominates a load r with the same address key, the last
-//! w before r ran in r's activation, on r's object (order.rs finds the
-//! pairs on the event dominator tree).
+//! A location of the points-to facts may stand for many cells: a heap
+//! object for every allocation at its site, `[*]` for every element. A
+//! store to such a location does not surely overwrite what a load of it
+//! reads. Two accesses do touch one cell when their addresses are
+//! computed alike (the same SSA values of one function instance, the
+//! same constants and globals): each value is defined once per
+//! activation, and its definition dominates its uses. So when a store w
+//! dominates a load r with the same address key, the last w before r ran
+//! in r's activation, on r's cell (order.rs finds the pairs on the event
+//! dominator tree); the dataflows of sections.rs drop a key where one of
+//! its values is defined again. A heap site that allocates at most once
+//! is one object, whatever pointer reaches it.
 
 use super::ir_facts::{InsnId, ObjId, ObjKind};
 use super::order::ThreadGraph;
-use super::pointsto::{LocId, PointsTo};
+use super::pointsto::{AbsObj, LocId, PointsTo};
 use super::program::{CallCutWhy, FInstId, ProgramModel, Site, StmtId};
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::{Name, Operand, TypeRef};
@@ -25,8 +28,8 @@ use std::collections::BTreeMap;
 /// (at 50 KLoC that doubled the time of this pass).
 #[derive(PartialEq, Eq, Hash)]
 enum Step {
-    /// A `getelementptr` whose indices are all constants.
-    Gep { source: usize, indices: Vec<u64> },
+    /// A `getelementptr`: its source type and indices.
+    Gep { source: usize, indices: Vec<Value> },
     /// A cast that keeps the address (`bitcast`, `addrspacecast`).
     Cast { to: usize },
 }
@@ -35,66 +38,183 @@ fn type_id(t: &TypeRef) -> usize {
     t.as_ref() as *const llvm_ir::Type as usize
 }
 
-/// The address of an access: a base pointer of one function instance and
-/// the constant steps from it.
+/// An operand of an address: a constant integer, a global, or an SSA value
+/// of the access's function instance.
+#[derive(PartialEq, Eq, Hash, Clone)]
+enum Value {
+    Int(u64),
+    Global(Name),
+    Local(Name),
+    /// An integer cast (`sext`, `zext`, `trunc`: opcode and type) of a
+    /// value: clang casts an index anew at each `a[k]`.
+    Cast(u8, usize, Box<Value>),
+}
+
+/// The address of an access: a base pointer and the steps from it, in one
+/// function instance.
 #[derive(PartialEq, Eq, Hash)]
 struct AddressKey {
     finst: usize,
-    base: Name,
+    base: Value,
     steps: Vec<Step>,
 }
 
-/// How far back through constant offsets an address is followed.
+impl AddressKey {
+    /// The SSA values the address is computed from.
+    fn locals(&self) -> impl Iterator<Item = &Name> {
+        let indices = self.steps.iter().flat_map(|step| match step {
+            Step::Gep { indices, .. } => indices.as_slice(),
+            Step::Cast { .. } => &[],
+        });
+        std::iter::once(&self.base).chain(indices).filter_map(|v| {
+            let mut v = v;
+            while let Value::Cast(_, _, inner) = v {
+                v = inner;
+            }
+            match v {
+                Value::Local(n) => Some(n),
+                _ => None,
+            }
+        })
+    }
+}
+
+/// How far back through address arithmetic an address is followed.
 const MAX_STEPS: usize = 16;
 
-/// For each access with one target at a one-cell path of a heap object
-/// allocated more than once (`stores`: single-target stores; `loads`: the
-/// shared cells each load reads), its address key as a dense id: two
-/// accesses with one id touch one object whenever the same activation of
-/// their function runs both.
+/// Address keys of the accesses to locations that stand for more than
+/// one memory cell: a heap object allocated more than once, an element
+/// `[*]`, fields folded at the depth bound. Two accesses with one key
+/// touch one cell whenever they run in one activation of their function
+/// and no value the address is computed from was defined again between
+/// them.
+pub struct AddressKeys {
+    /// Each keyed access (single target, such a location) -> its key id.
+    pub of: HashMap<StmtId, u32>,
+    /// Each statement that defines a value some key is computed from (the
+    /// first statement of the instance, for a parameter) -> those keys:
+    /// past it, the address names another cell.
+    pub kills: HashMap<StmtId, Vec<u32>>,
+}
+
+/// Whether location `c` is one memory cell (`once`: the heap sites that
+/// allocate at most once): a path without `[*]` short of the depth bound,
+/// not in a heap object allocated more than once.
+pub fn one_cell(pt: &PointsTo, once: &HashSet<AbsObj>, c: LocId) -> bool {
+    pt.path_is_one_cell(c)
+        && pt
+            .heap_site(c)
+            .map_or(true, |_| once.contains(&pt.locs[c as usize].obj))
+}
+
+/// The keys of single-target stores (`stores`) and loads (`loads`: the
+/// shared cells each reads) of locations that are not one cell. Only a
+/// store and another access of one location in one function instance
+/// can pair up: the keys of the others are not worth finding.
 pub fn address_keys(
     model: &ProgramModel<'_>,
     pt: &PointsTo,
-    once: &HashSet<ObjId>,
+    once: &HashSet<AbsObj>,
     stores: &BTreeMap<StmtId, LocId>,
     loads: &BTreeMap<StmtId, Vec<LocId>>,
-) -> HashMap<StmtId, u32> {
-    let heap_cell =
-        |c: LocId| pt.heap_site(c).is_some_and(|o| !once.contains(&o)) && pt.path_is_one_cell(c);
+) -> AddressKeys {
+    let many = |c: LocId| !one_cell(pt, once, c);
     let single_loads = loads
         .iter()
         .filter_map(|(&s, cells)| match cells.as_slice() {
             [c] => Some((s, *c)),
             _ => None,
         });
-    // only a store and a load of one cell in one function instance can
-    // pair up: the keys of the others are not worth finding
-    let heap_stores: Vec<(StmtId, LocId, usize)> = stores
+    let keyed_stores: Vec<(StmtId, LocId, usize)> = stores
         .iter()
-        .filter(|(_, &c)| heap_cell(c))
+        .filter(|(_, &c)| many(c))
         .filter_map(|(&s, &c)| Some((s, c, model.finst_of(s)?)))
         .collect();
-    let stored: HashSet<(LocId, usize)> = heap_stores.iter().map(|&(_, c, f)| (c, f)).collect();
-    let heap_loads: Vec<(StmtId, LocId, usize)> = single_loads
-        .filter(|&(_, c)| heap_cell(c))
+    let mut stored: HashMap<(LocId, usize), usize> = HashMap::default();
+    for &(_, c, f) in &keyed_stores {
+        *stored.entry((c, f)).or_default() += 1;
+    }
+    let keyed_loads: Vec<(StmtId, LocId, usize)> = single_loads
+        .filter(|&(_, c)| many(c))
         .filter_map(|(s, c)| Some((s, c, model.finst_of(s)?)))
-        .filter(|&(_, c, f)| stored.contains(&(c, f)))
+        .filter(|&(_, c, f)| stored.contains_key(&(c, f)))
         .collect();
-    let loaded: HashSet<(LocId, usize)> = heap_loads.iter().map(|&(_, c, f)| (c, f)).collect();
-    let accesses = heap_stores
+    let loaded: HashSet<(LocId, usize)> = keyed_loads.iter().map(|&(_, c, f)| (c, f)).collect();
+    let accesses = keyed_stores
         .into_iter()
-        .filter(|&(_, c, f)| loaded.contains(&(c, f)))
-        .chain(heap_loads)
+        .filter(|&(_, c, f)| stored[&(c, f)] > 1 || loaded.contains(&(c, f)))
+        .chain(keyed_loads)
         .map(|(s, _, _)| s);
     let mut ids: HashMap<AddressKey, u32> = HashMap::default();
-    let mut out = HashMap::default();
+    let mut of = HashMap::default();
     for s in accesses {
         if let Some(key) = address_key(model, s) {
             let next = ids.len() as u32;
-            out.insert(s, *ids.entry(key).or_insert(next));
+            of.insert(s, *ids.entry(key).or_insert(next));
         }
     }
-    out
+    let mut kills: HashMap<StmtId, Vec<u32>> = HashMap::default();
+    for (key, &id) in &ids {
+        let inst = &model.finsts[key.finst];
+        for name in key.locals() {
+            let def = inst
+                .defs
+                .get(name)
+                .copied()
+                .or_else(|| inst.blocks.first()?.first().copied());
+            if let Some(d) = def {
+                kills.entry(d).or_default().push(id);
+            }
+        }
+    }
+    AddressKeys { of, kills }
+}
+
+/// An index operand as a key value, through integer casts (`defs`: the
+/// instance's definitions): `None` for what is not an integer constant, a
+/// global or an SSA value.
+fn index_value(
+    op: &Operand,
+    defs: &HashMap<Name, StmtId>,
+    model: &ProgramModel<'_>,
+) -> Option<Value> {
+    let mut casts = Vec::new();
+    let mut op = op;
+    while casts.len() < MAX_STEPS {
+        let Operand::LocalOperand { name, .. } = op else {
+            break;
+        };
+        let cast = defs
+            .get(name)
+            .and_then(|&d| model.instr(d))
+            .and_then(|i| match i {
+                I::SExt(c) => Some((0u8, type_id(&c.to_type), &c.operand)),
+                I::ZExt(c) => Some((1, type_id(&c.to_type), &c.operand)),
+                I::Trunc(c) => Some((2, type_id(&c.to_type), &c.operand)),
+                _ => None,
+            });
+        let Some((kind, to, inner)) = cast else { break };
+        casts.push((kind, to));
+        op = inner;
+    }
+    let mut v = value(op)?;
+    for (kind, to) in casts.into_iter().rev() {
+        v = Value::Cast(kind, to, Box::new(v));
+    }
+    Some(v)
+}
+
+/// An operand as a key value: `None` for what is not an integer constant,
+/// a global or an SSA value.
+fn value(op: &Operand) -> Option<Value> {
+    match op {
+        Operand::LocalOperand { name, .. } => Some(Value::Local(name.clone())),
+        Operand::ConstantOperand(c) => match c.as_ref() {
+            llvm_ir::Constant::GlobalReference { name, .. } => Some(Value::Global(name.clone())),
+            _ => crate::ir::int_constant(op).map(|(_, v)| Value::Int(v)),
+        },
+        Operand::MetadataOperand => None,
+    }
 }
 
 /// The address key of a load, store or read-modify-write statement.
@@ -109,69 +229,67 @@ fn address_key(model: &ProgramModel<'_>, s: StmtId) -> Option<AddressKey> {
     let defs = &model.finsts[finst].defs;
     let mut steps = Vec::new();
     while steps.len() < MAX_STEPS {
-        let Operand::LocalOperand { name, .. } = addr else {
-            return None;
-        };
-        let step = defs
-            .get(name)
-            .and_then(|&d| model.instr(d))
-            .and_then(|def| match def {
-                I::GetElementPtr(g) => {
-                    let indices: Option<Vec<u64>> = g
-                        .indices
-                        .iter()
-                        .map(|i| crate::ir::int_constant(i).map(|(_, v)| v))
-                        .collect();
-                    Some((
-                        Step::Gep {
-                            source: type_id(&g.source_element_type),
-                            indices: indices?,
+        let base = value(addr)?;
+        let step = match &base {
+            Value::Local(name) => defs
+                .get(name)
+                .and_then(|&d| model.instr(d))
+                .and_then(|def| match def {
+                    I::GetElementPtr(g) => {
+                        let indices: Option<Vec<Value>> = g
+                            .indices
+                            .iter()
+                            .map(|i| index_value(i, defs, model))
+                            .collect();
+                        Some((
+                            Step::Gep {
+                                source: type_id(&g.source_element_type),
+                                indices: indices?,
+                            },
+                            &g.address,
+                        ))
+                    }
+                    I::BitCast(b) => Some((
+                        Step::Cast {
+                            to: type_id(&b.to_type),
                         },
-                        &g.address,
-                    ))
-                }
-                I::BitCast(b) => Some((
-                    Step::Cast {
-                        to: type_id(&b.to_type),
-                    },
-                    &b.operand,
-                )),
-                I::AddrSpaceCast(b) => Some((
-                    Step::Cast {
-                        to: type_id(&b.to_type),
-                    },
-                    &b.operand,
-                )),
-                _ => None,
-            });
+                        &b.operand,
+                    )),
+                    I::AddrSpaceCast(b) => Some((
+                        Step::Cast {
+                            to: type_id(&b.to_type),
+                        },
+                        &b.operand,
+                    )),
+                    _ => None,
+                }),
+            _ => None,
+        };
         match step {
             Some((step, from)) => {
                 steps.push(step);
                 addr = from;
             }
-            None => {
-                return Some(AddressKey {
-                    finst,
-                    base: name.clone(),
-                    steps,
-                })
-            }
+            None => return Some(AddressKey { finst, base, steps }),
         }
     }
     None
 }
 
-/// The heap allocation sites that run at most once in any execution: one
-/// statement of the model, outside every loop of its thread, in function
-/// instances each entered by one call (not shared, not a library's
-/// callback, not recursive), in a thread that itself starts at most once.
-/// Every abstract object of such a site is that one allocation, so a
-/// store to one of its cells overwrites it as a store to a global does.
+/// The heap objects allocated at most once in any execution: the
+/// allocation statements of the model whose result may point to the
+/// object are one statement, which runs outside every loop of its thread,
+/// in function instances each entered by one call (not shared, not a
+/// library's callback, not recursive), in a thread that itself starts at
+/// most once. A store to a cell of such an object overwrites it as a
+/// store to a global does. (Per abstract object, not per site: an
+/// allocation wrapper called from several places makes one object per
+/// call, each allocated once when that call runs once.)
 pub fn allocated_once(
     model: &ProgramModel<'_>,
     pt: &PointsTo,
     graphs: &[ThreadGraph],
-) -> HashSet<ObjId> {
+) -> HashSet<AbsObj> {
     let mut site_of_insn: HashMap<InsnId, ObjId> = HashMap::default();
     for (o, kind) in pt.ir.objs.iter().enumerate() {
         if let ObjKind::Heap(i) = kind {
@@ -182,7 +300,7 @@ pub fn allocated_once(
         .keys()
         .map(|&i| pt.ir.insns[i as usize].func)
         .collect();
-    let mut runs: HashMap<ObjId, Vec<StmtId>> = HashMap::default();
+    let mut runs: HashMap<AbsObj, Vec<StmtId>> = HashMap::default();
     for (s, stmt) in model.stmts.iter().enumerate() {
         let Site::Instr {
             finst,
@@ -196,8 +314,17 @@ pub fn allocated_once(
         if !heap_funcs.contains(&func) {
             continue;
         }
-        if let Some(&o) = site_of_insn.get(&pt.ir.insn_id(func, block, Some(index))) {
-            runs.entry(o).or_default().push(s as StmtId);
+        let Some(&site) = site_of_insn.get(&pt.ir.insn_id(func, block, Some(index))) else {
+            continue;
+        };
+        let Some(I::Call(call)) = model.instr(s as StmtId) else {
+            continue;
+        };
+        let Some(result) = &call.dest else { continue };
+        for obj in pt.objects_named_by(model, finst, result) {
+            if obj.site == site {
+                runs.entry(obj).or_default().push(s as StmtId);
+            }
         }
     }
     let Some(once) = RunsOnce::new(model, graphs) else {

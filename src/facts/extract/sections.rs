@@ -10,6 +10,7 @@ use super::correlation::CorrelatedLocks;
 use super::order::ThreadGraph;
 use super::pointsto::LocId;
 use super::program::StmtId;
+use super::same_object::AddressKeys;
 use super::SyncOp;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -18,8 +19,13 @@ use std::sync::Arc;
 /// acquired it (a lock, or a wait that re-acquired it).
 pub type Held = BTreeMap<LocId, BTreeSet<StmtId>>;
 
-/// (mutex, location) pairs of a must-dataflow state.
-type Pairs = BTreeSet<(LocId, LocId)>;
+/// (mutex, location, cell) triples of a must-dataflow state: the cell is
+/// [`ONE_CELL`] for a location that is one cell, else the address key of
+/// the access (same_object.rs).
+type Pairs = BTreeSet<(LocId, LocId, u32)>;
+
+/// The cell of a location that is one cell.
+const ONE_CELL: u32 = u32::MAX;
 
 // The dataflows' states are `Arc`s, shared by the statements that do not
 // change them: most statements neither lock nor write under a lock, and a
@@ -267,6 +273,11 @@ pub(super) struct NodeEffects<'a> {
     /// The one shared location a statement surely writes (a store or an
     /// atomic read-modify-write whose address has a single target).
     pub(super) strong_write: &'a BTreeMap<StmtId, LocId>,
+    /// The accesses' address keys, for locations of many cells, and where
+    /// they stop holding.
+    pub(super) keys: &'a AddressKeys,
+    /// Whether a location is one cell.
+    pub(super) one_cell: &'a (dyn Fn(LocId) -> bool + Sync),
     /// The lockset before each node (from `locksets`).
     pub(super) held: &'a [Option<Arc<Held>>],
     /// Where correlated locks end besides their own unlock.
@@ -295,19 +306,39 @@ fn written_since_acquire(tg: &ThreadGraph, fx: &NodeEffects<'_>) -> Vec<Option<A
 fn node_effect(fx: &NodeEffects<'_>, tg: &ThreadGraph, i: usize, mut st: Arc<Pairs>) -> Arc<Pairs> {
     let s = tg.nodes[i];
     if (touches(fx.sync.get(&s)).is_some() || fx.ends.contains_key(&s))
-        && st.iter().any(|&(x, _)| ends_section(fx, s, x))
+        && st.iter().any(|&(x, _, _)| ends_section(fx, s, x))
     {
-        Arc::make_mut(&mut st).retain(|&(x, _)| !ends_section(fx, s, x));
+        Arc::make_mut(&mut st).retain(|&(x, _, _)| !ends_section(fx, s, x));
+    }
+    // a value an address is computed from, defined again: the address
+    // names another cell from here on (and did before, read backwards)
+    if let Some(gone) = fx.keys.kills.get(&s) {
+        if st.iter().any(|(_, _, k)| gone.contains(k)) {
+            Arc::make_mut(&mut st).retain(|(_, _, k)| !gone.contains(k));
+        }
     }
     if let (Some(&v), Some(held)) = (fx.strong_write.get(&s), fx.held[i].as_ref()) {
-        if held.keys().any(|&m| !st.contains(&(m, v))) {
-            let pairs = Arc::make_mut(&mut st);
-            for &m in held.keys() {
-                pairs.insert((m, v));
+        if let Some(cell) = cell_of(fx, s, v) {
+            if held.keys().any(|&m| !st.contains(&(m, v, cell))) {
+                let pairs = Arc::make_mut(&mut st);
+                for &m in held.keys() {
+                    pairs.insert((m, v, cell));
+                }
             }
         }
     }
     st
+}
+
+/// The cell of location `v` that access `s` touches: [`ONE_CELL`], its
+/// address key, or `None` when the location is many cells and the access
+/// has no key.
+fn cell_of(fx: &NodeEffects<'_>, s: StmtId, v: LocId) -> Option<u32> {
+    if (fx.one_cell)(v) {
+        Some(ONE_CELL)
+    } else {
+        fx.keys.of.get(&s).copied()
+    }
 }
 
 /// Backward must-dataflow "v overwritten before the next release of m": on
@@ -377,16 +408,29 @@ pub(super) fn covered_accesses(
         let Some(lockset) = fx.held[i].as_ref() else {
             continue;
         };
-        for &v in reads.get(&s).into_iter().flatten() {
+        let read = reads.get(&s).map_or(&[][..], Vec::as_slice);
+        for &v in read {
+            // a key names the one cell of a single-target access
+            let Some(cell) = cell_of(fx, s, v).filter(|&c| c == ONE_CELL || read.len() == 1) else {
+                continue;
+            };
             for &m in lockset.keys() {
-                if before[i].as_ref().is_some_and(|st| st.contains(&(m, v))) {
+                if before[i]
+                    .as_ref()
+                    .is_some_and(|st| st.contains(&(m, v, cell)))
+                {
                     loads.insert((s, v, m));
                 }
             }
         }
-        for &v in writes.get(&s).into_iter().flatten() {
+        let written = writes.get(&s).map_or(&[][..], Vec::as_slice);
+        for &v in written {
+            let Some(cell) = cell_of(fx, s, v).filter(|&c| c == ONE_CELL || written.len() == 1)
+            else {
+                continue;
+            };
             for &m in lockset.keys() {
-                if after[i].contains(&(m, v)) {
+                if after[i].contains(&(m, v, cell)) {
                     stores.insert((s, v, m));
                 }
             }

@@ -717,8 +717,8 @@ use super::rulec_u32;
     rf_kill_post_min(v_w1, v_w2, v_v) <-- rf_kill_post(v_w1, v_w2, v_v), !rf_kill_post_covered(v_w1, v_w2, v_v);
     // rf_kill_pre(W2, R, V) :- rf_must_before(W2, R), store_strong(W2, V), shared_read(R, V), hb_pre(W2, R).
     rf_kill_pre(v_w2, v_r, v_v) <-- rf_must_before(v_w2, v_r), store_strong(v_w2, v_v), shared_read(v_r, v_v), hb_pre(v_w2, v_r);
-    // rf_kill_pre(W2, R, V) :- store_same_object(W2, R), shared_write(W2, V), shared_read(R, V), rf_must_before(W2, R), hb_pre(W2, R).
-    rf_kill_pre(v_w2, v_r, v_v) <-- store_same_object(v_w2, v_r), shared_write(v_w2, v_v), shared_read(v_r, v_v), rf_must_before(v_w2, v_r), hb_pre(v_w2, v_r);
+    // rf_kill_pre(W2, R, V) :- store_same_object(W2, R), shared_write(W2, V), shared_read(R, V), rf_must_before(W2, R).
+    rf_kill_pre(v_w2, v_r, v_v) <-- store_same_object(v_w2, v_r), shared_write(v_w2, v_v), shared_read(v_r, v_v), rf_must_before(v_w2, v_r);
     // rf_store_cyclic(W) :- shared_write(W, _), hb_must(W, W).
     rf_store_cyclic(v_w) <-- shared_write(v_w, _w0), hb_must(v_w, e1), if rulec_u32(e1) == rulec_u32(v_w);
     // rf_kill_pre_near(W2, R, V) :- rf_kill_pre(W2, R, V), dom_near_store(R, V, W2), !rf_store_cyclic(W2).

@@ -817,8 +817,8 @@ mod stage_1 {
     RfKillPostMin(v_w1, v_w2, v_v) <- RfKillPost(v_w1, v_w2, v_v), !RfKillPostCovered(v_w1, v_w2, v_v);
     // rf_kill_pre(W2, R, V) :- rf_must_before(W2, R), store_strong(W2, V), shared_read(R, V), hb_pre(W2, R).
     RfKillPre(v_w2, v_r, v_v) <- RfMustBefore(v_w2, v_r), StoreStrong(v_w2, v_v), SharedRead(v_r, v_v), HbPre(v_w2, v_r);
-    // rf_kill_pre(W2, R, V) :- store_same_object(W2, R), shared_write(W2, V), shared_read(R, V), rf_must_before(W2, R), hb_pre(W2, R).
-    RfKillPre(v_w2, v_r, v_v) <- StoreSameObject(v_w2, v_r), SharedWrite(v_w2, v_v), SharedRead(v_r, v_v), RfMustBefore(v_w2, v_r), HbPre(v_w2, v_r);
+    // rf_kill_pre(W2, R, V) :- store_same_object(W2, R), shared_write(W2, V), shared_read(R, V), rf_must_before(W2, R).
+    RfKillPre(v_w2, v_r, v_v) <- StoreSameObject(v_w2, v_r), SharedWrite(v_w2, v_v), SharedRead(v_r, v_v), RfMustBefore(v_w2, v_r);
     // rf_store_cyclic(W) :- shared_write(W, _), hb_must(W, W).
     RfStoreCyclic(v_w) <- SharedWrite(v_w, _w0), HbMust(v_w, e1), (e1 == v_w);
     // rf_kill_pre_near(W2, R, V) :- rf_kill_pre(W2, R, V), dom_near_store(R, V, W2), !rf_store_cyclic(W2).
