@@ -965,3 +965,57 @@ fn a_store_under_a_lock_is_covered_only_by_a_store_to_its_own_cell() {
         "W1 is a covered store"
     );
 }
+
+/// A key ends where one of its values is defined again: `t` walks a list
+/// under `m`, setting each node's `x` to 1 (W1) and the last one's to 2
+/// (W2). On the loop's path the next store to `q->x` writes the next node
+/// (`q` is the loop's `phi`), so W1 is not overwritten before the unlock
+/// and main's read of `head->x` (R, the first node) may see it.
+const LIST_WALK_UNDER_LOCK: &str = r#"#include <pthread.h>
+#include <stdlib.h>
+struct node { int x; struct node *next; };
+struct node *head;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+void *t(void *arg) {
+  pthread_mutex_lock(&m);
+  struct node *q = head;
+  while (q->next) {
+    q->x = 1; /* W1 */
+    q = q->next;
+  }
+  q->x = 2; /* W2 */
+  pthread_mutex_unlock(&m);
+  return arg;
+}
+int main(void) {
+  pthread_t th;
+  for (int k = 0; k < 3; k++) {
+    struct node *n = malloc(sizeof *n);
+    n->x = 0;
+    n->next = head;
+    head = n;
+  }
+  pthread_create(&th, 0, t, 0);
+  pthread_mutex_lock(&m);
+  int r = head->x; /* R */
+  pthread_mutex_unlock(&m);
+  pthread_join(th, 0);
+  return r;
+}
+"#;
+
+#[test]
+fn a_store_in_a_loop_is_not_covered_by_the_next_iterations_store() {
+    let src = LIST_WALK_UNDER_LOCK;
+    let (f, r) = analyse(src, RuleProgram::Sync1);
+    assert!(
+        rf(&f, &r, src, "W1", "R"),
+        "the next node's store does not overwrite W1"
+    );
+    assert!(rf(&f, &r, src, "W2", "R"));
+    let w1 = stores(&f, src, "W1");
+    assert!(
+        !f.rows("cs_written_after").any(|row| w1.contains(&row[0])),
+        "W1 is not a covered store"
+    );
+}

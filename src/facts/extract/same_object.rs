@@ -157,6 +157,7 @@ pub fn address_keys(
     for (key, &id) in &ids {
         let inst = &model.finsts[key.finst];
         for name in key.locals() {
+            // a parameter is defined as the instance is entered
             let def = inst
                 .defs
                 .get(name)
@@ -270,7 +271,15 @@ fn address_key(model: &ProgramModel<'_>, s: StmtId) -> Option<AddressKey> {
                 steps.push(step);
                 addr = from;
             }
-            None => return Some(AddressKey { finst, base, steps }),
+            None => {
+                let key = AddressKey { finst, base, steps };
+                // every value is an instruction's or a parameter's: the
+                // dataflows drop the key where it is defined again
+                let params = &model.func(finst).parameters;
+                let known = |n: &Name| defs.contains_key(n) || params.iter().any(|p| &p.name == n);
+                let all_known = key.locals().all(known);
+                return all_known.then_some(key);
+            }
         }
     }
     None
