@@ -166,8 +166,8 @@ pub struct EventOrder {
     /// (x, v, w): w is the nearest event strictly dominating the shared
     /// access x (to v) that stores to v.
     pub near_store: Vec<(StmtId, LocId, StmtId)>,
-    /// (w, r): w is the nearest store strictly dominating the heap load r
-    /// with r's address key: it wrote the object r reads.
+    /// (w, r): w is the nearest store strictly dominating the load r with
+    /// r's address key: it wrote the cell r reads.
     pub same_object: Vec<(StmtId, StmtId)>,
 }
 
@@ -175,8 +175,8 @@ pub struct EventOrder {
 pub struct SharedAccesses<'a> {
     pub reads: &'a BTreeMap<StmtId, Vec<LocId>>,
     pub writes: &'a BTreeMap<StmtId, Vec<LocId>>,
-    /// The heap accesses whose address is known exactly
-    /// (same_object.rs): one id, one object in one activation.
+    /// The accesses to locations of many cells whose address is known
+    /// exactly (same_object.rs): one id, one cell in one activation.
     pub address_key: &'a HashMap<StmtId, u32>,
 }
 
@@ -252,7 +252,7 @@ pub fn event_order(
 /// events and their accesses. (Walking up from each access in rules cost
 /// time and memory of the accesses times the depth of the tree: 4 million
 /// rows on a 20 KLoC program.) The same walk keeps a stack per location
-/// and address key, for the heap loads' same-object stores.
+/// and address key, for the keyed loads' same-cell stores.
 #[allow(clippy::type_complexity)]
 fn nearest_dominating_stores(
     tg: &ThreadGraph,

@@ -11,8 +11,8 @@
 //! dominates a load r with the same address key, the last w before r ran
 //! in r's activation, on r's cell (order.rs finds the pairs on the event
 //! dominator tree); the dataflows of sections.rs drop a key where one of
-//! its values is defined again. A heap site that allocates at most once
-//! is one object, whatever pointer reaches it.
+//! its values is defined again. A heap object the model allocates at most
+//! once is one cell per field, whatever pointer reaches it.
 
 use super::ir_facts::{InsnId, ObjId, ObjKind};
 use super::order::ThreadGraph;
@@ -97,8 +97,8 @@ pub struct AddressKeys {
     pub kills: HashMap<StmtId, Vec<u32>>,
 }
 
-/// Whether location `c` is one memory cell (`once`: the heap sites that
-/// allocate at most once): a path without `[*]` short of the depth bound,
+/// Whether location `c` is one memory cell (`once`: the heap objects
+/// allocated at most once, [`allocated_once`]): a path without `[*]` short of the depth bound,
 /// not in a heap object allocated more than once.
 pub fn one_cell(pt: &PointsTo, once: &HashSet<AbsObj>, c: LocId) -> bool {
     pt.path_is_one_cell(c)
