@@ -665,6 +665,149 @@ fn rank2_store_surely_between_the_reads() {
     );
 }
 
+/// Rules 4 and 6 need the store between the reads to write R2's very
+/// cell. Here `t` reads `a[i]` (R1) and stores `a[j]` (W3), then main
+/// reads `a[i]` (R2); both loads can read main's W1 (`a[i] = 5`, or `u`'s
+/// in the unlocked program): with `i != j` (`j = argc + 1`), W3 writes
+/// another element, so `t` running first, then main, gives both edges in
+/// that order. concord took any store to `a[*]` as W3 and excluded the
+/// pair. With one global `g` in place of the elements, W3 overwrites
+/// R2's cell and the pair stays excluded.
+const LOCKPOST_ELEMENTS: &str = r#"#include <pthread.h>
+int a[8];
+int i, j;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+void *t(void *arg) {
+  pthread_mutex_lock(&m);
+  int r1 = a[i]; /* R1 */
+  a[j] = r1 + 1; /* W3 */
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+int main(int argc, char **argv) {
+  pthread_t th;
+  i = argc; j = argc + 1;
+  a[i] = 5; /* W1 */
+  pthread_create(&th, 0, t, 0);
+  pthread_mutex_lock(&m);
+  int r2 = a[i]; /* R2 */
+  pthread_mutex_unlock(&m);
+  pthread_join(th, 0);
+  return r2;
+}
+"#;
+
+const POST_ELEMENTS: &str = r#"#include <pthread.h>
+int a[8];
+int i, j;
+extern int __VERIFIER_nondet_int(void);
+void *t(void *arg) {
+  if (__VERIFIER_nondet_int()) {
+    int r1 = a[i]; /* R1 */
+    a[j] = r1 + 10; /* W3 */
+  }
+  return 0;
+}
+void *u(void *arg) {
+  a[i] = 3; /* W1 */
+  return 0;
+}
+int main(int argc, char **argv) {
+  pthread_t x, y;
+  i = argc; j = argc + 1;
+  pthread_create(&y, 0, u, 0);
+  pthread_create(&x, 0, t, 0);
+  pthread_join(x, 0);
+  int r2 = a[i]; /* R2 */
+  return r2;
+}
+"#;
+
+#[test]
+fn rank2_store_between_the_reads_must_write_the_second_reads_cell() {
+    for (name, src) in [("lock", LOCKPOST_ELEMENTS), ("no lock", POST_ELEMENTS)] {
+        let (f, r) = analyse(src, RuleProgram::Sync2);
+        assert!(
+            rf(&f, &r, src, "W1", "R1") && rf(&f, &r, src, "W1", "R2"),
+            "{name}"
+        );
+        assert_eq!(
+            pair(&f, &r, src, ("W1", "R1"), ("W1", "R2")),
+            (true, false),
+            "{name}: a[j] is another element"
+        );
+        let one = src
+            .replace("int a[8];", "int g;")
+            .replace("a[i]", "g")
+            .replace("a[j]", "g");
+        let (f, r) = analyse(&one, RuleProgram::Sync2);
+        assert!(
+            rf(&f, &r, &one, "W1", "R1") && rf(&f, &r, &one, "W1", "R2"),
+            "{name}"
+        );
+        assert_eq!(
+            pair(&f, &r, &one, ("W1", "R1"), ("W1", "R2")),
+            (false, true),
+            "{name}: g = r1 + .. overwrites g"
+        );
+    }
+}
+
+/// `load_store_same_object(r, w)`: the store writes back the cell the load
+/// read. In the list walk the load R runs once per node: when it reads a
+/// non-zero value the walk moves on (the phi redefines `p`), so the next
+/// store W may write another node than the R that ran first. Only the
+/// increment in one block (RMW: its load and store) pairs up.
+const WALK_THEN_STORE: &str = r#"#include <pthread.h>
+#include <stdlib.h>
+struct node { int val; int hits; struct node *next; };
+struct node *head;
+void *t(void *arg) {
+  struct node *p = head;
+  for (;;) {
+    int v = p->val; /* R */
+    p->hits++; /* RMW */
+    if (v) { p = p->next; continue; }
+    p->val = 1; /* W */
+    break;
+  }
+  return 0;
+}
+void *u(void *arg) { head->val = 0; head->hits = 0; return arg; }
+int main(void) {
+  pthread_t a, b;
+  head = calloc(1, sizeof *head);
+  head->next = calloc(1, sizeof *head);
+  pthread_create(&a, 0, t, 0);
+  pthread_create(&b, 0, u, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  return 0;
+}
+"#;
+
+#[test]
+fn a_store_writes_back_a_loads_cell_only_after_that_loads_last_run() {
+    let src = WALK_THEN_STORE;
+    let f = facts_of_c(src);
+    let pairs: BTreeSet<(u32, u32)> = f
+        .rows("load_store_same_object")
+        .map(|r| (r[0], r[1]))
+        .collect();
+    let (r, w) = (loads(&f, src, "R"), stores(&f, src, "W"));
+    let (rmw_load, rmw_store) = (loads(&f, src, "RMW"), stores(&f, src, "RMW"));
+    assert!(
+        !pairs.iter().any(|(a, b)| r.contains(a) && w.contains(b)),
+        "the walk may move on between R and W: {pairs:?}"
+    );
+    assert!(
+        pairs
+            .iter()
+            .any(|(a, b)| rmw_load.contains(a) && rmw_store.contains(b)),
+        "p->hits++ writes back its own cell: {pairs:?}"
+    );
+}
+
 /// (b) coherence: WA must happen before WB, so once R1 has read WB, the
 /// later R2 cannot read WA (WB lies between). R1 reading WA and R2 reading
 /// WB stays possible.

@@ -340,7 +340,7 @@ macro_rules! for_each_relation {
             store_strong(s: Stmt, v: Loc) StoreStrong {
                 group: Memory,
                 meaning: "statement `s` overwrites shared location `v`: only such a store (or a `store_same_object` one) hides an earlier store's value from the generic NoRf rule and rank-2 rules 5 and 7 (rf.dl, rank2.dl). A store through a pointer with two targets, to an element `[*]`, to a field path at the depth bound or to a heap object allocated more than once may leave the earlier value in place.",
-                source: "a store or atomic read-modify-write whose address has one target, at a path without `[*]` short of the depth bound, not in a heap object the model may allocate more than once",
+                source: "a store or atomic read-modify-write whose address has one target, at a path without `[*]` short of the depth bound, not in a heap object the model may allocate more than once; a global's initial value where it writes one shared location only (a load that reads it read that location)",
                 example: "`9\t1`",
             }
             store_same_object(w: Stmt, r: Stmt) StoreSameObject {
@@ -348,6 +348,12 @@ macro_rules! for_each_relation {
                 meaning: "the store `w` overwrote the memory cell the load `r` reads, whenever `r` runs, on a location of many cells (a heap object allocated more than once, an element `[*]`): only such a store hides an earlier store's value from `r` there (rf.dl).",
                 source: "`w` and `r` each access one such location, through the same address (computed from the same SSA values of one function instance, constants and globals), and `w` is the nearest such store dominating `r`",
                 example: "`9\t12`",
+            }
+            load_store_same_object(r: Stmt, w: Stmt) LoadStoreSameObject {
+                group: Memory,
+                meaning: "the store `w` writes the memory cell the load `r` read, in the first run of `w` after `r`: a read-modify-write such as `l->count++` through a pointer with several targets writes back the cell it read (rank-2 rules 4 and 6, rank2.dl).",
+                source: "`r` and `w` access the same address (computed from the same SSA values of one function instance, constants and globals), `r` dominates `w`, and `r` runs at most once per run of its thread or `w` follows it in its block",
+                example: "`36\t38`",
             }
             load_one(s: Stmt, v: Loc) LoadOne {
                 group: Memory,

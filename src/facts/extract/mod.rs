@@ -37,15 +37,15 @@ use self::ir_facts::IrFacts;
 use self::order::ThreadGraph;
 use self::pointsto::{LocId, PointsTo};
 pub use self::program::ExtractOptions;
-use self::program::{ProgramModel, StmtId};
+use self::program::{ProgramModel, Site, StmtId};
 use self::rows::Rows;
 use self::sections::{Held, NodeEffects};
 use self::statements::{dedupe_location_names, statement_table};
 use super::relations::{
     CallArg, ControlDep, DefUse, DomNearStore, DomParent, DomPath, DomPathAbove, ForkCall,
-    InlineAsm, MemRead, MemWrite, PoChain, PoChainBefore, PoNext, PoScc, PoSccCyclic, PoSccNext,
-    Postdom, SameCriticalSection, StoreSameObject, ThreadAlways, TypedRelation, UnresolvedCall,
-    UnresolvedThreadStart,
+    InlineAsm, LoadStoreSameObject, MemRead, MemWrite, PoChain, PoChainBefore, PoNext, PoScc,
+    PoSccCyclic, PoSccNext, Postdom, SameCriticalSection, StoreSameObject, ThreadAlways,
+    TypedRelation, UnresolvedCall, UnresolvedThreadStart,
 };
 use super::{FactSet, LocationInfo, Manifest, NameInfo, Row, RowSet, ThreadInfo};
 use crate::error::Result;
@@ -113,14 +113,39 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     clock.lap("idioms and flag guards");
     let mut rows = Rows::omitting(opts.omit);
     let locs = LocationIds::number(&scan);
-    let flagged = event_order(&mut rows, &deps.graphs, &scan, &events, &keys.of, &locs);
+    let load_store_keys = same_object::load_store_keys(
+        &model,
+        &deps.graphs,
+        &events.shared_reads,
+        &events.shared_writes,
+    );
+    let flagged = event_order(
+        &mut rows,
+        &deps.graphs,
+        &scan,
+        &events,
+        &keys.of,
+        &load_store_keys,
+        &locs,
+    );
     clock.lap("event order");
     rows.threads(&model, &scan);
     rows.synchronisation(&scan, &locs);
     rows.idioms(&idioms, &flagged, &flag_guards, &locs);
     rows.critical_sections(&model, &deps.graphs, &sections, &events, &locs);
     rows.accesses(&scan, &events, &locs);
-    rows.sole_accesses(&sections.strong_write, &one_cell, &events, &locs);
+    // a global's initial value overwrites each of its cells; it is a
+    // strong store where it writes one shared location only, so that a
+    // load reading it read that location (rank-2 rules 4 and 6)
+    let mut strong_write = sections.strong_write.clone();
+    strong_write.extend(events.shared_writes.iter().filter_map(|(&s, cells)| {
+        let init = matches!(model.stmts[s as usize].site, Site::Init { .. });
+        match cells.as_slice() {
+            [c] if init => Some((s, *c)),
+            _ => None,
+        }
+    }));
+    rows.sole_accesses(&strong_write, &one_cell, &events, &locs);
     rows.dependences(&model, &deps, &scan);
     rows.model_gaps(&model, &model_gaps::ModelGaps::find(&model, &pt, &scan));
     clock.lap("rows");
@@ -501,6 +526,7 @@ fn event_order(
     scan: &AccessScan,
     events: &Events,
     address_key: &HashMap<StmtId, u32>,
+    load_store_key: &HashMap<StmtId, same_object::LoadStoreKey>,
     locs: &LocationIds,
 ) -> BTreeSet<(StmtId, LocId)> {
     // Create/join sites the thread model unrolls (inside loops) are
@@ -533,6 +559,7 @@ fn event_order(
         reads: &events.shared_reads,
         writes: &events.shared_writes,
         address_key,
+        load_store_key,
     };
     let orders = parallel::map(graphs, |tg| {
         order::event_order(tg, &events.all, &signals, &accesses)
@@ -608,6 +635,12 @@ fn event_order(
             rows.add(StoreSameObject {
                 w: w.into(),
                 r: r.into(),
+            });
+        }
+        for (r, w) in ord.load_store_same_object {
+            rows.add(LoadStoreSameObject {
+                r: r.into(),
+                w: w.into(),
             });
         }
     }

@@ -4,6 +4,7 @@
 
 use super::pointsto::LocId;
 use super::program::{ProgramModel, StmtId};
+use super::same_object::LoadStoreKey;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cmp::Reverse;
@@ -169,6 +170,9 @@ pub struct EventOrder {
     /// (w, r): w is the nearest store strictly dominating the load r with
     /// r's address key: it wrote the cell r reads.
     pub same_object: Vec<(StmtId, StmtId)>,
+    /// (r, w): the store w writes the cell the load r read, when w runs
+    /// after r (same_object.rs, `load_store_keys`).
+    pub load_store_same_object: Vec<(StmtId, StmtId)>,
 }
 
 /// The shared accesses of the program's statements, by location.
@@ -178,6 +182,9 @@ pub struct SharedAccesses<'a> {
     /// The accesses to locations of many cells whose address is known
     /// exactly (same_object.rs): one id, one cell in one activation.
     pub address_key: &'a HashMap<StmtId, u32>,
+    /// The loads and stores that may pair as "a load, then a store of its
+    /// cell" (any number of targets).
+    pub load_store_key: &'a HashMap<StmtId, LoadStoreKey>,
 }
 
 /// `wanted`: the events whose dominating events the caller needs as pairs
@@ -228,6 +235,7 @@ pub fn event_order(
     }
     let dom_tree = EventTree::new(&event_idom, &is_event);
     (out.near_store, out.same_object) = nearest_dominating_stores(tg, &dom_tree, accesses);
+    out.load_store_same_object = loads_then_stores(tg, &dom_tree, accesses.load_store_key);
     let (on_path, above) = dom_tree.path_labels(&dom_tree.outer_ancestor(&tg.scc));
     let stmt = |(x, h, d): (usize, usize, u32)| (tg.nodes[x], tg.nodes[h], d);
     out.dom_path = on_path.into_iter().map(stmt).collect();
@@ -312,6 +320,49 @@ fn nearest_dominating_stores(
         stack.extend(tree.children[x].iter().rev().map(|&c| (c, false)));
     }
     (out, same_object)
+}
+
+/// The pairs (r, w) of a load r dominating a store w with r's address
+/// key, where the store's first run after the load's last one is the run
+/// after the load that matters: r runs once in its thread, or w follows
+/// it in its block (same_object.rs). A store pairs with the loads above
+/// it up to the nearest store of the key (a read-modify-write is both):
+/// linear in the events unless one address is read many times between
+/// two stores.
+fn loads_then_stores(
+    tg: &ThreadGraph,
+    tree: &EventTree,
+    keys: &HashMap<StmtId, LoadStoreKey>,
+) -> Vec<(StmtId, StmtId)> {
+    let mut above: HashMap<u32, Vec<usize>> = HashMap::default();
+    let mut out = Vec::new();
+    let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r, false)).collect();
+    while let Some((x, done)) = stack.pop() {
+        let key = keys.get(&tg.nodes[x]);
+        if done {
+            if let Some(k) = key {
+                above.get_mut(&k.key).map(Vec::pop);
+            }
+            continue;
+        }
+        stack.push((x, true));
+        stack.extend(tree.children[x].iter().rev().map(|&c| (c, false)));
+        let Some(k) = key else { continue };
+        let chain = above.entry(k.key).or_default();
+        if k.stores {
+            for &y in chain.iter().rev() {
+                let ky = &keys[&tg.nodes[y]];
+                if ky.loads && (ky.load_once || ky.block == k.block) {
+                    out.push((tg.nodes[y], tg.nodes[x]));
+                }
+                if ky.stores {
+                    break;
+                }
+            }
+        }
+        chain.push(x);
+    }
+    out
 }
 
 /// A tree over the events of a thread: the dominator or post-dominator

@@ -21,7 +21,7 @@ use super::program::{CallCutWhy, FInstId, ProgramModel, Site, StmtId};
 use llvm_ir::instruction::Instruction as I;
 use llvm_ir::{Name, Operand, TypeRef};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One step from an address back to its base pointer. Types by identity:
 /// llvm-ir interns them, and hashing a `TypeRef` hashes the whole type
@@ -169,6 +169,71 @@ pub fn address_keys(
         }
     }
     AddressKeys { of, kills }
+}
+
+/// A load or store with an address key for `load_store_same_object`.
+#[derive(Clone, Copy)]
+pub struct LoadStoreKey {
+    pub key: u32,
+    /// Its function instance and block.
+    pub block: (usize, usize),
+    pub loads: bool,
+    pub stores: bool,
+    /// A load that runs at most once per run of its thread.
+    pub load_once: bool,
+}
+
+/// Address keys for the pairs "a load, then a store of the very cell it
+/// read" (`load_store_same_object`): the loads and stores (store
+/// instructions and read-modify-writes) of one function instance that
+/// share a location, with any number of targets. When the load dominates
+/// the store, the first run of the store after the load's last run has
+/// the load's address (module comment). That last run is the run that
+/// matters when the load runs at most once in its thread, or when the
+/// store follows it in its block.
+pub fn load_store_keys(
+    model: &ProgramModel<'_>,
+    graphs: &[ThreadGraph],
+    loads: &BTreeMap<StmtId, Vec<LocId>>,
+    writes: &BTreeMap<StmtId, Vec<LocId>>,
+) -> HashMap<StmtId, LoadStoreKey> {
+    let is_store = |s: StmtId| matches!(model.instr(s), Some(I::Store(_)) | Some(I::AtomicRMW(_)));
+    let mut stored: HashSet<(usize, LocId)> = HashSet::default();
+    let mut stores = Vec::new();
+    for (&s, cells) in writes.iter().filter(|(&s, _)| is_store(s)) {
+        let Some(f) = model.finst_of(s) else { continue };
+        stored.extend(cells.iter().map(|&c| (f, c)));
+        stores.push(s);
+    }
+    let paired_loads = loads.iter().filter_map(|(&s, cells)| {
+        let f = model.finst_of(s)?;
+        cells.iter().any(|&c| stored.contains(&(f, c))).then_some(s)
+    });
+    let candidates: BTreeSet<StmtId> = paired_loads.chain(stores).collect();
+    let once = RunsOnce::new(model, graphs);
+    let mut ids: HashMap<AddressKey, u32> = HashMap::default();
+    let mut of = HashMap::default();
+    for s in candidates {
+        let Some(key) = address_key(model, s) else {
+            continue;
+        };
+        let Site::Instr { finst, block, .. } = model.stmts[s as usize].site else {
+            continue;
+        };
+        let next = ids.len() as u32;
+        let loads = loads.contains_key(&s);
+        of.insert(
+            s,
+            LoadStoreKey {
+                key: *ids.entry(key).or_insert(next),
+                block: (finst, block),
+                loads,
+                stores: writes.contains_key(&s) && is_store(s),
+                load_once: loads && once.as_ref().is_some_and(|o| o.in_thread(s)),
+            },
+        );
+    }
+    of
 }
 
 /// An index operand as a key value, through integer casts (`defs`: the
@@ -376,7 +441,9 @@ impl<'a, 'm> RunsOnce<'a, 'm> {
         })
     }
 
-    fn statement(&self, s: StmtId) -> bool {
+    /// Whether a statement runs at most once per run of its thread (the
+    /// model's thread may stand for several threads, each running it once).
+    fn in_thread(&self, s: StmtId) -> bool {
         let model = self.model;
         let thread = model.stmts[s as usize].thread;
         let Some(graph) = self.graphs.get(thread as usize) else {
@@ -397,9 +464,17 @@ impl<'a, 'm> RunsOnce<'a, 'm> {
             }
             match inst.caller {
                 Some(c) if model.stmts[c as usize].thread == thread => at = c,
-                _ => break,
+                _ => return true,
             }
         }
+    }
+
+    fn statement(&self, s: StmtId) -> bool {
+        let model = self.model;
+        if !self.in_thread(s) {
+            return false;
+        }
+        let thread = model.stmts[s as usize].thread;
         let th = &model.threads[thread as usize];
         match th.create_stmt {
             None => true,
