@@ -621,6 +621,9 @@ struct SynthRow {
     /// Per command on the version pair (`diff rank k`, `impact`, and
     /// `facts`): wall seconds and peak MB of a run that answered.
     pair: Vec<(String, f64, f64)>,
+    /// The answer's size: the old version's MayRf edges, from the rank-1
+    /// diff's counts.
+    may_rf: Option<f64>,
 }
 
 pub fn synth_section(
@@ -667,6 +670,7 @@ pub fn synth_section(
                 facts_s: None,
                 cpu_s: None,
                 pair: Vec::new(),
+                may_rf: None,
             });
             continue;
         }
@@ -739,16 +743,27 @@ fn synth_pair(
         pair_row(&label, &command, target, &run, tally);
         if let Ok(o) = &run {
             if o.exited_with(&[0, 1, 10]) {
+                if command == "diff rank 1" {
+                    row.may_rf = old_may_rf(&o.stdout);
+                }
                 row.pair.push((command, o.wall.as_secs_f64(), o.peak_mb()));
             }
         }
     }
 }
 
+/// The old version's MayRf count in a text diff report (`MayRf  old  new`).
+fn old_may_rf(stdout: &str) -> Option<f64> {
+    let line = stdout.lines().find(|l| l.starts_with("MayRf "))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Growth as a power law: per command, the exponent b of time ~ lines^b
 /// (and of peak memory), fitted by least squares on the logarithms over
 /// every size that answered. Linear is b = 1; linear-times-log over 1 to
-/// 50 KLoC fits at most about 1.1.
+/// 50 KLoC fits at most about 1.1. Beside it, b of time ~ MayRf^b: on a
+/// program whose answer grows faster than its lines, work linear in the
+/// answer shows there.
 fn exponent_table(rows: &[SynthRow]) {
     let mut commands: Vec<&str> = Vec::new();
     for r in rows {
@@ -765,9 +780,17 @@ fn exponent_table(rows: &[SynthRow]) {
         "
 Fitted growth exponents (time ~ lines^b, memory ~ lines^b; least squares on logs)"
     );
+    let answers: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.lines as f64, r.may_rf?.max(1.0))))
+        .collect();
+    if answers.len() >= 2 {
+        let b = slope(answers.iter().map(|&(l, a)| (l.ln(), a.ln())));
+        println!("the answer (old MayRf edges) ~ lines^{b:.2}");
+    }
     println!(
-        "{:<12} {:>6} {:>10} {:>10}  verdict",
-        "command", "sizes", "time b", "memory b"
+        "{:<12} {:>6} {:>10} {:>10} {:>14}  verdict (on lines)",
+        "command", "sizes", "time b", "memory b", "time b (MayRf)"
     );
     for command in commands {
         let points: Vec<(f64, f64, f64)> = rows
@@ -790,13 +813,25 @@ Fitted growth exponents (time ~ lines^b, memory ~ lines^b; least squares on logs
         }
         let time_b = slope(points.iter().map(|p| (p.0.ln(), p.1.ln())));
         let memory_b = slope(points.iter().map(|p| (p.0.ln(), p.2.ln())));
+        let by_answer: Vec<(f64, f64)> = rows
+            .iter()
+            .filter_map(|r| {
+                let (_, s, _) = r.pair.iter().find(|(c, _, _)| c == command)?;
+                Some((r.may_rf?.max(1.0).ln(), s.max(1e-3).ln()))
+            })
+            .collect();
+        let answer_b = if by_answer.len() >= 2 {
+            format!("{:.2}", slope(by_answer.into_iter()))
+        } else {
+            "n/a".to_string()
+        };
         let v = if time_b <= 1.1 && memory_b <= 1.1 {
             "at most linear-times-log"
         } else {
             "SUPERLINEAR"
         };
         println!(
-            "{command:<12} {:>6} {time_b:>10.2} {memory_b:>10.2}  {v}",
+            "{command:<12} {:>6} {time_b:>10.2} {memory_b:>10.2} {answer_b:>14}  {v}",
             points.len()
         );
     }
@@ -836,6 +871,7 @@ fn synth_row(
         facts_s: None,
         cpu_s: None,
         pair: Vec::new(),
+        may_rf: None,
     };
     let src = dir.join(format!("synth-{kloc}k.c"));
     let bc = src.with_extension("bc");
