@@ -177,7 +177,9 @@ pub struct LoadStoreKey {
     pub key: u32,
     /// Its function instance and block.
     pub block: (usize, usize),
+    /// It reads a shared location (a load, or a read-modify-write).
     pub loads: bool,
+    /// It writes one (a store instruction or a read-modify-write).
     pub stores: bool,
     /// A load that runs at most once per run of its thread.
     pub load_once: bool,
