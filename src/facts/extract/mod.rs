@@ -119,6 +119,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
         &events.shared_reads,
         &events.shared_writes,
     );
+    clock.lap("load-store keys");
     let flagged = event_order(
         &mut rows,
         &deps.graphs,

@@ -420,6 +420,9 @@ struct RunsOnce<'a, 'm> {
     recursive: HashSet<usize>,
     callbacks: HashSet<FInstId>,
     bounded_creates: HashSet<StmtId>,
+    /// Instances judged: each is entered at most once per run of its
+    /// thread (by one call outside every loop, and so on up its callers).
+    entered_once: std::cell::RefCell<HashMap<FInstId, bool>>,
 }
 
 impl<'a, 'm> RunsOnce<'a, 'm> {
@@ -440,6 +443,7 @@ impl<'a, 'm> RunsOnce<'a, 'm> {
             recursive,
             callbacks: model.callbacks.iter().map(|&(_, f)| f).collect(),
             bounded_creates: model.bounded_creates.iter().copied().collect(),
+            entered_once: Default::default(),
         })
     }
 
@@ -451,24 +455,51 @@ impl<'a, 'm> RunsOnce<'a, 'm> {
         let Some(graph) = self.graphs.get(thread as usize) else {
             return false;
         };
-        // the statement and every call on its way from the thread's start
-        let mut at = s;
-        loop {
-            if graph.in_cycle(at) {
-                return false;
-            }
-            let Some(f) = model.finst_of(at) else {
-                return false;
-            };
-            let inst = &model.finsts[f];
-            if inst.shared || self.callbacks.contains(&f) || self.recursive.contains(&inst.func) {
-                return false;
-            }
-            match inst.caller {
-                Some(c) if model.stmts[c as usize].thread == thread => at = c,
-                _ => return true,
-            }
+        if graph.in_cycle(s) {
+            return false;
         }
+        let Some(f) = model.finst_of(s) else {
+            return false;
+        };
+        if let Some(&once) = self.entered_once.borrow().get(&f) {
+            return once;
+        }
+        // Up the calls from the thread's start to an instance already
+        // judged: each instance's own test (not shared, not a callback,
+        // not re-entered by recursion) and whether its call lies outside
+        // every loop. An instance is entered once when both hold for it
+        // and for every instance above it.
+        let mut chain: Vec<(FInstId, bool)> = Vec::new();
+        let mut at = f;
+        let above = loop {
+            let inst = &model.finsts[at];
+            let mut ok = !inst.shared
+                && !self.callbacks.contains(&at)
+                && !self.recursive.contains(&inst.func);
+            let caller = inst
+                .caller
+                .filter(|&c| model.stmts[c as usize].thread == thread);
+            let Some(c) = caller else {
+                chain.push((at, ok));
+                break true;
+            };
+            ok &= !graph.in_cycle(c);
+            chain.push((at, ok));
+            let Some(up) = model.finst_of(c) else {
+                break false;
+            };
+            if let Some(&known) = self.entered_once.borrow().get(&up) {
+                break known;
+            }
+            at = up;
+        };
+        let mut memo = self.entered_once.borrow_mut();
+        let mut once = above;
+        for (g, ok) in chain.into_iter().rev() {
+            once &= ok;
+            memo.insert(g, once);
+        }
+        once
     }
 
     fn statement(&self, s: StmtId) -> bool {
