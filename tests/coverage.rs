@@ -109,6 +109,17 @@ fn a_per_object_lock_through_the_accessing_pointer_sees_the_moved_access() {
 }
 
 #[test]
+fn a_per_object_lock_on_heap_objects_sees_the_lost_update_it_prevents() {
+    // coverage-programs/per-object-lock-heap/README.md: the loggers are one
+    // allocation site; both increments reading the counter's 0 is removed
+    // by the patch on one logger (rank 2, only in old)
+    let (code, doc) = json_of("diff", "per-object-lock-heap");
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(doc["first_rank"], 2, "{doc}");
+    assert!(unseen(&doc).is_empty(), "{doc}");
+}
+
+#[test]
 fn a_patch_moving_a_signal_on_a_per_object_condvar_is_inconclusive() {
     // the mutex is correlated; the condition variable is not
     let expected = vec![

@@ -275,7 +275,7 @@ impl Output {
 #[allow(dead_code)]
 fn rulec_u32<B: ::core::borrow::Borrow<u32>>(b: B) -> u32 { *b.borrow() }
 
-/// Stage 0 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
+/// Stage 0 of 3: its own `ascent!` program (see concord-rulec's stage.rs).
 mod stage_0 {
 #[allow(unused_imports)]
 use super::rulec_u32;
@@ -550,7 +550,7 @@ use super::rulec_u32;
 }
 }
 
-/// Stage 1 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
+/// Stage 1 of 3: its own `ascent!` program (see concord-rulec's stage.rs).
 mod stage_1 {
 #[allow(unused_imports)]
 use super::rulec_u32;
@@ -775,7 +775,7 @@ use super::rulec_u32;
 }
 }
 
-/// Stage 2 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
+/// Stage 2 of 3: its own `ascent!` program (see concord-rulec's stage.rs).
 mod stage_2 {
 #[allow(unused_imports)]
 use super::rulec_u32;
@@ -808,6 +808,7 @@ use super::rulec_u32;
     relation rank3_hb(u32, u32);
     relation rank3_hb_rev(u32, u32);
     relation rank3_pair_no(u32, u32, u32, u32);
+    relation rank3_may(u32, u32, u32, u32, u32, u32);
     // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     rank2_no(v_w1, v_r1, v_w2, v_r1) <-- rf_may(v_w1, v_r1), !po_loop(v_r1), rf_may(v_w2, v_r1), if rulec_u32(v_w1) != rulec_u32(v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -818,8 +819,8 @@ use super::rulec_u32;
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- in_critical_section(v_r1, v_inl42_m, v_inl42_lb), in_critical_section(v_inl42_w3, v_inl42_m, v_inl42_lb), postdom(v_r1, v_inl42_w3), store_strong(v_inl42_w3, v_inl42_v), load_one(v_r2, v_inl42_v), in_critical_section(v_r2, v_inl42_m, v_inl42_la), if rulec_u32(v_inl42_la) != rulec_u32(v_inl42_lb), rf_may(v_w2, v_r2), if rulec_u32(v_w2) != rulec_u32(v_inl42_w3), hb_must(v_w2, v_inl42_w3), rf_may(v_w1, v_r1);
     // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl43M, Inl43LB), in_critical_section(Inl43W3, Inl43M, Inl43LB), postdom(R1, Inl43W3), store_strong(Inl43W3, Inl43V), load_one(R2, Inl43V), in_critical_section(R2, Inl43M, Inl43LA), rf_may(W1, R2), rf_may(W1, R1), Inl43LA != Inl43LB, W1 != Inl43W3.
     rank2_no(v_w1, v_r1, v_w1, v_r2) <-- in_critical_section(v_r1, v_inl43_m, v_inl43_lb), in_critical_section(v_inl43_w3, v_inl43_m, v_inl43_lb), postdom(v_r1, v_inl43_w3), store_strong(v_inl43_w3, v_inl43_v), load_one(v_r2, v_inl43_v), in_critical_section(v_r2, v_inl43_m, v_inl43_la), if rulec_u32(v_inl43_la) != rulec_u32(v_inl43_lb), rf_may(v_w1, v_r2), if rulec_u32(v_w1) != rulec_u32(v_inl43_w3), rf_may(v_w1, v_r1);
-    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl44M, Inl44LB), load_store_same_object(R1, Inl44W3), in_critical_section(Inl44W3, Inl44M, Inl44LB), postdom(R1, Inl44W3), rf_may(W1, R1), store_strong(W1, _), rf_may(W1, R2), in_critical_section(R2, Inl44M, Inl44LA), W1 != Inl44W3, Inl44LA != Inl44LB.
-    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- in_critical_section(v_r1, v_inl44_m, v_inl44_lb), load_store_same_object(v_r1, v_inl44_w3), in_critical_section(v_inl44_w3, v_inl44_m, v_inl44_lb), postdom(v_r1, v_inl44_w3), rf_may(v_w1, v_r1), if rulec_u32(v_w1) != rulec_u32(v_inl44_w3), store_strong(v_w1, _w0), rf_may(v_w1, v_r2), in_critical_section(v_r2, v_inl44_m, v_inl44_la), if rulec_u32(v_inl44_la) != rulec_u32(v_inl44_lb);
+    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl44M, Inl44LB), load_store_same_object(R1, Inl44W3), in_critical_section(Inl44W3, Inl44M, Inl44LB), postdom(R1, Inl44W3), rf_may(W1, R1), rf_may(W1, R2), in_critical_section(R2, Inl44M, Inl44LA), W1 != Inl44W3, Inl44LA != Inl44LB.
+    rank2_no(v_w1, v_r1, v_w1, v_r2) <-- in_critical_section(v_r1, v_inl44_m, v_inl44_lb), load_store_same_object(v_r1, v_inl44_w3), in_critical_section(v_inl44_w3, v_inl44_m, v_inl44_lb), postdom(v_r1, v_inl44_w3), rf_may(v_w1, v_r1), if rulec_u32(v_w1) != rulec_u32(v_inl44_w3), rf_may(v_w1, v_r2), in_critical_section(v_r2, v_inl44_m, v_inl44_la), if rulec_u32(v_inl44_la) != rulec_u32(v_inl44_lb);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), load_one(R1, Inl46V), store_strong(W2, Inl46V), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
     rank2_no(v_w1, v_r1, v_w2, v_r2) <-- rf_may(v_w1, v_r1), load_one(v_r1, v_inl46_v), store_strong(v_w2, v_inl46_v), if rulec_u32(v_w1) != rulec_u32(v_w2), hb_must(v_w1, v_w2), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), load_one(R2, Inl47V), store_strong(W1, Inl47V), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
@@ -870,8 +871,8 @@ use super::rulec_u32;
     rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), rf_may(v_w2, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl61_m, v_inl61_lb), in_critical_section(v_inl61_w3, v_inl61_m, v_inl61_lb), if rulec_u32(v_w2) != rulec_u32(v_inl61_w3), postdom(v_r1, v_inl61_w3), hb_must(v_w2, v_inl61_w3), store_strong(v_inl61_w3, v_inl61_v), load_one(v_r2, v_inl61_v), in_critical_section(v_r2, v_inl61_m, v_inl61_la), if rulec_u32(v_inl61_la) != rulec_u32(v_inl61_lb);
     // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), in_critical_section(R1, Inl62M, Inl62LB), in_critical_section(Inl62W3, Inl62M, Inl62LB), postdom(R1, Inl62W3), store_strong(Inl62W3, Inl62V), load_one(R2, Inl62V), in_critical_section(R2, Inl62M, Inl62LA), Inl62LA != Inl62LB, W1 != Inl62W3.
     rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r2), rf_may(v_w1, v_r1), in_critical_section(v_r1, v_inl62_m, v_inl62_lb), in_critical_section(v_inl62_w3, v_inl62_m, v_inl62_lb), if rulec_u32(v_w1) != rulec_u32(v_inl62_w3), postdom(v_r1, v_inl62_w3), store_strong(v_inl62_w3, v_inl62_v), load_one(v_r2, v_inl62_v), in_critical_section(v_r2, v_inl62_m, v_inl62_la), if rulec_u32(v_inl62_la) != rulec_u32(v_inl62_lb);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), store_strong(W1, _), rf_may(W1, R2), in_critical_section(R1, Inl63M, Inl63LB), load_store_same_object(R1, Inl63W3), in_critical_section(Inl63W3, Inl63M, Inl63LB), postdom(R1, Inl63W3), in_critical_section(R2, Inl63M, Inl63LA), W1 != Inl63W3, Inl63LA != Inl63LB.
-    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r1), store_strong(v_w1, _w1), rf_may(v_w1, v_r2), in_critical_section(v_r1, v_inl63_m, v_inl63_lb), load_store_same_object(v_r1, v_inl63_w3), if rulec_u32(v_w1) != rulec_u32(v_inl63_w3), in_critical_section(v_inl63_w3, v_inl63_m, v_inl63_lb), postdom(v_r1, v_inl63_w3), in_critical_section(v_r2, v_inl63_m, v_inl63_la), if rulec_u32(v_inl63_la) != rulec_u32(v_inl63_lb);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), rf_may(W1, R2), in_critical_section(R1, Inl63M, Inl63LB), load_store_same_object(R1, Inl63W3), in_critical_section(Inl63W3, Inl63M, Inl63LB), postdom(R1, Inl63W3), in_critical_section(R2, Inl63M, Inl63LA), W1 != Inl63W3, Inl63LA != Inl63LB.
+    rank3_pair_no(v_w1, v_r1, v_w1, v_r2) <-- rank3_pair(v_w1, v_r1, e0, v_r2), if rulec_u32(e0) == rulec_u32(v_w1), rf_may(v_w1, v_r1), rf_may(v_w1, v_r2), in_critical_section(v_r1, v_inl63_m, v_inl63_lb), load_store_same_object(v_r1, v_inl63_w3), if rulec_u32(v_w1) != rulec_u32(v_inl63_w3), in_critical_section(v_inl63_w3, v_inl63_m, v_inl63_lb), postdom(v_r1, v_inl63_w3), in_critical_section(v_r2, v_inl63_m, v_inl63_la), if rulec_u32(v_inl63_la) != rulec_u32(v_inl63_lb);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), load_one(R1, Inl65V), store_strong(W2, Inl65V), W1 != W2.
     rank3_pair_no(v_w1, v_r1, v_w2, v_r2) <-- rank3_pair(v_w1, v_r1, v_w2, v_r2), if rulec_u32(v_w1) != rulec_u32(v_w2), rf_may(v_w1, v_r1), hb_must(v_w1, v_w2), hb_must(v_w2, v_r1), rf_may(v_w2, v_r2), load_one(v_r1, v_inl65_v), store_strong(v_w2, v_inl65_v);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), load_one(R2, Inl66V), store_strong(W1, Inl66V), W1 != W2.
@@ -896,18 +897,6 @@ use super::rulec_u32;
     rank3_hb(v_r, v_r2) <-- rank3_hb_ask(v_r, v_r2), !rank3_hb_rev(v_r2, v_r), stmt_thread(v_r, v_t1), stmt_thread(v_r2, v_t2), if rulec_u32(v_t1) != rulec_u32(v_t2);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rank3_cand(W1, R1, W2, R2, W3, R3), rank3_hb(R1, R2), rank3_hb(R2, R3), rank3_hb(R1, R3), !rank3_pair_no(W1, R1, W2, R2), !rank3_pair_no(W2, R2, W3, R3), !rank3_pair_no(W1, R1, W3, R3).
     rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank3_cand(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), !rank3_pair_no(v_w1, v_r1, v_w2, v_r2), !rank3_pair_no(v_w2, v_r2, v_w3, v_r3), !rank3_pair_no(v_w1, v_r1, v_w3, v_r3), rank3_hb(v_r1, v_r2), rank3_hb(v_r2, v_r3), rank3_hb(v_r1, v_r3);
-}
-}
-
-/// Stage 3 of 4: its own `ascent!` program (see concord-rulec's stage.rs).
-mod stage_3 {
-#[allow(unused_imports)]
-use super::rulec_u32;
-::ascent::ascent! {
-    pub struct ConcordProgram;
-    relation rank2_may(u32, u32, u32, u32);
-    relation rank3_no(u32, u32, u32, u32, u32, u32);
-    relation rank3_may(u32, u32, u32, u32, u32, u32);
     // rank3_may(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), !rank3_no(W1, R1, W2, R2, W3, R3).
     rank3_may(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <-- rank2_may(v_w1, v_r1, v_w2, v_r2), rank2_may(v_w2, v_r2, v_w3, v_r3), !rank3_no(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), rank2_may(v_w1, v_r1, v_w3, v_r3);
 }
@@ -1172,19 +1161,6 @@ pub fn run(input: &Input) -> Output {
         rel_rank2_no = ::std::mem::take(&mut prog.rank2_no);
         rel_rank2_may = ::std::mem::take(&mut prog.rank2_may);
         rel_rank3_no = ::std::mem::take(&mut prog.rank3_no);
-    }
-    {
-        let mut prog = stage_3::ConcordProgram::default();
-        prog.rank2_may = rel_rank2_may.clone();
-        prog.rank3_no = rel_rank3_no.clone();
-        let started = ::std::time::Instant::now();
-        prog.run();
-        if let Some(profile) = ::std::env::var_os("CONCORD_RULE_PROFILE") {
-            eprintln!("[rules] {} stage 3: {:.2?}\n{}{}", module_path!(), started.elapsed(), prog.relation_sizes_summary(), prog.scc_times_summary());
-            if profile == "rules" {
-                eprintln!("{}", stage_3::ConcordProgram::summary());
-            }
-        }
         rel_rank3_may = ::std::mem::take(&mut prog.rank3_may);
     }
     let mut out = Output::default();

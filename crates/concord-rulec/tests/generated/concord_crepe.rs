@@ -273,7 +273,7 @@ impl Output {
     }
 }
 
-/// Stage 0 of 4: its own `crepe!` program (see concord-rulec's stage.rs).
+/// Stage 0 of 3: its own `crepe!` program (see concord-rulec's stage.rs).
 mod stage_0 {
 ::crepe::crepe! {
     @input
@@ -617,7 +617,7 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)]
 }
 }
 
-/// Stage 1 of 4: its own `crepe!` program (see concord-rulec's stage.rs).
+/// Stage 1 of 3: its own `crepe!` program (see concord-rulec's stage.rs).
 mod stage_1 {
 ::crepe::crepe! {
     @input
@@ -908,7 +908,7 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_thread_create: &[(u32, u32, u32)]
 }
 }
 
-/// Stage 2 of 4: its own `crepe!` program (see concord-rulec's stage.rs).
+/// Stage 2 of 3: its own `crepe!` program (see concord-rulec's stage.rs).
 mod stage_2 {
 ::crepe::crepe! {
     @input
@@ -953,6 +953,8 @@ mod stage_2 {
     struct Rank3Hb(u32, u32);
     struct Rank3HbRev(u32, u32);
     struct Rank3PairNo(u32, u32, u32, u32);
+    @output
+    struct Rank3May(u32, u32, u32, u32, u32, u32);
     // rank2_no(W1, R1, W2, R1) :- rf_may(W1, R1), rf_may(W2, R1), W1 != W2, !po_loop(R1).
     Rank2No(v_w1, v_r1, v_w2, v_r1) <- RfMay(v_w1, v_r1), !PoLoop(v_r1), RfMay(v_w2, v_r1), (v_w1 != v_w2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), hb_must(R2, W1), rf_may(W2, R2).
@@ -963,8 +965,8 @@ mod stage_2 {
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- InCriticalSection(v_r1, v_inl42_m, v_inl42_lb), InCriticalSection(v_inl42_w3, v_inl42_m, v_inl42_lb), Postdom(v_r1, v_inl42_w3), StoreStrong(v_inl42_w3, v_inl42_v), LoadOne(v_r2, v_inl42_v), InCriticalSection(v_r2, v_inl42_m, v_inl42_la), (v_inl42_la != v_inl42_lb), RfMay(v_w2, v_r2), (v_w2 != v_inl42_w3), HbMust(v_w2, v_inl42_w3), RfMay(v_w1, v_r1);
     // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl43M, Inl43LB), in_critical_section(Inl43W3, Inl43M, Inl43LB), postdom(R1, Inl43W3), store_strong(Inl43W3, Inl43V), load_one(R2, Inl43V), in_critical_section(R2, Inl43M, Inl43LA), rf_may(W1, R2), rf_may(W1, R1), Inl43LA != Inl43LB, W1 != Inl43W3.
     Rank2No(v_w1, v_r1, v_w1, v_r2) <- InCriticalSection(v_r1, v_inl43_m, v_inl43_lb), InCriticalSection(v_inl43_w3, v_inl43_m, v_inl43_lb), Postdom(v_r1, v_inl43_w3), StoreStrong(v_inl43_w3, v_inl43_v), LoadOne(v_r2, v_inl43_v), InCriticalSection(v_r2, v_inl43_m, v_inl43_la), (v_inl43_la != v_inl43_lb), RfMay(v_w1, v_r2), (v_w1 != v_inl43_w3), RfMay(v_w1, v_r1);
-    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl44M, Inl44LB), load_store_same_object(R1, Inl44W3), in_critical_section(Inl44W3, Inl44M, Inl44LB), postdom(R1, Inl44W3), rf_may(W1, R1), store_strong(W1, _), rf_may(W1, R2), in_critical_section(R2, Inl44M, Inl44LA), W1 != Inl44W3, Inl44LA != Inl44LB.
-    Rank2No(v_w1, v_r1, v_w1, v_r2) <- InCriticalSection(v_r1, v_inl44_m, v_inl44_lb), LoadStoreSameObject(v_r1, v_inl44_w3), InCriticalSection(v_inl44_w3, v_inl44_m, v_inl44_lb), Postdom(v_r1, v_inl44_w3), RfMay(v_w1, v_r1), (v_w1 != v_inl44_w3), StoreStrong(v_w1, _w0), RfMay(v_w1, v_r2), InCriticalSection(v_r2, v_inl44_m, v_inl44_la), (v_inl44_la != v_inl44_lb);
+    // rank2_no(W1, R1, W1, R2) :- in_critical_section(R1, Inl44M, Inl44LB), load_store_same_object(R1, Inl44W3), in_critical_section(Inl44W3, Inl44M, Inl44LB), postdom(R1, Inl44W3), rf_may(W1, R1), rf_may(W1, R2), in_critical_section(R2, Inl44M, Inl44LA), W1 != Inl44W3, Inl44LA != Inl44LB.
+    Rank2No(v_w1, v_r1, v_w1, v_r2) <- InCriticalSection(v_r1, v_inl44_m, v_inl44_lb), LoadStoreSameObject(v_r1, v_inl44_w3), InCriticalSection(v_inl44_w3, v_inl44_m, v_inl44_lb), Postdom(v_r1, v_inl44_w3), RfMay(v_w1, v_r1), (v_w1 != v_inl44_w3), RfMay(v_w1, v_r2), InCriticalSection(v_r2, v_inl44_m, v_inl44_la), (v_inl44_la != v_inl44_lb);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W1, R1), load_one(R1, Inl46V), store_strong(W2, Inl46V), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), W1 != W2.
     Rank2No(v_w1, v_r1, v_w2, v_r2) <- RfMay(v_w1, v_r1), LoadOne(v_r1, v_inl46_v), StoreStrong(v_w2, v_inl46_v), (v_w1 != v_w2), HbMust(v_w1, v_w2), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2);
     // rank2_no(W1, R1, W2, R2) :- rf_may(W2, R2), load_one(R2, Inl47V), store_strong(W1, Inl47V), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), W1 != W2.
@@ -1015,8 +1017,8 @@ mod stage_2 {
     Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), RfMay(v_w2, v_r2), RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_inl61_m, v_inl61_lb), InCriticalSection(v_inl61_w3, v_inl61_m, v_inl61_lb), (v_w2 != v_inl61_w3), Postdom(v_r1, v_inl61_w3), HbMust(v_w2, v_inl61_w3), StoreStrong(v_inl61_w3, v_inl61_v), LoadOne(v_r2, v_inl61_v), InCriticalSection(v_r2, v_inl61_m, v_inl61_la), (v_inl61_la != v_inl61_lb);
     // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R2), rf_may(W1, R1), in_critical_section(R1, Inl62M, Inl62LB), in_critical_section(Inl62W3, Inl62M, Inl62LB), postdom(R1, Inl62W3), store_strong(Inl62W3, Inl62V), load_one(R2, Inl62V), in_critical_section(R2, Inl62M, Inl62LA), Inl62LA != Inl62LB, W1 != Inl62W3.
     Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r2), RfMay(v_w1, v_r1), InCriticalSection(v_r1, v_inl62_m, v_inl62_lb), InCriticalSection(v_inl62_w3, v_inl62_m, v_inl62_lb), (v_w1 != v_inl62_w3), Postdom(v_r1, v_inl62_w3), StoreStrong(v_inl62_w3, v_inl62_v), LoadOne(v_r2, v_inl62_v), InCriticalSection(v_r2, v_inl62_m, v_inl62_la), (v_inl62_la != v_inl62_lb);
-    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), store_strong(W1, _), rf_may(W1, R2), in_critical_section(R1, Inl63M, Inl63LB), load_store_same_object(R1, Inl63W3), in_critical_section(Inl63W3, Inl63M, Inl63LB), postdom(R1, Inl63W3), in_critical_section(R2, Inl63M, Inl63LA), W1 != Inl63W3, Inl63LA != Inl63LB.
-    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r1), StoreStrong(v_w1, _w1), RfMay(v_w1, v_r2), InCriticalSection(v_r1, v_inl63_m, v_inl63_lb), LoadStoreSameObject(v_r1, v_inl63_w3), (v_w1 != v_inl63_w3), InCriticalSection(v_inl63_w3, v_inl63_m, v_inl63_lb), Postdom(v_r1, v_inl63_w3), InCriticalSection(v_r2, v_inl63_m, v_inl63_la), (v_inl63_la != v_inl63_lb);
+    // rank3_pair_no(W1, R1, W1, R2) :- rank3_pair(W1, R1, W1, R2), rf_may(W1, R1), rf_may(W1, R2), in_critical_section(R1, Inl63M, Inl63LB), load_store_same_object(R1, Inl63W3), in_critical_section(Inl63W3, Inl63M, Inl63LB), postdom(R1, Inl63W3), in_critical_section(R2, Inl63M, Inl63LA), W1 != Inl63W3, Inl63LA != Inl63LB.
+    Rank3PairNo(v_w1, v_r1, v_w1, v_r2) <- Rank3Pair(v_w1, v_r1, e0, v_r2), (e0 == v_w1), RfMay(v_w1, v_r1), RfMay(v_w1, v_r2), InCriticalSection(v_r1, v_inl63_m, v_inl63_lb), LoadStoreSameObject(v_r1, v_inl63_w3), (v_w1 != v_inl63_w3), InCriticalSection(v_inl63_w3, v_inl63_m, v_inl63_lb), Postdom(v_r1, v_inl63_w3), InCriticalSection(v_r2, v_inl63_m, v_inl63_la), (v_inl63_la != v_inl63_lb);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W1, R1), hb_must(W1, W2), hb_must(W2, R1), rf_may(W2, R2), load_one(R1, Inl65V), store_strong(W2, Inl65V), W1 != W2.
     Rank3PairNo(v_w1, v_r1, v_w2, v_r2) <- Rank3Pair(v_w1, v_r1, v_w2, v_r2), (v_w1 != v_w2), RfMay(v_w1, v_r1), HbMust(v_w1, v_w2), HbMust(v_w2, v_r1), RfMay(v_w2, v_r2), LoadOne(v_r1, v_inl65_v), StoreStrong(v_w2, v_inl65_v);
     // rank3_pair_no(W1, R1, W2, R2) :- rank3_pair(W1, R1, W2, R2), rf_may(W2, R2), hb_must(W2, W1), hb_must(W1, R2), rf_may(W1, R1), load_one(R2, Inl66V), store_strong(W1, Inl66V), W1 != W2.
@@ -1041,8 +1043,10 @@ mod stage_2 {
     Rank3Hb(v_r, v_r2) <- Rank3HbAsk(v_r, v_r2), !Rank3HbRev(v_r2, v_r), StmtThread(v_r, v_t1), StmtThread(v_r2, v_t2), (v_t1 != v_t2);
     // rank3_no(W1, R1, W2, R2, W3, R3) :- rank3_cand(W1, R1, W2, R2, W3, R3), rank3_hb(R1, R2), rank3_hb(R2, R3), rank3_hb(R1, R3), !rank3_pair_no(W1, R1, W2, R2), !rank3_pair_no(W2, R2, W3, R3), !rank3_pair_no(W1, R1, W3, R3).
     Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank3Cand(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), !Rank3PairNo(v_w1, v_r1, v_w2, v_r2), !Rank3PairNo(v_w2, v_r2, v_w3, v_r3), !Rank3PairNo(v_w1, v_r1, v_w3, v_r3), Rank3Hb(v_r1, v_r2), Rank3Hb(v_r2, v_r3), Rank3Hb(v_r1, v_r3);
+    // rank3_may(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), !rank3_no(W1, R1, W2, R2, W3, R3).
+    Rank3May(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), Rank2May(v_w2, v_r2, v_w3, v_r3), !Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), Rank2May(v_w1, v_r1, v_w3, v_r3);
 }
-pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_store_strong: &[(u32, u32)], rel_load_store_same_object: &[(u32, u32)], rel_load_one: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>,) {
+pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdom: &[(u32, u32)], rel_in_critical_section: &[(u32, u32, u32)], rel_store_strong: &[(u32, u32)], rel_load_store_same_object: &[(u32, u32)], rel_load_one: &[(u32, u32)], rel_po_scc_reach: &[(u32, u32)], rel_po_loop: &[(u32,)], rel_hb_must: &[(u32, u32)], rel_hb_post: &[(u32, u32)], rel_rf_may: &[(u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>, ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>,) {
     let mut runtime = Crepe::new();
     runtime.extend(rel_stmt_thread.iter().map(|&(a0, a1)| StmtThread(a0, a1)));
     runtime.extend(rel_po_scc.iter().map(|&(a0, a1)| PoScc(a0, a1)));
@@ -1056,29 +1060,8 @@ pub fn run(rel_stmt_thread: &[(u32, u32)], rel_po_scc: &[(u32, u32)], rel_postdo
     runtime.extend(rel_hb_must.iter().map(|&(a0, a1)| HbMust(a0, a1)));
     runtime.extend(rel_hb_post.iter().map(|&(a0, a1)| HbPost(a0, a1)));
     runtime.extend(rel_rf_may.iter().map(|&(a0, a1)| RfMay(a0, a1)));
-    let (out_rank2_no, out_rank2_may, out_rank3_no,) = runtime.run();
-    (out_rank2_no.into_iter().map(|Rank2No(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank2_may.into_iter().map(|Rank2May(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank3_no.into_iter().map(|Rank3No(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), )
-}
-}
-
-/// Stage 3 of 4: its own `crepe!` program (see concord-rulec's stage.rs).
-mod stage_3 {
-::crepe::crepe! {
-    @input
-    struct Rank2May(u32, u32, u32, u32);
-    @input
-    struct Rank3No(u32, u32, u32, u32, u32, u32);
-    @output
-    struct Rank3May(u32, u32, u32, u32, u32, u32);
-    // rank3_may(W1, R1, W2, R2, W3, R3) :- rank2_may(W1, R1, W2, R2), rank2_may(W2, R2, W3, R3), rank2_may(W1, R1, W3, R3), !rank3_no(W1, R1, W2, R2, W3, R3).
-    Rank3May(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3) <- Rank2May(v_w1, v_r1, v_w2, v_r2), Rank2May(v_w2, v_r2, v_w3, v_r3), !Rank3No(v_w1, v_r1, v_w2, v_r2, v_w3, v_r3), Rank2May(v_w1, v_r1, v_w3, v_r3);
-}
-pub fn run(rel_rank2_may: &[(u32, u32, u32, u32)], rel_rank3_no: &[(u32, u32, u32, u32, u32, u32)]) -> (::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>,) {
-    let mut runtime = Crepe::new();
-    runtime.extend(rel_rank2_may.iter().map(|&(a0, a1, a2, a3)| Rank2May(a0, a1, a2, a3)));
-    runtime.extend(rel_rank3_no.iter().map(|&(a0, a1, a2, a3, a4, a5)| Rank3No(a0, a1, a2, a3, a4, a5)));
-    let (out_rank3_may,) = runtime.run();
-    (out_rank3_may.into_iter().map(|Rank3May(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), )
+    let (out_rank2_no, out_rank2_may, out_rank3_no, out_rank3_may,) = runtime.run();
+    (out_rank2_no.into_iter().map(|Rank2No(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank2_may.into_iter().map(|Rank2May(a0, a1, a2, a3)| (a0, a1, a2, a3)).collect(), out_rank3_no.into_iter().map(|Rank3No(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), out_rank3_may.into_iter().map(|Rank3May(a0, a1, a2, a3, a4, a5)| (a0, a1, a2, a3, a4, a5)).collect(), )
 }
 }
 
@@ -1218,8 +1201,7 @@ pub fn run(input: &Input) -> Output {
     let mut rel_rank3_may: ::std::vec::Vec<(u32, u32, u32, u32, u32, u32)>;
     (rel_po_scc_reach, rel_po_loop, rel_dom, rel_hb_event, rel_hb_from_hub, rel_hb_to_hub, rel_hb_hub_end, rel_hb_must, rel_hb_always, rel_hb_post, rel_hb_pre_loop_dom, rel_hb_pre_edge, rel_hb_pre_in_thread, rel_hb_pre_thread_creates, rel_hb_pre_thread_edge, rel_hb_pre_hub_edge, rel_hb_pre_hub_creates,) = stage_0::run(&rel_stmt_thread, &rel_thread_create, &rel_thread_join, &rel_po_scc, &rel_po_scc_cyclic, &rel_po_scc_next, &rel_po_chain, &rel_po_chain_before, &rel_dom_path, &rel_dom_path_above, &rel_postdom, &rel_thread_always, &rel_mutex_lock, &rel_mutex_unlock, &rel_mutex_trylock, &rel_cond_wait, &rel_cond_signal, &rel_cond_broadcast, &rel_cond_wait_guarded, &rel_cond_signal_flagged, &rel_busy_wait, &rel_flag_guard, &rel_flag_enabler, &rel_shared_read, &rel_shared_write);
     (rel_hb_pre, rel_hb_may, rel_rf_covered_store, rel_rf_covered_load, rel_rf_no, rel_rf_may_local, rel_rf_cross_out, rel_rf_may,) = stage_1::run(&rel_stmt_thread, &rel_thread_create, &rel_po_scc, &rel_dom_near_store, &rel_diff_critical_section, &rel_cs_written_before, &rel_cs_written_after, &rel_shared_read, &rel_shared_write, &rel_store_strong, &rel_store_same_object, &rel_load_one, &rel_po_scc_reach, &rel_dom, &rel_hb_event, &rel_hb_from_hub, &rel_hb_to_hub, &rel_hb_hub_end, &rel_hb_must, &rel_hb_always, &rel_hb_post, &rel_hb_pre_loop_dom, &rel_hb_pre_edge, &rel_hb_pre_in_thread, &rel_hb_pre_thread_creates, &rel_hb_pre_thread_edge, &rel_hb_pre_hub_edge, &rel_hb_pre_hub_creates);
-    (rel_rank2_no, rel_rank2_may, rel_rank3_no,) = stage_2::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_store_strong, &rel_load_store_same_object, &rel_load_one, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
-    (rel_rank3_may,) = stage_3::run(&rel_rank2_may, &rel_rank3_no);
+    (rel_rank2_no, rel_rank2_may, rel_rank3_no, rel_rank3_may,) = stage_2::run(&rel_stmt_thread, &rel_po_scc, &rel_postdom, &rel_in_critical_section, &rel_store_strong, &rel_load_store_same_object, &rel_load_one, &rel_po_scc_reach, &rel_po_loop, &rel_hb_must, &rel_hb_post, &rel_rf_may);
     let mut out = Output::default();
     out.po_scc_reach = rel_po_scc_reach;
     out.po_scc_reach.sort_unstable();
