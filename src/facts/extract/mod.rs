@@ -135,18 +135,7 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
     rows.idioms(&idioms, &flagged, &flag_guards, &locs);
     rows.critical_sections(&model, &deps.graphs, &sections, &events, &locs);
     rows.accesses(&scan, &events, &locs);
-    // a global's initial value overwrites each of its cells; it is a
-    // strong store where it writes one shared location only, so that a
-    // load reading it read that location (rank-2 rules 4 and 6)
-    let mut strong_write = sections.strong_write.clone();
-    strong_write.extend(events.shared_writes.iter().filter_map(|(&s, cells)| {
-        let init = matches!(model.stmts[s as usize].site, Site::Init { .. });
-        match cells.as_slice() {
-            [c] if init => Some((s, *c)),
-            _ => None,
-        }
-    }));
-    rows.sole_accesses(&strong_write, &one_cell, &events, &locs);
+    rows.sole_accesses(&sections.strong_write, &one_cell, &events, &locs);
     rows.dependences(&model, &deps, &scan);
     rows.model_gaps(&model, &model_gaps::ModelGaps::find(&model, &pt, &scan));
     clock.lap("rows");
@@ -164,7 +153,12 @@ pub fn extract(program: &Program, opts: &ExtractOptions) -> Result<FactSet> {
 }
 
 /// Stores that write one shared location: a store or atomic RMW with a
-/// single target (cmpxchg may not write, memcpy may write part).
+/// single target (cmpxchg may not write, memcpy may write part), and a
+/// global's initial value where it writes one shared location only (it
+/// overwrites each of its cells, so a load that reads it read that
+/// location: rank-2 rules 4 and 6). The initial values lie outside every
+/// critical section and are no instructions, so the lock dataflows and
+/// the address keys pass them by.
 fn single_target_stores(
     model: &ProgramModel<'_>,
     scan: &AccessScan,
@@ -174,11 +168,16 @@ fn single_target_stores(
     events
         .shared_writes
         .iter()
-        .filter(|(s, _)| matches!(model.instr(**s), Some(I::Store(_)) | Some(I::AtomicRMW(_))))
-        .filter_map(|(&s, _)| {
-            let all = scan.acc.writes.get(&s)?;
-            let only = (all.len() == 1).then(|| *all.iter().next().unwrap())?;
-            sharing.is_shared(only).then_some((s, only))
+        .filter_map(|(&s, cells)| match (model.instr(s), cells.as_slice()) {
+            (Some(I::Store(_)) | Some(I::AtomicRMW(_)), _) => {
+                let all = scan.acc.writes.get(&s)?;
+                let only = (all.len() == 1).then(|| *all.iter().next().unwrap())?;
+                sharing.is_shared(only).then_some((s, only))
+            }
+            (None, [c]) if matches!(model.stmts[s as usize].site, Site::Init { .. }) => {
+                Some((s, *c))
+            }
+            _ => None,
         })
         .collect()
 }
